@@ -1,0 +1,1 @@
+"""The command line: a thin layer that parses options, builds library objects and exits."""

@@ -1,0 +1,65 @@
+"""Typed errors. Each carries data and renders as one line that names the fix.
+
+The CLI maps every :class:`KldcardError` to ``kldcard: error: <message>`` and its ``exit_code``
+(2 for unusable input or usage); a traceback is shown only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+
+class KldcardError(Exception):
+    """Base class. ``exit_code`` is what the CLI exits with."""
+
+    exit_code = 2
+
+    def __str__(self) -> str:  # one line, always
+        return " ".join(super().__str__().split())
+
+
+class InputError(KldcardError):
+    """Input that cannot be used: missing, unreadable, malformed, or of the wrong shape."""
+
+
+class UsageError(KldcardError):
+    """A command line or configuration that cannot be acted on."""
+
+
+class EngineNotInstalled(KldcardError):
+    """An optional engine is missing; the message names the extra to install."""
+
+    def __init__(self, engine: str, extra: str, missing: str | None = None):
+        self.engine, self.extra, self.missing = engine, extra, missing
+        what = f" (cannot import {missing})" if missing else ""
+        super().__init__(
+            f"engine {engine!r} is not installed{what}; install it with: pip install 'kldcard[{extra}]'"
+        )
+
+
+class TokenMismatch(KldcardError):
+    """Two token-id sequences differ; ``position`` is the first differing index."""
+
+    def __init__(self, position: int, a: object, b: object, detail: str = ""):
+        self.position, self.a, self.b = position, a, b
+        extra = f": {detail}" if detail else ""
+        super().__init__(f"token ids differ at position {position}: {a!r} vs {b!r}{extra}")
+
+
+class CaptureMismatch(KldcardError):
+    """Two captures cannot be compared (tokens, positions or vocabulary differ)."""
+
+
+class CorruptCapture(KldcardError):
+    """A capture on disk fails its size or checksum verification."""
+
+
+class NonFiniteLogits(InputError):
+    """NaN or +inf logits (or a row with no finite logit); ``positions`` lists where."""
+
+    def __init__(self, side: str, positions: list[int], total: int | None = None):
+        self.side, self.positions = side, list(positions)
+        total = len(self.positions) if total is None else total
+        shown = ", ".join(str(p) for p in self.positions[:10]) + (", ..." if total > 10 else "")
+        super().__init__(
+            f"{side} capture has NaN or +inf logits (or no finite logit) at {total} position(s): {shown}; "
+            "-inf (masked) logits are allowed, NaN/+inf are not"
+        )

@@ -1,0 +1,1 @@
+"""The card linter: rule registry, structured checker, prose checker and reporters."""

@@ -1,0 +1,375 @@
+"""The disclosure schema: pydantic v2 models, the single source of truth.
+
+A card's ``kld_evaluation:`` front-matter block validates against :class:`KldEvaluation`. The nine
+disclosures (see DESIGN.md) map to fields as follows (the numbers are the KLD1xx rule codes):
+
+====  ========================  =====================================================
+code  disclosure                where
+====  ========================  =====================================================
+101   reference checkpoint      ``reference`` (model, revision/sha256, dtype)
+102   runtime environment       ``reference.runtime`` and ``candidates[].runtime``
+103   evaluation text           ``evaluation_text``
+104   calibration data          ``candidates[].calibration``
+105   context lengths           ``context``
+106   sampled positions         ``positions``
+107   KL direction              ``direction``
+108   vocabulary truncation     ``vocabulary``
+109   aggregation               ``aggregation``
+====  ========================  =====================================================
+
+"Complete" is encoded as *required*: a block that validates is fully disclosed, and every
+validation error maps to exactly one disclosure (see :func:`disclosure_for_loc`). The models are
+strict (a YAML 1.1 string such as ``1e-3`` is not silently accepted as a number) and forbid unknown
+keys so that typos surface. Numbers are in nats; KL(P_ref ‖ P_cand) is "forward".
+
+The JSON Schemas in ``schemas/`` are generated from these models (``python -m kldcard.generate``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SCHEMA_VERSION = 1
+
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="lower-case hex sha256")]
+GitRevision = Annotated[
+    str, Field(pattern=r"^[0-9a-f]{40}$", description="a pinned 40-hex commit (not a branch name)")
+]
+NonNegInt = Annotated[int, Field(ge=0)]
+PosInt = Annotated[int, Field(ge=1)]
+Nats = Annotated[float, Field(description="nats (natural log)")]
+
+# Weight/compute dtypes that count as an unquantized reference.
+UNQUANTIZED_DTYPES = ("bf16", "f16", "f32")
+Dtype = Annotated[
+    str,
+    Field(
+        pattern=r"^[A-Za-z0-9_.\-]+$",
+        description="dtype or quantization label, e.g. bf16, f16, f32, fp8, q8_0, q4_k_m, 6.0bpw",
+        examples=["bf16", "q4_k_m"],
+    ),
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Stack fingerprint (runtime environment, disclosure 2)
+# --------------------------------------------------------------------------------------------
+
+
+class StackFingerprint(_Model):
+    """Where logits came from: the exact hardware/software coordinate.
+
+    Each coordinate is bit-reproducible; changing any arithmetic-relevant field (device, SM count,
+    attention backend, engine build, tensor-parallel degree, dtypes, prefill chunking) changes the
+    logits. Fields that do not apply are ``null`` (e.g. ``sm_count`` on a CPU), never omitted.
+    """
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    engine: str = Field(description="transformers, llama.cpp, mlx, vllm, sglang, openai-server, ...")
+    engine_version: str
+    engine_build: str | None = Field(None, description="build id / commit / system-info string")
+    backend: str = Field(description="cpu, cuda, rocm, metal, ...")
+    device: str = Field(description="GPU model, Apple chip, or CPU model")
+    device_count: PosInt = 1
+    sm_count: int | None = None
+    compute_capability: str | None = None
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    chip_family: str | None = None
+    attention_backend: str = Field(description="sdpa, eager, flash_attention_2, flash-attn on/off, ...")
+    tensor_parallel: PosInt = 1
+    weights_dtype: Dtype
+    compute_dtype: Dtype | None = None
+    kv_cache_dtype: Dtype
+    prefill_chunk: PosInt = Field(description="tokens per forward pass (n_batch / prefill chunk)")
+    n_ubatch: PosInt | None = None
+    threads: PosInt | None = Field(description="CPU threads; null when the GPU does the work")
+    os: str
+    python: str | None = None
+    libraries: dict[str, str] = Field(default_factory=dict, description="package -> version")
+    kldcard_version: str | None = None
+
+    @model_validator(mode="after")
+    def _accelerator_details(self) -> StackFingerprint:
+        if self.backend.lower() in ("cuda", "rocm"):
+            missing = [
+                f
+                for f in ("sm_count", "compute_capability", "driver_version", "cuda_version")
+                if getattr(self, f) is None
+            ]
+            if missing:
+                raise ValueError(f"a {self.backend} stack must record {', '.join(missing)}")
+        if self.backend.lower() == "metal" and not self.chip_family:
+            raise ValueError("a metal stack must record chip_family")
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# The nine disclosures
+# --------------------------------------------------------------------------------------------
+
+
+class Reference(_Model):
+    """Disclosure 1: the reference checkpoint (and, for disclosure 2, its runtime)."""
+
+    model: str = Field(description="repo id (owner/name) or a file name")
+    revision: GitRevision | None = Field(None, description="pinned commit of the repo")
+    sha256: Sha256 | None = Field(None, description="sha256 of the reference file(s)")
+    dtype: Dtype = Field(description="bf16 expected; anything else is a quantized reference")
+    runtime: StackFingerprint
+
+    @model_validator(mode="after")
+    def _pinned(self) -> Reference:
+        if self.revision is None and self.sha256 is None:
+            raise ValueError("the reference must be pinned by revision (40-hex commit) or sha256")
+        return self
+
+
+class DatasetSource(_Model):
+    dataset: str = Field(description="dataset repo id, e.g. Salesforce/wikitext")
+    config: str | None = None
+    split: str
+    revision: GitRevision
+
+
+class UrlSource(_Model):
+    url: Annotated[str, Field(pattern=r"^https?://")]
+
+
+class TokenizerParity(_Model):
+    engines: Annotated[list[str], Field(min_length=1)]
+    tokens_checked: NonNegInt
+    outcome: Literal["identical", "mismatch", "overridden"]
+
+
+class EvaluationText(_Model):
+    """Disclosure 3: the exact text the logits were computed on."""
+
+    name: str
+    source: DatasetSource | UrlSource
+    sha256: Sha256 = Field(description="sha256 of the exact UTF-8 text fed to the tokenizer")
+    n_tokens: PosInt
+    chat_template: bool = Field(description="whether a chat template was applied")
+    bos: Literal["added", "none", "chunk-start-overwrite", "in-text"] = Field(
+        description="added: tokenizer prepends BOS; chunk-start-overwrite: llama-perplexity protocol"
+    )
+    tokenizer_parity: TokenizerParity
+
+
+class Calibration(_Model):
+    """Disclosure 4 (per candidate): calibration data, or an explicit none."""
+
+    none: bool = Field(False, description="true when the quantization used no calibration data")
+    dataset: str | None = None
+    sha256: Sha256 | None = None
+    n_tokens: NonNegInt | None = None
+    overlaps_evaluation_text: bool | None = Field(
+        None, description="whether the calibration data overlaps the evaluation text"
+    )
+
+    @model_validator(mode="after")
+    def _complete(self) -> Calibration:
+        if self.none:
+            return self
+        missing = [f for f in ("dataset", "sha256", "n_tokens", "overlaps_evaluation_text") if getattr(self, f) is None]
+        if missing:
+            raise ValueError(f"calibration needs {', '.join(missing)} (or none: true)")
+        return self
+
+
+class Context(_Model):
+    """Disclosure 5: context lengths."""
+
+    n_ctx: PosInt = Field(description="tokens per sequence / chunk")
+    n_chunks: PosInt
+    stride: PosInt = Field(description="start-to-start distance of chunks; = n_ctx when non-overlapping")
+    prefill_chunk: PosInt = Field(description="tokens per forward pass within a chunk")
+
+
+class Positions(_Model):
+    """Disclosure 6: which positions were scored."""
+
+    scheme: Literal["all", "every-n", "second-half", "explicit", "llama-perplexity"]
+    every_n: PosInt | None = None
+    offset: NonNegInt | None = None
+    explicit: list[NonNegInt] | None = None
+    n_scored: PosInt = Field(description="number of scored positions in total")
+
+    @model_validator(mode="after")
+    def _scheme_params(self) -> Positions:
+        if self.scheme == "every-n" and (self.every_n is None or self.offset is None):
+            raise ValueError("scheme every-n needs every_n and offset")
+        if self.scheme == "explicit" and not self.explicit:
+            raise ValueError("scheme explicit needs the explicit list")
+        return self
+
+
+Direction = Literal["forward", "reverse", "js"]
+
+
+class DirectionDisclosure(_Model):
+    """Disclosure 7: forward = KL(P_ref ‖ P_cand), reverse = KL(P_cand ‖ P_ref), js = Jensen-Shannon."""
+
+    reported: Annotated[list[Direction], Field(min_length=1)]
+    log_base: Literal["e"] = Field(description="e: all values in nats")
+
+
+class Vocabulary(_Model):
+    """Disclosure 8: how much of the vocabulary entered the sum."""
+
+    truncation: Literal["full", "top-k", "floor"]
+    top_k: PosInt | None = None
+    tail: str | None = Field(None, description="tail treatment for top-k, e.g. lumped, renormalised")
+    floor_nats: float | None = Field(None, description="storage floor below the max log-prob (llama.cpp: 16)")
+    reference_vocab_size: PosInt
+    candidate_vocab_size: PosInt
+    alignment: Literal["identical", "common-prefix"] = Field(
+        description="identical sizes, or padded vocabularies cut to their common prefix"
+    )
+
+    @model_validator(mode="after")
+    def _params(self) -> Vocabulary:
+        if self.truncation == "top-k" and (self.top_k is None or self.tail is None):
+            raise ValueError("truncation top-k needs top_k and tail")
+        if self.truncation == "floor" and self.floor_nats is None:
+            raise ValueError("truncation floor needs floor_nats")
+        if self.alignment == "identical" and self.reference_vocab_size != self.candidate_vocab_size:
+            raise ValueError("alignment identical but vocab sizes differ; use common-prefix")
+        return self
+
+
+class Uncertainty(_Model):
+    method: Literal["bootstrap", "se-iid", "none"]
+    level: float | None = Field(None, gt=0, lt=1)
+    resamples: PosInt | None = None
+    seed: int | None = None
+
+    @model_validator(mode="after")
+    def _bootstrap(self) -> Uncertainty:
+        if self.method == "bootstrap" and None in (self.level, self.resamples, self.seed):
+            raise ValueError("bootstrap needs level, resamples and seed")
+        return self
+
+
+class Aggregation(_Model):
+    """Disclosure 9: how per-token values became the numbers shown."""
+
+    statistic: Literal["token-mean", "sequence-mean", "median"]
+    percentiles: list[float] = Field(description="percentiles reported, in percent (99.9, 99, ...)")
+    output_ranges: list[Annotated[list[NonNegInt], Field(min_length=2, max_length=2)]] = Field(
+        description="position buckets [start, end) the results are also summarised over"
+    )
+    uncertainty: Uncertainty
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+
+
+class Summary(_Model):
+    """Summary of one per-token quantity (nats for divergences)."""
+
+    mean: float
+    se: float | None = Field(None, description="standard error of the mean (i.i.d.)")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    median: float | None = None
+    percentiles: dict[str, float] = Field(default_factory=dict, description="'99.9' -> value")
+    min: float | None = None
+    max: float | None = None
+
+
+class RangeResult(_Model):
+    start: NonNegInt
+    end: NonNegInt
+    n: NonNegInt
+    kld_mean: float
+    kld_p99: float | None = None
+    top1_agreement: float | None = None
+
+
+class Results(_Model):
+    """Per-candidate numbers. All divergences in nats, over the scored positions."""
+
+    n_positions: PosInt
+    kld: Summary = Field(description="forward KL(P_ref ‖ P_cand)")
+    reverse_kld: Summary | None = Field(None, description="KL(P_cand ‖ P_ref)")
+    js: Summary | None = None
+    top1_agreement: float = Field(ge=0, le=1)
+    top1_agreement_se: float | None = None
+    rms_delta_p: float | None = None
+    ranges: list[RangeResult] = Field(default_factory=list)
+
+
+class CandidateModel(_Model):
+    model: str
+    revision: GitRevision | None = None
+    sha256: Sha256 | None = None
+    quantization: str = Field(description="q4_k_m, 4bit-awq, ...")
+
+
+class Candidate(_Model):
+    name: str
+    model: CandidateModel
+    runtime: StackFingerprint
+    calibration: Calibration
+    results: Results
+
+
+class KldEvaluation(_Model):
+    """The ``kld_evaluation`` front-matter block: all nine disclosures plus results."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    reference: Reference
+    evaluation_text: EvaluationText
+    context: Context
+    positions: Positions
+    direction: DirectionDisclosure
+    vocabulary: Vocabulary
+    aggregation: Aggregation
+    candidates: Annotated[list[Candidate], Field(min_length=1)]
+
+
+# --------------------------------------------------------------------------------------------
+# Mapping validation errors to disclosures
+# --------------------------------------------------------------------------------------------
+
+DISCLOSURES: dict[int, tuple[str, str]] = {
+    1: ("reference checkpoint", "reference"),
+    2: ("runtime environment", "runtime"),
+    3: ("evaluation text", "evaluation_text"),
+    4: ("calibration data", "calibration"),
+    5: ("context lengths", "context"),
+    6: ("sampled positions", "positions"),
+    7: ("KL direction", "direction"),
+    8: ("vocabulary truncation", "vocabulary"),
+    9: ("aggregation", "aggregation"),
+}
+_TOP = {key: n for n, (_, key) in DISCLOSURES.items() if n not in (2, 4)}
+
+
+def disclosure_for_loc(loc: tuple[str | int, ...]) -> int | None:
+    """The disclosure (1–9) a validation-error location belongs to, or None (structure/results)."""
+    if "runtime" in loc:
+        return 2
+    if len(loc) >= 3 and loc[0] == "candidates" and loc[2] == "calibration":
+        return 4
+    if loc and loc[0] in _TOP:
+        return _TOP[loc[0]]
+    return None
+
+
+def is_quantized_dtype(dtype: str) -> bool:
+    """True unless ``dtype`` names an unquantized float format (bf16, f16, f32 and spellings)."""
+    norm = re.sub(r"[^a-z0-9]", "", dtype.lower())
+    norm = {"bfloat16": "bf16", "float16": "f16", "fp16": "f16", "float32": "f32", "fp32": "f32"}.get(norm, norm)
+    return norm not in UNQUANTIZED_DTYPES
