@@ -54,7 +54,8 @@ class Card:
             part = raw.replace("~1", "/").replace("~0", "~")
             nxt = None
             if isinstance(node, yaml.MappingNode):
-                for k, v in node.value:
+                # the last of duplicate keys wins, as in yaml.safe_load
+                for k, v in reversed(node.value):
                     if isinstance(k, yaml.ScalarNode) and k.value == part:
                         nxt = v
                         best = k if not isinstance(v, yaml.ScalarNode) else v
@@ -74,7 +75,9 @@ class Card:
         for raw in pointer.split("/")[1:] if pointer else []:
             part = raw.replace("~1", "/").replace("~0", "~")
             if isinstance(node, yaml.MappingNode):
-                node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part), None)
+                node = next(
+                    (v for k, v in reversed(node.value) if isinstance(k, yaml.ScalarNode) and k.value == part), None
+                )
             elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
                 node = node.value[int(part)]
             else:

@@ -1,0 +1,309 @@
+"""Consistency rules (KLD2xx) and front-matter structure checks outside the block (KLD004/5/8).
+
+Everything here works on the *raw* YAML data, defensively: the block may be incomplete or of the
+wrong shape, and each check simply skips what it cannot read. Each check yields
+``(code, message, pointer)``; the structured checker turns those into located findings.
+All divergences are in nats.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..card import Card
+from ..schema import is_quantized_dtype
+
+BLOCK_KEY = "kld_evaluation"
+# float64 rounding on (near-)identical distributions can leave a mean a hair below zero; anything
+# below this is a real sign error, not rounding.
+NEGATIVE_TOLERANCE_NATS = 1e-12
+
+Check = Iterator[tuple[str, str, str]]
+
+
+def _ptr(*parts: object) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _dict(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _cand_name(cand: dict[Any, Any], i: int) -> str:
+    name = cand.get("name")
+    return f"candidate {name!r}" if isinstance(name, str) else f"candidate #{i}"
+
+
+def check_consistency(card: Card, raw: Any) -> Check:
+    """All KLD2xx checks plus the model-index and section-marker checks."""
+    yield from check_section_markers(card)
+    yield from check_model_index(card.metadata, raw)
+    if isinstance(raw, dict):
+        yield from check_reference(raw)
+        yield from check_negative_means(raw)
+        yield from check_positions(raw)
+        yield from check_directions(raw)
+        yield from check_calibration(raw)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MARKER = re.compile(r"<!--\s*kldcard:(start|end)\b[^>]*-->")
+
+
+def check_section_markers(card: Card) -> Check:
+    """KLD005: at most one start/end pair, start first (markers inside code fences don't count)."""
+    markers: list[tuple[str, int]] = []
+    fence: str | None = None
+    for i, line in enumerate(re.split(r"\r\n|\r|\n", card.body)):
+        m = _FENCE.match(line)
+        if m:
+            if fence is None:
+                fence = m.group(1)
+            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            continue
+        if fence is None:
+            markers.extend((mm.group(1), card.body_line + i) for mm in _MARKER.finditer(line))
+    kinds = [k for k, _ in markers]
+    if not markers or kinds == ["start", "end"]:
+        return
+    starts = [ln for k, ln in markers if k == "start"]
+    ends = [ln for k, ln in markers if k == "end"]
+    if len(starts) > 1 or len(ends) > 1:
+        lines = ", ".join(str(ln) for _, ln in markers)
+        msg = f"{len(starts)} kldcard:start and {len(ends)} kldcard:end markers (lines {lines}); keep exactly one pair"
+    elif not ends:
+        msg = f"kldcard:start marker on line {starts[0]} has no matching <!-- kldcard:end -->"
+    elif not starts:
+        msg = f"kldcard:end marker on line {ends[0]} has no matching <!-- kldcard:start -->"
+    else:
+        msg = f"kldcard:end (line {ends[0]}) comes before kldcard:start (line {starts[0]})"
+    # Body findings carry no JSON pointer; the line is encoded in the pointer slot as a
+    # "#Lnn" fragment and resolved by the structured checker.
+    yield "KLD005", msg, f"#L{markers[0][1]}"
+
+
+def check_model_index(metadata: dict[str, Any], raw: Any) -> Check:
+    """KLD004, KLD008, KLD201, KLD204 and KLD206 for model-index ``kl_divergence*`` metrics."""
+    means = _candidate_means(raw)
+    flagged_no_block = False
+    for e, entry in enumerate(_list(metadata.get("model-index"))):
+        for r, result in enumerate(_list(_dict(entry).get("results"))):
+            metrics = [(k, m) for k, m in enumerate(_list(_dict(result).get("metrics"))) if _is_kld_metric(m)]
+            headline_direction = any(
+                m.get("type") == "kl_divergence" and "direction" in _dict(m.get("args")) for _, m in metrics
+            )
+            for k, metric in metrics:
+                base = ("model-index", e, "results", r, "metrics", k)
+                mtype, value = metric["type"], metric.get("value")
+                if BLOCK_KEY not in metadata and not flagged_no_block:
+                    flagged_no_block = True
+                    yield (
+                        "KLD008",
+                        f"model-index reports `{mtype}` but the card has no kld_evaluation block disclosing "
+                        "how it was measured",
+                        _ptr(*base, "type"),
+                    )
+                number = _num(value)
+                if number is None:
+                    hint = " (YAML 1.1 reads `1e-3` as text; write 0.001 or 1.0e-03)" if isinstance(value, str) else ""
+                    yield "KLD004", f"model-index `{mtype}` value {value!r} is not a number{hint}", _ptr(*base, "value")
+                    continue
+                if number < -NEGATIVE_TOLERANCE_NATS:
+                    yield (
+                        "KLD201",
+                        f"model-index `{mtype}` is {number!r} nats; KL divergence is never negative",
+                        _ptr(*base, "value"),
+                    )
+                if "direction" not in _dict(metric.get("args")) and not headline_direction:
+                    yield (
+                        "KLD204",
+                        f"model-index `{mtype}` ({number!r} nats) has no `direction` arg; state "
+                        '"KL(P_ref || P_cand)" (forward) or the reverse',
+                        _ptr(*base),
+                    )
+                if mtype == "kl_divergence" and means and not any(_matches(value, mean) for mean in means):
+                    shown = ", ".join(f"{m!r}" for m in means)
+                    yield (
+                        "KLD206",
+                        f"model-index kl_divergence {value!r} nats matches no candidate's forward mean KLD "
+                        f"in kld_evaluation ({shown} nats)",
+                        _ptr(*base, "value"),
+                    )
+
+
+def _is_kld_metric(metric: Any) -> bool:
+    return isinstance(metric, dict) and isinstance(metric.get("type"), str) and metric["type"].startswith("kl_divergence")
+
+
+def _candidate_means(raw: Any) -> list[float]:
+    means = []
+    for cand in _list(_dict(raw).get("candidates")):
+        mean = _num(_dict(_dict(_dict(cand).get("results")).get("kld")).get("mean"))
+        if mean is not None:
+            means.append(mean)
+    return means
+
+
+def _matches(value: float, mean: float) -> bool:
+    """Equal to the digits written: 0.0213 matches 0.021349, not 0.0215."""
+    try:
+        quantum = Decimal(repr(float(value))).as_tuple().exponent
+    except (InvalidOperation, ValueError):
+        return False
+    if not isinstance(quantum, int) or not math.isfinite(value) or not math.isfinite(mean):
+        return value == mean
+    return abs(value - mean) <= 0.5 * 10.0**quantum * (1 + 1e-9) + 1e-15
+
+
+def check_reference(raw: dict[Any, Any]) -> Check:
+    dtype = _dict(raw.get("reference")).get("dtype")
+    if isinstance(dtype, str) and dtype and is_quantized_dtype(dtype):
+        yield (
+            "KLD202",
+            f"reference dtype is {dtype!r}: a quantized reference; KLD against it does not measure the distance "
+            "to the original weights (use bf16, f16 or f32)",
+            _ptr(BLOCK_KEY, "reference", "dtype"),
+        )
+
+
+def check_negative_means(raw: dict[Any, Any]) -> Check:
+    labels = {
+        "kld": "forward mean KLD, KL(P_ref || P_cand),",
+        "reverse_kld": "reverse mean KLD, KL(P_cand || P_ref),",
+        "js": "mean Jensen-Shannon divergence",
+    }
+    for i, cand in enumerate(_list(raw.get("candidates"))):
+        results = _dict(_dict(cand).get("results"))
+        for key, label in labels.items():
+            mean = _num(_dict(results.get(key)).get("mean"))
+            if mean is not None and mean < -NEGATIVE_TOLERANCE_NATS:
+                yield (
+                    "KLD201",
+                    f"{_cand_name(cand, i)}: {label} is {mean!r} nats; divergences are never negative",
+                    _ptr(BLOCK_KEY, "candidates", i, "results", key, "mean"),
+                )
+        for j, rng in enumerate(_list(results.get("ranges"))):
+            mean = _num(_dict(rng).get("kld_mean"))
+            if mean is not None and mean < -NEGATIVE_TOLERANCE_NATS:
+                yield (
+                    "KLD201",
+                    f"{_cand_name(cand, i)}: forward mean KLD over range #{j} is {mean!r} nats; "
+                    "divergences are never negative",
+                    _ptr(BLOCK_KEY, "candidates", i, "results", "ranges", j, "kld_mean"),
+                )
+
+
+def check_positions(raw: dict[Any, Any]) -> Check:
+    """KLD203. Positions count from 0 within a chunk of ``n_ctx`` tokens."""
+    context = _dict(raw.get("context"))
+    n_ctx, n_chunks = _int(context.get("n_ctx")), _int(context.get("n_chunks"))
+    if n_ctx is None or n_ctx < 1:
+        return
+    positions = _dict(raw.get("positions"))
+    for k, pos in enumerate(_list(positions.get("explicit"))):
+        if _int(pos) is not None and pos >= n_ctx:
+            yield (
+                "KLD203",
+                f"explicit position {pos} is beyond the context (n_ctx {n_ctx}: positions 0..{n_ctx - 1})",
+                _ptr(BLOCK_KEY, "positions", "explicit", k),
+            )
+            break
+    offset = _int(positions.get("offset"))
+    if offset is not None and offset >= n_ctx:
+        yield "KLD203", f"positions offset {offset} is beyond the context (n_ctx {n_ctx})", _ptr(
+            BLOCK_KEY, "positions", "offset"
+        )
+    if n_chunks is not None and n_chunks >= 1:
+        total = n_ctx * n_chunks
+        n_scored = _int(positions.get("n_scored"))
+        if n_scored is not None and n_scored > total:
+            yield (
+                "KLD203",
+                f"{n_scored} scored positions exceed the {total} positions that exist "
+                f"(n_ctx {n_ctx} x n_chunks {n_chunks})",
+                _ptr(BLOCK_KEY, "positions", "n_scored"),
+            )
+        for i, cand in enumerate(_list(raw.get("candidates"))):
+            n_pos = _int(_dict(_dict(cand).get("results")).get("n_positions"))
+            if n_pos is not None and n_pos > total:
+                yield (
+                    "KLD203",
+                    f"{_cand_name(cand, i)}: results over {n_pos} positions exceed the {total} that exist "
+                    f"(n_ctx {n_ctx} x n_chunks {n_chunks})",
+                    _ptr(BLOCK_KEY, "candidates", i, "results", "n_positions"),
+                )
+    for k, rng in enumerate(_list(_dict(raw.get("aggregation")).get("output_ranges"))):
+        end = _int(rng[1]) if isinstance(rng, list) and len(rng) == 2 else None
+        if end is not None and end > n_ctx:
+            yield (
+                "KLD203",
+                f"output range {rng} ends beyond the context (n_ctx {n_ctx})",
+                _ptr(BLOCK_KEY, "aggregation", "output_ranges", k),
+            )
+    for i, cand in enumerate(_list(raw.get("candidates"))):
+        for j, rng in enumerate(_list(_dict(_dict(cand).get("results")).get("ranges"))):
+            end = _int(_dict(rng).get("end"))
+            if end is not None and end > n_ctx:
+                yield (
+                    "KLD203",
+                    f"{_cand_name(cand, i)}: result range #{j} ends at {end}, beyond the context (n_ctx {n_ctx})",
+                    _ptr(BLOCK_KEY, "candidates", i, "results", "ranges", j, "end"),
+                )
+
+
+def check_directions(raw: dict[Any, Any]) -> Check:
+    reported = _dict(raw.get("direction")).get("reported")
+    if not isinstance(reported, list):
+        return  # a missing direction disclosure is KLD107's finding, not this rule's
+    needs = {"kld": ("forward", "KL(P_ref || P_cand)"), "reverse_kld": ("reverse", "KL(P_cand || P_ref)"), "js": ("js", "Jensen-Shannon")}
+    for i, cand in enumerate(_list(raw.get("candidates"))):
+        results = _dict(_dict(cand).get("results"))
+        for key, (direction, formula) in needs.items():
+            if key in results and results[key] is not None and direction not in reported:
+                yield (
+                    "KLD204",
+                    f"{_cand_name(cand, i)} reports results.{key} ({formula}) but direction.reported "
+                    f"{reported} does not list {direction!r}",
+                    _ptr(BLOCK_KEY, "candidates", i, "results", key),
+                )
+
+
+def check_calibration(raw: dict[Any, Any]) -> Check:
+    text_sha = _dict(raw.get("evaluation_text")).get("sha256")
+    for i, cand in enumerate(_list(raw.get("candidates"))):
+        calib = _dict(_dict(cand).get("calibration"))
+        base = (BLOCK_KEY, "candidates", i, "calibration")
+        if isinstance(text_sha, str) and text_sha and calib.get("sha256") == text_sha:
+            yield (
+                "KLD205",
+                f"{_cand_name(cand, i)} was calibrated on the evaluation text itself (same sha256)",
+                _ptr(*base, "sha256"),
+            )
+        elif calib.get("overlaps_evaluation_text") is True:
+            yield (
+                "KLD205",
+                f"calibration data of {_cand_name(cand, i)} overlaps the evaluation text; its KLD is optimistic",
+                _ptr(*base, "overlaps_evaluation_text"),
+            )

@@ -1,0 +1,174 @@
+"""Just enough Markdown structure for the prose linter: lines, fenced code, pipe tables, sentences.
+
+Not a Markdown parser. Cards are scanned line by line once; every span keeps its offset into the
+body so that findings can name a 1-based file line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0"
+# and "0.012" do not split.
+# HTML tables as cards paste them: one <tr> per line, header cells <th>, data cells <td>.
+HTML_CELL = re.compile(r"<t([hd])\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
+HTML_TABLE_LINE = re.compile(r"^\s*</?(?:table|thead|tbody|tr)\b[^>]*>\s*$", re.IGNORECASE)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[`*_\"'])")
+
+
+@dataclass
+class Table:
+    header: int  # line index (0-based, within the body) of the header row
+    rows: list[int]  # line indices of the data rows
+    cells: dict[int, list[tuple[int, str]]] = field(default_factory=dict)  # line -> [(offset, text)]
+
+
+@dataclass
+class Doc:
+    """A card body split into lines, with fenced-code flags, tables and text sentences."""
+
+    text: str
+    first_line: int  # 1-based file line of body line 0
+    starts: list[int]  # body offset of each line
+    lines: list[str]  # line text without the line ending
+    code: list[bool]  # line is inside a fenced code block (fences included)
+    tables: list[Table]
+    sentences: list[tuple[int, int]]  # (start, end) body offsets of prose sentences
+
+    def line_index(self, offset: int) -> int:
+        return bisect_right(self.starts, offset) - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (file line, column) of a body offset."""
+        i = self.line_index(offset)
+        return self.first_line + i, offset - self.starts[i] + 1
+
+    def sentence_at(self, offset: int) -> tuple[int, int]:
+        """The sentence (or table row / code line) containing ``offset``."""
+        k = bisect_right(self._sentence_starts, offset) - 1
+        if k >= 0 and self.sentences[k][0] <= offset < self.sentences[k][1]:
+            return self.sentences[k]
+        i = self.line_index(offset)
+        return self.starts[i], self.starts[i] + len(self.lines[i])
+
+    def __post_init__(self) -> None:
+        self._sentence_starts = [s for s, _ in self.sentences]
+
+
+def split_cells(line: str, base: int) -> list[tuple[int, str]]:
+    """Cells of a pipe-table row as (body offset, stripped text)."""
+    cells = []
+    pos = 0
+    stripped = line.strip()
+    lead = line.index(stripped[0]) if stripped else 0
+    inner = stripped
+    if inner.startswith("|"):
+        inner = inner[1:]
+        lead += 1
+    if inner.endswith("|"):
+        inner = inner[:-1]
+    for part in inner.split("|"):
+        text = part.strip()
+        off = base + lead + pos + (part.index(text) if text else 0)
+        cells.append((off, text))
+        pos += len(part) + 1
+    return cells
+
+
+def _html_cells(line: str, base: int) -> list[tuple[int, str]]:
+    return [(base + m.start(2) + (len(m.group(2)) - len(m.group(2).lstrip())), m.group(2).strip()) for m in HTML_CELL.finditer(line)]
+
+
+def _html_table(lines: list[str], starts: list[int], code: list[bool], i: int, tables: list[Table], in_table: list[bool]) -> int:
+    """Record the HTML table whose header row is line ``i``; return the index after its last row."""
+    t = Table(header=i, rows=[])
+    t.cells[i] = _html_cells(lines[i], starts[i])
+    in_table[i] = True
+    j = i + 1
+    while j < len(lines) and not code[j] and ("<td" in lines[j].lower() or HTML_TABLE_LINE.match(lines[j])):
+        in_table[j] = True
+        if "<td" in lines[j].lower():
+            t.rows.append(j)
+            t.cells[j] = _html_cells(lines[j], starts[j])
+        j += 1
+    tables.append(t)
+    return j
+
+
+def scan(body: str, first_line: int) -> Doc:
+    raw = body.splitlines(keepends=True) or [""]
+    starts, lines = [], []
+    off = 0
+    for r in raw:
+        starts.append(off)
+        lines.append(r.rstrip("\r\n"))
+        off += len(r)
+    n = len(lines)
+    code = [False] * n
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * 3
+            code[i] = True
+        elif fence is not None:
+            code[i] = True
+            if line.strip().startswith(fence):
+                fence = None
+
+    tables: list[Table] = []
+    in_table = [False] * n
+    i = 0
+    while i < n - 1:
+        if not code[i] and "|" in lines[i] and TABLE_SEP.match(lines[i + 1]) and "|" in lines[i + 1] + lines[i]:
+            t = Table(header=i, rows=[])
+            t.cells[i] = split_cells(lines[i], starts[i])
+            in_table[i] = in_table[i + 1] = True
+            j = i + 2
+            while j < n and not code[j] and "|" in lines[j] and lines[j].strip():
+                t.rows.append(j)
+                t.cells[j] = split_cells(lines[j], starts[j])
+                in_table[j] = True
+                j += 1
+            tables.append(t)
+            i = j
+        elif not code[i] and "<th" in lines[i].lower() and HTML_CELL.search(lines[i]):
+            i = _html_table(lines, starts, code, i, tables, in_table)
+        else:
+            i += 1
+    for i, line in enumerate(lines):  # bare <table>/<tr> wrapper lines are not prose
+        if not code[i] and HTML_TABLE_LINE.match(line):
+            in_table[i] = True
+
+    sentences: list[tuple[int, int]] = []
+    para: list[int] = []
+
+    def flush() -> None:
+        if not para:
+            return
+        start, end = starts[para[0]], starts[para[-1]] + len(lines[para[-1]])
+        chunk = body[start:end]
+        s = 0
+        for m in SENTENCE_END.finditer(chunk):
+            sentences.append((start + s, start + m.start()))
+            s = m.end()
+        sentences.append((start + s, end))
+        para.clear()
+
+    for i, line in enumerate(lines):
+        if code[i] or in_table[i] or not line.strip():
+            flush()
+            continue
+        if HEADING.match(line) or LIST_ITEM.match(line):
+            flush()
+        para.append(i)
+        if HEADING.match(line):
+            flush()
+    flush()
+    return Doc(body, first_line, starts, lines, code, tables, sentences)

@@ -1,0 +1,168 @@
+"""Prose checker: finds KLD claims in a card's Markdown body and the disclosures they lack.
+
+Stages: :func:`kldcard.lint.markdown.scan` (lines, code, tables, sentences) →
+:func:`kldcard.lint.claims.find_claims` → :func:`kldcard.lint.evidence.assess` → findings (KLD3xx,
+see ``rules_prose.py``). A card without a KLD claim gets no finding. A card with a ``kld_evaluation``
+block is linted structurally elsewhere; here its prose numbers are only checked against the block.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..card import Card
+from .claims import Claim, KldNumber, find_claims
+from .evidence import NAMES, CardEvidence, assess
+from .findings import Finding
+from .markdown import Doc, scan
+
+HINTS = {
+    1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
+    2: "name the engine and version/build that produced the logits on both sides, and the hardware",
+    3: "name the evaluation text: dataset and split, revision or sha256, token count, chat template or raw",
+    4: "name the calibration data (set and size) or say none was used, and whether it overlaps the evaluation text",
+    5: "give the context length, the stride and the number of windows/chunks",
+    6: "say which positions in each window were scored and how many in total",
+    7: "say which direction is reported: KL(P_ref ‖ P_cand) (forward), reverse or JS, in nats",
+    8: "say whether the full vocabulary was used, or top-k / a storage floor, and the vocabulary sizes",
+    9: "say which statistic each number is (token mean, median, p99, ...) and the uncertainty model",
+}
+
+
+@dataclass(frozen=True)
+class ProseReport:
+    """Everything the prose checker found in one card (for tests, the corpus benchmark and reporters)."""
+
+    doc: Doc
+    claims: list[Claim]
+    evidence: CardEvidence | None  # None when the card makes no KLD claim
+
+
+def analyse(card: Card) -> ProseReport:
+    """Claims and disclosure evidence of ``card`` (no findings)."""
+    doc = scan(card.body, card.body_line)
+    claims = find_claims(doc)
+    evidence = assess(doc, claims, card.metadata) if claims else None
+    return ProseReport(doc, claims, evidence)
+
+
+def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None) -> list[Finding]:
+    """Findings (KLD3xx) for KLD claims in ``card.body``.
+
+    ``block`` is the card's ``kld_evaluation`` block (raw mapping or validated model), or None.
+
+    Without a block: KLD301–309 per missing disclosure (at the first claim), KLD310/311 at the
+    flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
+    default. With a block: KLD314 for each prose KLD number that matches no value in its results.
+    """
+    report = analyse(card)
+    if not report.claims:
+        return []
+    on = (lambda code: True) if enabled is None else (lambda code: code in enabled)
+    out: list[Finding] = []
+
+    def add(code: str, severity: str, offset: int | None, message: str) -> None:
+        if on(code):
+            line, col = report.doc.position(offset) if offset is not None else (report.doc.first_line, 1)
+            out.append(Finding(card.path, line, col, code, severity, message))  # type: ignore[arg-type]
+
+    if block is not None:
+        values = block_values(block)
+        for claim in report.claims:
+            for number in claim.numbers:
+                why = _contradiction(number, values)
+                if why:
+                    add("KLD314", "error", number.offset, why)
+        return sorted(out)
+
+    ev = report.evidence
+    assert ev is not None
+    first = report.claims[0]
+    more = f" (and {len(report.claims) - 1} more claim{'s' * (len(report.claims) > 2)})" if len(report.claims) > 1 else ""
+    for n, e in ev.disclosures.items():
+        if e.status == "missing":
+            add(f"KLD30{n}", "error", first.offset, f"KLD claim{more} does not state the {NAMES[n]} (D{n}): {HINTS[n]}")
+    inferred = [e for e in ev.disclosures.values() if e.status == "inferred"]
+    if inferred:  # one finding per card (findings are identified by file:line:col:code)
+        items = "; ".join(f"D{e.disclosure} {NAMES[e.disclosure]}: {e.text}" for e in inferred)
+        add("KLD313", "info", inferred[0].offset, f"inferred from the {inferred[0].tool} defaults: {items}; state them on the card")
+    kinds_done: set[str] = set()
+    for flag in ev.flags:  # one finding per kind per card: the first place the card says it
+        if flag.kind in kinds_done:
+            continue
+        kinds_done.add(flag.kind)
+        quote = _quote(flag.text)
+        if flag.kind == "quantized-reference":
+            add("KLD310", "warning", flag.offset, f"KLD reference is a quantized checkpoint ({quote}); measure against BF16")
+        else:
+            add("KLD311", "warning", flag.offset, f"KLD evaluation text is drawn from the calibration data ({quote}); evaluate on held-out text")
+    # KLD309 already says the whole card names no statistic; KLD312 is for the number left bare on a
+    # card that names one elsewhere (or whose tool implies one).
+    for claim in report.claims if ev.disclosures[9].status != "missing" else []:
+        if not claim.labelled:
+            add(
+                "KLD312",
+                "warning",
+                claim.offset,
+                f"KLD {_what(claim)} does not say which statistic it is (mean? median? p99?); label it, e.g. 'Mean KLD'",
+            )
+    return sorted(out)
+
+
+def _quote(text: str, limit: int = 70) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def _what(claim: Claim) -> str:
+    if claim.kind == "table":
+        return "column"
+    return f"number {claim.numbers[0].text}" if claim.numbers else "number"
+
+
+def block_values(block: Any) -> list[tuple[str, float]]:
+    """(JSON pointer, value) of every number under the block's ``candidates[].results``.
+
+    ``block`` is the raw mapping or a validated :class:`~kldcard.schema.KldEvaluation`.
+    """
+    out: list[tuple[str, float]] = []
+    if hasattr(block, "model_dump"):
+        block = block.model_dump(mode="python")
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, bool):
+            return
+        if isinstance(node, (int, float)):
+            if math.isfinite(node):
+                out.append((path, float(node)))
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}/{i}")
+
+    candidates = block.get("candidates") if isinstance(block, dict) else None
+    for i, cand in enumerate(candidates if isinstance(candidates, list) else []):
+        if isinstance(cand, dict) and "results" in cand:
+            walk(cand["results"], f"/kld_evaluation/candidates/{i}/results")
+    return out
+
+
+def _contradiction(number: KldNumber, values: list[tuple[str, float]]) -> str | None:
+    """None when ``number`` equals a block value within its printed rounding, else the message."""
+    if not values:
+        return None
+    tol = number.decimals_half_ulp * (1 + 1e-9) + 1e-15
+    if any(abs(v - number.value) <= tol for _, v in values):
+        return None
+    path, nearest = min(values, key=lambda pv: abs(pv[1] - number.value))
+    return (
+        f"KLD {number.text} in the text matches no value in kld_evaluation results "
+        f"(nearest: {nearest:.6g} nats at {path}); update the text or the block"
+    )
+
+
+__all__ = ["ProseReport", "analyse", "block_values", "check_prose"]

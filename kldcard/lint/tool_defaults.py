@@ -1,0 +1,80 @@
+"""Which KLD tool a card names, and what that tool's documented defaults imply.
+
+Source: shared/reference/disclosure-patterns.md §4 and llamacpp-kld.md §3–7. A default is inferred only
+when the card names the tool (a command line, pasted output or the tool's label set) and does not
+state the item itself. D1 (reference) and D4 (calibration) are never inferred: no tool fixes them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+I = re.IGNORECASE | re.ASCII  # ASCII: ~3x faster case-insensitive matching; keywords are ASCII
+
+LLAMA_STRONG = re.compile(
+    r"llama-perplexity|\bperplexity\b[^\n]{0,80}--kl-divergence|--kl-divergence|"
+    r"=+\s*KL divergence statistics|perplexity tool in KL[- ]divergence mode",
+    I,
+)
+# llama-perplexity's label set; two distinct ones identify pasted or tabulated output.
+LLAMA_LABELS = re.compile(r"PPL\(base\)|Same top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(ln\(PPL\(Q\)\)", I)
+IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
+MODEL_DIFF = re.compile(r"\bmodel_diff(?:\.py)?\b", I)
+EXLLAMA_V2 = re.compile(r"\bexllamav2\b|\bEXL2\b", I)
+EXLLAMA_V3 = re.compile(r"\bexllamav3\b|\bEXL3\b", I)
+CTX_OPTION = re.compile(r"(?:^|\s)(?:-c|--ctx-size)\s+(\d{2,6})\b")
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str  # "llama-perplexity", "ik_llama.cpp llama-perplexity", "exllamav3 model_diff", ...
+    offset: int  # where the card names it
+    n_ctx: int | None = None  # a -c override found on the card
+
+
+def recognise(text: str) -> Tool | None:
+    """The KLD tool the card names, or None."""
+    m = LLAMA_STRONG.search(text)
+    if m is None:
+        labels = list(LLAMA_LABELS.finditer(text))
+        if len({x.group(0).lower().replace(" ", "") for x in labels}) >= 2:
+            m = labels[0]
+    if m is not None:
+        ctx = CTX_OPTION.search(text)
+        name = "ik_llama.cpp llama-perplexity" if IK_LLAMA.search(text) else "llama-perplexity"
+        return Tool(name, m.start(), int(ctx.group(1)) if ctx else None)
+    m = MODEL_DIFF.search(text)
+    if m is not None:
+        if EXLLAMA_V2.search(text) and not EXLLAMA_V3.search(text):
+            return Tool("exllamav2 model_diff", m.start())
+        return Tool("exllamav3 model_diff", m.start())
+    return None
+
+
+def defaults(tool: Tool) -> dict[int, str]:
+    """Disclosure number -> the value the tool's default implies, in words."""
+    if tool.name.endswith("llama-perplexity"):
+        n = tool.n_ctx or 512
+        floor = 24 if tool.name.startswith("ik_llama") else 16
+        return {
+            5: f"-c {n}: non-overlapping {n}-token chunks" + ("" if tool.n_ctx else " (default)"),
+            6: f"second half of each chunk, {n - 1 - n // 2} positions per {n}-token chunk",
+            7: "forward KL(base ‖ candidate), fixed",
+            8: f"full vocabulary, but the base is stored as uint16 with a {floor}-nat floor (approximate)",
+            9: "token mean ± i.i.d. standard error; percentiles 0.1–99.9",
+        }
+    if tool.name == "exllamav3 model_diff":
+        return {
+            3: "wiki2 test (Salesforce/wikitext, wikitext-2-raw-v1)",
+            5: "100 rows of 2048 tokens, stride = length",
+            7: "both KL(A,B) and KL(B,A) are printed; KL(A,B) treats B as the reference",
+            8: "full vocabulary in fp32, cut to the smaller of the two vocabularies",
+            9: "mean of per-row means; median and p90 of KL(A,B)",
+        }
+    return {  # exllamav2 model_diff
+        5: "20 rows of 2048 tokens",
+        7: "one value, KL(P_B ‖ P_A): model B is the reference",
+        8: "full vocabulary",
+        9: "mean over rows",
+    }

@@ -1,0 +1,180 @@
+"""Bad input: one line on stderr, exit 2, no traceback, the file untouched; property tests."""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers_lint import COMPLIANT, front_matter, run_cli, run_subprocess
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kldcard.errors import InputError
+from kldcard.lint.findings import Finding
+from kldcard.lint.registry import all_rules
+from kldcard.lint.runner import lint_card
+
+BLOCK = front_matter(COMPLIANT)["kld_evaluation"]
+
+
+def _bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (path, expected fragment of the one-line message)."""
+    cases: dict[str, tuple[bytes | None, str]] = {
+        "malformed-yaml": (b"---\nlicense: mit\nkld_evaluation: [unclosed\n---\n# x\n", "malformed YAML front matter"),
+        "tab-indented-yaml": (b"---\nkld_evaluation:\n\treference: x\n---\n", "malformed YAML front matter"),
+        "front-matter-a-list": (b"---\n- a\n- b\n---\n# x\n", "front matter must be a YAML mapping"),
+        "front-matter-a-string": (b"---\njust a sentence\n---\n# x\n", "front matter must be a YAML mapping"),
+        "non-utf8": (b"---\nlicense: mit\n---\n# caf\xe9 \xff\xfe\n", "not valid UTF-8"),
+        "binary": (bytes(range(256)) * 8, "binary file"),
+        "empty": (b"", "empty file"),
+        "whitespace-only": (b"  \n\n\t\n", "empty file"),
+        "50MB": (None, "too large for a model card"),
+    }
+    out = {}
+    for name, (data, msg) in cases.items():
+        p = tmp / f"{name}.md"
+        if data is None:  # sparse 50 MB file: cheap to create, same size to the linter
+            with open(p, "wb") as fh:
+                fh.truncate(50 * 1024 * 1024)
+        else:
+            p.write_bytes(data)
+        out[name] = (p, msg)
+    out["missing"] = (tmp / "nope" / "README.md", "no such file")
+    (tmp / "a-directory").mkdir()
+    out["directory"] = (tmp / "a-directory", "is a directory")
+    return out
+
+
+def test_each_bad_input_is_one_line_exit_2_and_file_untouched(tmp_path, capsys):
+    for name, (path, fragment) in _bad_inputs(tmp_path).items():
+        before = (path.read_bytes(), path.stat().st_mtime_ns) if path.is_file() else None
+        rc, out, err = run_cli(capsys, "lint", path)
+        assert rc == 2, name
+        assert err.count("\n") == 1 and err.startswith("kldcard: error: "), (name, err)
+        assert fragment in err, (name, err)
+        assert "Traceback" not in err and out == "No cards linted.\n"
+        if before is not None:
+            assert (path.read_bytes(), path.stat().st_mtime_ns) == before, name
+        with pytest.raises(InputError):
+            lint_card(path)
+
+
+def test_bad_input_in_a_real_process_has_no_traceback(tmp_path):
+    bad = tmp_path / "README.md"
+    bad.write_bytes(b"---\nkey: [1, 2\n---\n")
+    proc = run_subprocess("lint", bad)
+    assert proc.returncode == 2
+    assert proc.stderr == f"kldcard: error: {bad}:2:11: malformed YAML front matter: expected ',' or ']', but got '<stream end>'\n"
+
+
+def test_bad_input_among_good_cards_still_lints_the_rest(tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "lint", "-o", "json", tmp_path / "missing.md", COMPLIANT)
+    assert rc == 2  # input errors win over findings
+    assert err.count("\n") == 1 and "no such file" in err
+    assert '"files": [\n    "' in out and str(COMPLIANT) in out
+
+
+@pytest.mark.parametrize("value", ["a string", ["a", "list"], 42, None, True])
+def test_block_of_the_wrong_type_is_a_finding_not_a_crash(tmp_path, value):
+    p = tmp_path / "README.md"
+    p.write_text("---\n" + yaml.safe_dump({"kld_evaluation": value}) + "---\n")
+    findings = lint_card(p).findings
+    assert [f.rule_id for f in findings] == ["KLD001"]
+    assert findings[0].line == 2
+
+
+def test_crlf_card_locates_lines_like_lf(tmp_path):
+    text = COMPLIANT.read_text().replace("revision: d04e592bb4f6aa9cfee91e2e20afa771667e1d4b", "revision: main", 1)
+    (tmp_path / "lf.md").write_bytes(text.encode())
+    (tmp_path / "crlf.md").write_bytes(text.replace("\n", "\r\n").encode())
+    (tmp_path / "bom.md").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    locs = {name: [(f.line, f.column) for f in lint_card(tmp_path / name).findings] for name in ("lf.md", "crlf.md", "bom.md")}
+    assert locs["lf.md"] == locs["crlf.md"] == locs["bom.md"] == [(13, 15)]
+
+
+# --------------------------------------------------------------------------------------------
+# Property tests: whatever the input, lint returns findings or raises InputError.
+# --------------------------------------------------------------------------------------------
+
+KNOWN = set(all_rules())
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.sampled_from(["1e-3", "bf16", "q4_k_m", "main", "forward", "0" * 40, "a" * 64, "every-n", "full", "yes"]),
+)
+keys = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(sorted({*BLOCK, "reference", "runtime", "results", "kld", "mean", "model-index", "metrics", "value"})),
+)
+yaml_values = st.recursive(
+    scalars, lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=5), max_leaves=25
+)
+
+
+def _mutated_block(data: st.DataObject) -> dict:
+    """The compliant block with one random subtree replaced or deleted."""
+    block = copy.deepcopy(BLOCK)
+    node: Any = block
+    for _ in range(data.draw(st.integers(0, 4), label="depth")):
+        children = [v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)) and v]
+        if not children:
+            break
+        node = data.draw(st.sampled_from(children), label="descend")
+    if isinstance(node, dict):
+        key = data.draw(st.sampled_from(sorted(node)), label="key")
+        if data.draw(st.booleans(), label="delete"):
+            del node[key]
+        else:
+            node[key] = data.draw(yaml_values, label="value")
+    elif node:
+        node[data.draw(st.integers(0, len(node) - 1), label="index")] = data.draw(yaml_values, label="value")
+    return block
+
+
+def _check(data: bytes) -> None:
+    fd, name = tempfile.mkstemp(suffix=".md")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            result = lint_card(name)
+        except InputError as exc:
+            assert len(str(exc).splitlines()) == 1
+            return
+        for f in result.findings:
+            assert isinstance(f, Finding) and f.rule_id in KNOWN
+            assert f.line >= 1 and f.column >= 1 and len(f.message.splitlines()) == 1
+            assert f.pointer == "" or f.pointer.startswith("/")
+        with open(name, "rb") as fh:
+            assert fh.read() == data
+    finally:
+        os.unlink(name)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=300))
+def test_arbitrary_text_gives_findings_or_input_error(text):
+    _check(text.encode("utf-8", "replace"))
+    _check(("---\n" + text + "\n---\n# body\n").encode("utf-8", "replace"))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(yaml_values, st.booleans())
+def test_arbitrary_yaml_gives_findings_or_input_error(value, as_block):
+    meta = {"kld_evaluation": value} if as_block else value
+    _check(("---\n" + yaml.safe_dump(meta, allow_unicode=True) + "---\n# body\n").encode("utf-8", "replace"))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), yaml_values)
+def test_mutated_compliant_blocks_give_findings_or_input_error(data, model_index):
+    meta = {"kld_evaluation": _mutated_block(data), "model-index": model_index}
+    _check(("---\n" + yaml.safe_dump(meta, allow_unicode=True) + "---\n# body\n").encode("utf-8", "replace"))

@@ -1,0 +1,91 @@
+"""hf://OWNER/NAME[@REVISION] cards from a Hugging Face cache laid out as huggingface_hub lays it out."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from helpers_lint import COMPLIANT, EXAMPLES, run_subprocess
+
+from kldcard.errors import InputError
+from kldcard.hub import parse_spec
+
+COMMIT = "3f1c9a7e5b2d4c6a8e0f1b3d5c7a9e2f4b6d8c0a"
+OLD_COMMIT = "0a8c6e4b2d0f9a7c5e3b1d8f6a4c2e0b9d7f5a3c"
+
+
+def _populate_cache(cache: Path, repo_id: str, files: dict[str, bytes]) -> None:
+    """models--owner--name/{blobs/<sha1>, snapshots/<commit>/README.md -> ../../blobs/<sha1>, refs/main}."""
+    repo = cache / ("models--" + repo_id.replace("/", "--"))
+    (repo / "blobs").mkdir(parents=True)
+    (repo / "refs").mkdir()
+    for commit, data in files.items():
+        # non-LFS files are stored under their git blob sha1 (the etag the Hub sends)
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        (repo / "blobs" / blob).write_bytes(data)
+        snap = repo / "snapshots" / commit
+        snap.mkdir(parents=True)
+        os.symlink(Path("..", "..", "blobs", blob), snap / "README.md")
+    (repo / "refs" / "main").write_text(COMMIT)  # no trailing newline, as huggingface_hub writes it
+
+
+@pytest.fixture
+def hub_cache(tmp_path):
+    cache = tmp_path / "hf-cache"
+    _populate_cache(
+        cache,
+        "example-org/Llama-3.1-8B-GGUF",
+        {
+            COMMIT: (EXAMPLES / "KLD206-model-index-mismatch.md").read_bytes(),
+            OLD_COMMIT: COMPLIANT.read_bytes(),
+        },
+    )
+    env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
+    return cache, env
+
+
+def test_lint_hf_card_from_offline_cache(hub_cache):
+    cache, env = hub_cache
+    proc = run_subprocess("lint", "hf://example-org/Llama-3.1-8B-GGUF", env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith("hf://example-org/Llama-3.1-8B-GGUF/README.md:")
+    assert " error KLD206 " in proc.stdout and proc.stderr == ""
+
+
+def test_lint_hf_card_at_a_pinned_revision(hub_cache):
+    _, env = hub_cache
+    proc = run_subprocess("lint", f"hf://example-org/Llama-3.1-8B-GGUF@{OLD_COMMIT}", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "All checks passed (1 card, no findings)." in proc.stdout
+
+
+def test_offline_flag_uses_local_files_only_without_the_env_var(hub_cache):
+    cache, env = hub_cache
+    env = {k: v for k, v in env.items() if k != "HF_HUB_OFFLINE"}
+    proc = run_subprocess("lint", "--offline", "-o", "json", "hf://example-org/Llama-3.1-8B-GGUF", env={**env, "HF_HUB_OFFLINE": "0"})
+    assert proc.returncode == 1, proc.stderr
+    assert '"file": "hf://example-org/Llama-3.1-8B-GGUF/README.md"' in proc.stdout
+
+
+def test_uncached_repo_offline_is_one_line_exit_2(hub_cache):
+    _, env = hub_cache
+    proc = run_subprocess("lint", "hf://example-org/not-downloaded", env=env)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "kldcard: error: hf://example-org/not-downloaded: README.md is not in the local Hugging Face cache "
+        "and HF_HUB_OFFLINE is set; download it once while online\n"
+    )
+
+
+@pytest.mark.parametrize("spec", ["hf://", "hf://justaname", "hf://a/b/c", "hf://a/b@", "hf://../x/y", "hf://a b/c"])
+def test_bad_spec(spec):
+    with pytest.raises(InputError, match="not a Hub card spec"):
+        parse_spec(spec)
+
+
+def test_spec_parsing():
+    assert str(parse_spec("hf://org/model")) == "hf://org/model"
+    spec = parse_spec(f"hf://org/model.v2@{COMMIT}")
+    assert (spec.repo_id, spec.revision) == ("org/model.v2", COMMIT)
