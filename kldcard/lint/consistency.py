@@ -62,6 +62,7 @@ def check_consistency(card: Card, raw: Any) -> Check:
         yield from check_positions(raw)
         yield from check_directions(raw)
         yield from check_calibration(raw)
+        yield from check_cross_stack_runtime(raw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,6 +176,14 @@ def _matches(value: float, mean: float) -> bool:
     if not isinstance(quantum, int) or not math.isfinite(value) or not math.isfinite(mean):
         return value == mean
     return abs(value - mean) <= 0.5 * 10.0**quantum * (1 + 1e-9) + 1e-15
+
+
+def check_cross_stack_runtime(raw: dict[Any, Any]) -> Check:
+    """KLD207: a candidate measured on a stack whose arithmetic differs from the reference's."""
+    from ..stack.portability import check_cross_stack
+
+    for pointer, message in check_cross_stack(raw, prefix=_ptr(BLOCK_KEY)):
+        yield ("KLD207", message, pointer)
 
 
 def check_reference(raw: dict[Any, Any]) -> Check:

@@ -306,3 +306,8 @@ MODEL_INDEX_MISMATCH = rule(
     example="    - type: kl_divergence\n      value: 0.0125   # block says mean: 0.0213\n",
     fix="    - type: kl_divergence\n      value: 0.0213\n",
 )
+
+# Defined next to the portability analysis it reports (kldcard.stack.portability).
+from ..stack.portability import CROSS_STACK_RULE  # noqa: E402
+
+CROSS_STACK_COMPARISON = rule(**CROSS_STACK_RULE)

@@ -1,0 +1,17 @@
+"""Why references don't travel between stacks.
+
+- :mod:`kldcard.stack.splits` — FlashAttention-2's split-KV heuristic: how many groups a GPU cuts
+  a KV sequence into, from its SM count.
+- :mod:`kldcard.stack.simulate` — a bf16 split-softmax simulator: the same inputs give different
+  bf16 attention outputs under different group boundaries.
+- :mod:`kldcard.stack.portability` — which recorded stack coordinates change arithmetic between two
+  stack fingerprints (used by compare, lint and render; lint rule KLD206).
+- :mod:`kldcard.stack.many` — many stacks at once: pairwise forward KL, top-1 disagreement and each
+  stack's KL to the centroid of stacks.
+"""
+
+from __future__ import annotations
+
+from .splits import GPU_SM_COUNTS, SplitPrediction, fa2_num_splits, lookup_gpu, predict_splits
+
+__all__ = ["GPU_SM_COUNTS", "SplitPrediction", "fa2_num_splits", "lookup_gpu", "predict_splits"]

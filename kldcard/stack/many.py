@@ -1,0 +1,398 @@
+"""Many stacks at once: the same tokens through several stacks, compared pairwise and to a centroid.
+
+There is no objective "right" stack: engines, attention backends, GPUs and TP degrees each compute
+a slightly different distribution from the same weights. This module takes N captures with identical
+token ids and positions and reports, in float64 over the full vocabulary, in nats:
+
+- the pairwise forward-KL matrix ``KL[i][j] = mean over positions of KL(P_i ‖ P_j)`` (row = reference);
+- the pairwise top-1 disagreement matrix (fraction of positions whose argmax differs; ties resolve to
+  the lowest token id, as ``numpy.argmax`` does);
+- each stack's ``KL(P_stack ‖ M)`` to the **mean-probability centroid** ``M = (1/N) Σ_k P_k``;
+- for each pair, the first position where the top-1 tokens differ and the clusters of disagreement.
+
+Why the mean-probability centroid (and not the normalised geometric mean): ``M`` is the distribution
+that minimises ``Σ_k KL(P_k ‖ M)``, so each stack's number is exactly its share of the generalised
+Jensen-Shannon divergence of the set; it is bounded by ``log N`` and finite even when one stack puts
+(near) zero probability on a token (a truncated or floored vocabulary). The normalised geometric mean
+minimises the reverse sum ``Σ_k KL(C ‖ P_k)`` and is dragged towards zero wherever any single stack is,
+so one outlier stack would move every other stack's distance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..capture.store import open_capture, to_float64
+from ..divergence import RowKernel
+from ..errors import CaptureMismatch, NonFiniteLogits, UsageError
+from ..stream import default_threads, single_threaded_blas
+from .portability import stack_differences
+
+CENTROID = "mean-probability"
+CENTROID_WHY = (
+    "M = (1/N) Σ_k P_k minimises Σ_k KL(P_k ‖ M), so each stack's KL(P_k ‖ M) is its share of the "
+    "generalised Jensen-Shannon divergence; bounded by log N and finite even where one stack gives a "
+    "token (near) zero probability, unlike the normalised geometric mean, which any single outlier "
+    "stack drags towards zero"
+)
+# Memory for one block of positions: N stacks × block × vocab × (logits + log-probs), float64.
+_BLOCK_BYTES = 1 << 28
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    """Row-wise log-probabilities in float64 (-inf logits stay -inf)."""
+    z = x - x.max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        z -= np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return z
+
+
+def _divergence(kernel: RowKernel, z_ref: np.ndarray, z_cand: np.ndarray, label: str, position: int) -> tuple:
+    """(forward, reverse, js, ...) in nats from kldcard.divergence's accurate float64 row kernel."""
+    res = kernel(z_ref, z_cand)
+    if res is None:
+        raise NonFiniteLogits(f"{label} (or a stack it is compared with)", [position])
+    return res
+
+
+def _log_mean_prob(logp: np.ndarray) -> np.ndarray:
+    """log((1/N) Σ_k P_k) by log-sum-exp over the stacks: finite wherever any stack is, and exactly
+    log P when all stacks agree (so identical stacks are exactly 0 nats from the centroid)."""
+    lm = logp.max(axis=0)
+    # An entry masked (-inf) on every stack stays -inf in the centroid.
+    lm_safe = np.where(np.isfinite(lm), lm, 0.0)
+    acc = np.zeros_like(lm)
+    tmp = np.empty_like(lm)
+    for k in range(logp.shape[0]):
+        np.subtract(logp[k], lm_safe, out=tmp)
+        np.exp(tmp, out=tmp)
+        acc += tmp
+    with np.errstate(divide="ignore"):
+        np.log(acc, out=acc)
+    acc += lm_safe
+    acc -= np.log(logp.shape[0])
+    return acc
+
+
+def _json_values(a: np.ndarray) -> list:
+    """Nested lists for JSON; +inf (a stack masks a token another can emit) becomes the string "inf"."""
+    return [_json_values(x) for x in a] if a.ndim > 1 else [x if np.isfinite(x) else "inf" for x in a.tolist()]
+
+
+@dataclass
+class PairDivergence:
+    a: int
+    b: int
+    n_disagreements: int
+    first_position: int | None  # first captured position whose top-1 differs, or None
+    clusters: list[tuple[int, int, int]]  # (first position, last position, disagreements)
+
+    def to_dict(self, max_clusters: int = 200) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "n_top1_disagreements": self.n_disagreements,
+            "first_top1_divergence": self.first_position,
+            "n_clusters": len(self.clusters),
+            "clusters": [list(c) for c in self.clusters[:max_clusters]],
+        }
+
+
+@dataclass
+class ManyStackReport:
+    """Result of :func:`compare_stacks`. All divergences in nats over the full vocabulary."""
+
+    labels: list[str]
+    paths: list[str]
+    stacks: list[dict[str, Any] | None]
+    n_vocab: int
+    positions: np.ndarray  # int64 [n]
+    pairwise_kl_mean: np.ndarray  # [N, N], KL(P_row ‖ P_col)
+    pairwise_kl_max: np.ndarray  # [N, N]
+    top1_disagreement: np.ndarray  # [N, N], fraction of positions
+    kl_to_centroid: np.ndarray  # [N, n] per position, KL(P_stack ‖ M)
+    pairwise_kl: np.ndarray  # [N, N, n] per position, KL(P_i ‖ P_j)
+    top1: np.ndarray  # int64 [N, n]
+    pairs: list[PairDivergence] = field(default_factory=list)
+    gap: int = 8
+
+    @property
+    def kl_to_centroid_mean(self) -> np.ndarray:
+        return self.kl_to_centroid.mean(axis=1)
+
+    def to_dict(self) -> dict[str, Any]:
+        n = int(self.positions.size)
+        portability = []
+        for i in range(len(self.labels)):
+            for j in range(i + 1, len(self.labels)):
+                diffs = stack_differences(self.stacks[i], self.stacks[j])
+                portability.append({"a": i, "b": j, "differences": [d.to_dict() for d in diffs]})
+        return {
+            "kind": "kldcard-stacks-report",
+            "version": 1,
+            "units": "nats",
+            "vocabulary": f"full ({self.n_vocab} tokens)",
+            "positions": {
+                "n": n,
+                "first": int(self.positions[0]) if n else None,
+                "last": int(self.positions[-1]) if n else None,
+            },
+            "stacks": [
+                {"index": i, "label": lab, "path": p, "stack": s}
+                for i, (lab, p, s) in enumerate(zip(self.labels, self.paths, self.stacks))
+            ],
+            "pairwise_kl": {
+                "direction": "forward: KL(P_row ‖ P_col), row stack as reference",
+                "statistic": "token mean over the positions",
+                "mean": _json_values(self.pairwise_kl_mean),
+                "max": _json_values(self.pairwise_kl_max),
+            },
+            "top1_disagreement": {
+                "statistic": "fraction of positions whose argmax token differs (ties: lowest id)",
+                "matrix": self.top1_disagreement.tolist(),
+            },
+            "centroid": {
+                "kind": CENTROID,
+                "why": CENTROID_WHY,
+                "direction": "KL(P_stack ‖ M)",
+                "kl_mean": self.kl_to_centroid_mean.tolist(),
+                "kl_max": self.kl_to_centroid.max(axis=1).tolist() if n else [],
+            },
+            "top1_divergence": {
+                "cluster_gap": self.gap,
+                "pairs": [p.to_dict() for p in self.pairs],
+            },
+            "portability": portability,
+        }
+
+
+def _clusters(positions: np.ndarray, mask: np.ndarray, gap: int) -> list[tuple[int, int, int]]:
+    hits = positions[mask]
+    if hits.size == 0:
+        return []
+    # A new cluster starts where the distance to the previous disagreement exceeds ``gap`` positions.
+    breaks = np.flatnonzero(np.diff(hits) > gap) + 1
+    out = []
+    for seg in np.split(hits, breaks):
+        out.append((int(seg[0]), int(seg[-1]), int(seg.size)))
+    return out
+
+
+def _first_difference(a: np.ndarray, b: np.ndarray) -> int:
+    n = min(a.size, b.size)
+    diff = np.flatnonzero(a[:n] != b[:n])
+    return int(diff[0]) if diff.size else n
+
+
+def _open_all(paths: Sequence[str | Path], verify: bool) -> list[Any]:
+    caps = [open_capture(p, verify=verify) for p in paths]
+    first = caps[0]
+    for p, c in zip(paths[1:], caps[1:]):
+        if c.n_vocab != first.n_vocab:
+            raise CaptureMismatch(
+                f"{p} has {c.n_vocab} vocabulary entries but {paths[0]} has {first.n_vocab}; "
+                "many-stack comparison needs identical vocabularies"
+            )
+        for what, a, b in (("token ids", first.token_ids, c.token_ids), ("positions", first.positions, c.positions)):
+            if a.shape != b.shape or not np.array_equal(a, b):
+                idx = _first_difference(a, b)
+                raise CaptureMismatch(
+                    f"{p} and {paths[0]} differ in their {what} (first at index {idx}); "
+                    "stacks are compared only on the same tokens at the same positions"
+                )
+    return caps
+
+
+def _label(path: Path, stack: dict[str, Any] | None) -> str:
+    if not stack:
+        return path.name
+    return f"{path.name} ({stack.get('engine')}, {stack.get('attention_backend')}, {stack.get('device')})"
+
+
+def compare_stacks(
+    paths: Sequence[str | Path],
+    *,
+    labels: Sequence[str] | None = None,
+    gap: int = 8,
+    verify: bool = True,
+    progress: bool = False,
+    threads: int | None = None,
+) -> ManyStackReport:
+    """Compare N ≥ 2 captures of the same tokens and positions from different stacks (nats, float64).
+
+    ``gap``: two top-1 disagreements at most this many positions apart belong to the same cluster.
+    ``threads``: worker threads (default: usable cores); results do not depend on it.
+    """
+    if len(paths) < 2:
+        raise UsageError("give at least two captures to compare stacks")
+    if labels is not None and len(labels) != len(paths):
+        raise UsageError(f"{len(labels)} labels for {len(paths)} captures")
+    if gap < 0:
+        raise UsageError(f"cluster gap must be non-negative, got {gap}")
+    caps = _open_all(paths, verify)
+    n_stacks, n_vocab, n_pos = len(caps), caps[0].n_vocab, caps[0].n_positions
+    stacks = [c.manifest.stack.model_dump(mode="json") if c.manifest.stack is not None else None for c in caps]
+    names = list(labels) if labels else [_label(Path(p), s) for p, s in zip(paths, stacks)]
+
+    kl_pos = np.zeros((n_stacks, n_stacks, n_pos))  # per position KL(P_i ‖ P_j)
+    to_centroid = np.zeros((n_stacks, n_pos))
+    top1 = np.zeros((n_stacks, n_pos), dtype=np.int64)
+    block = max(1, min(1024, _BLOCK_BYTES // (16 * n_stacks * n_vocab)))
+    n_threads = max(1, threads if threads is not None else default_threads())
+    positions = np.asarray(caps[0].positions, dtype=np.int64)
+
+    def rows(start: int, r0: int, r1: int, logits: np.ndarray, logp: np.ndarray, log_m: np.ndarray) -> None:
+        kernel = RowKernel(n_vocab)  # scratch buffers: one kernel per task, never shared
+        for r in range(r0, r1):
+            pos, col = int(positions[start + r]), start + r
+            for i in range(n_stacks):
+                for j in range(i + 1, n_stacks):
+                    # One kernel call gives both directions: KL(P_i ‖ P_j) and KL(P_j ‖ P_i).
+                    fwd, rev = _divergence(kernel, logits[i, r], logits[j, r], names[i], pos)[:2]
+                    kl_pos[i, j, col], kl_pos[j, i, col] = fwd, rev
+                # Log-probabilities, not raw logits, so that a stack equal to the centroid is
+                # exactly 0 nats from it.
+                to_centroid[i, col] = _divergence(kernel, logp[i, r], log_m[r], names[i], pos)[0]
+
+    with contextlib.ExitStack() as ctx:
+        # The row kernel makes many short dot products; multi-threaded BLAS makes those ~20x slower.
+        # numpy releases the GIL in its loops, so row-parallel threads use the cores instead.
+        ctx.enter_context(single_threaded_blas())
+        pool = ctx.enter_context(ThreadPoolExecutor(n_threads)) if n_threads > 1 else None
+        advance = None
+        if progress:
+            from rich.progress import Progress
+
+            bar = ctx.enter_context(Progress(transient=True))
+            task = bar.add_task("comparing stacks", total=n_pos)
+            advance = lambda n: bar.advance(task, n)  # noqa: E731
+        # Row ranges, not iter_blocks: captures may be sharded differently, and blocks never
+        # straddle a shard.
+        for start in range(0, n_pos, block):
+            stop = min(start + block, n_pos)
+            logits = np.stack([to_float64(c.raw_rows(start, stop)) for c in caps])  # [N, b, V]
+            logp = np.empty_like(logits)
+            # NaN/+inf rows (or rows with no finite logit) give NaN here; the row kernel then
+            # rejects them with NonFiniteLogits, naming the position.
+            with np.errstate(invalid="ignore", over="ignore"):
+                for k in range(n_stacks):
+                    logp[k] = _log_softmax(logits[k])
+                log_m = _log_mean_prob(logp)
+            top1[:, start:stop] = logits.argmax(axis=-1)
+            n = stop - start
+            if pool is None:
+                rows(start, 0, n, logits, logp, log_m)
+            else:
+                cuts = np.linspace(0, n, min(n_threads, n) + 1).astype(int)
+                futures = [pool.submit(rows, start, a, b, logits, logp, log_m) for a, b in zip(cuts, cuts[1:])]
+                for f in futures:
+                    f.result()  # re-raises NonFiniteLogits from a worker
+            del logits, logp, log_m
+            if advance is not None:
+                advance(n)
+
+    # Summed in position order after the fact: the result does not depend on the thread count.
+    kl_sum = kl_pos.sum(axis=2)
+    kl_max = kl_pos.max(axis=2) if n_pos else np.zeros_like(kl_sum)
+    disagree = np.zeros((n_stacks, n_stacks))
+    pairs = []
+    for i in range(n_stacks):
+        for j in range(i + 1, n_stacks):
+            mask = top1[i] != top1[j]
+            disagree[i, j] = disagree[j, i] = mask.mean() if n_pos else 0.0
+            first = int(positions[mask][0]) if mask.any() else None
+            pairs.append(PairDivergence(i, j, int(mask.sum()), first, _clusters(positions, mask, gap)))
+    return ManyStackReport(
+        labels=names,
+        paths=[str(p) for p in paths],
+        stacks=stacks,
+        n_vocab=n_vocab,
+        positions=positions,
+        pairwise_kl_mean=kl_sum / max(n_pos, 1),
+        pairwise_kl_max=kl_max,
+        pairwise_kl=kl_pos,
+        top1_disagreement=disagree,
+        kl_to_centroid=to_centroid,
+        top1=top1,
+        pairs=pairs,
+        gap=gap,
+    )
+
+
+def write_plots(report: ManyStackReport, out_dir: str | Path) -> list[Path]:
+    """Write ``stacks-heatmap.png`` and ``stacks-per-position.png`` into ``out_dir`` (atomic writes)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - matplotlib is in the plot extra
+        from ..errors import EngineNotInstalled
+
+        raise EngineNotInstalled("matplotlib", "plot", "matplotlib") from exc
+    import os
+    import tempfile
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    short = [f"S{i}" for i in range(len(report.labels))]
+    written = []
+
+    def save(fig: Any, name: str) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".png", dir=out)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, dpi=120, bbox_inches="tight")
+            os.replace(tmp, out / name)
+        finally:
+            plt.close(fig)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        written.append(out / name)
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
+    for ax, mat, title, fmt in (
+        (axes[0], report.pairwise_kl_mean, "mean KL(P_row ‖ P_col), nats", "{:.2e}"),
+        (axes[1], report.top1_disagreement, "top-1 disagreement (fraction of positions)", "{:.3f}"),
+    ):
+        im = ax.imshow(mat, cmap="viridis")
+        ax.set_xticks(range(len(short)), short)
+        ax.set_yticks(range(len(short)), short)
+        ax.set_title(title, fontsize=10)
+        top = float(mat.max()) or 1.0
+        for (r, c), v in np.ndenumerate(mat):
+            # viridis is dark at the bottom, light at the top: pick a readable text colour.
+            colour = "black" if v > 0.6 * top else "white"
+            ax.text(c, r, fmt.format(v), ha="center", va="center", fontsize=7, color=colour)
+        fig.colorbar(im, ax=ax, fraction=0.046)
+    legend = "; ".join(f"{s} = {lab}" for s, lab in zip(short, report.labels))
+    fig.suptitle(f"{report.positions.size} positions, full vocabulary ({report.n_vocab})", fontsize=10)
+    fig.text(0.01, -0.02, legend, fontsize=7, wrap=True)
+    save(fig, "stacks-heatmap.png")
+
+    n_pairs = len(report.pairs)
+    fig, (ax1, ax2) = plt.subplots(
+        2, 1, figsize=(11, 5 + 0.25 * n_pairs), sharex=True, gridspec_kw={"height_ratios": [3, 1 + 0.3 * n_pairs]}
+    )
+    floor = 1e-12  # KL of identical stacks is 0; show it at the floor of the log axis
+    for k, lab in enumerate(short):
+        ax1.plot(report.positions, np.maximum(report.kl_to_centroid[k], floor), lw=0.8, label=lab)
+    ax1.set_yscale("log")
+    ax1.set_ylabel("KL(P_stack ‖ mean-probability centroid), nats")
+    ax1.legend(fontsize=7, loc="upper left")
+    events = [report.positions[report.top1[p.a] != report.top1[p.b]] for p in report.pairs]
+    if n_pairs:
+        ax2.eventplot(events, lineoffsets=range(n_pairs), linelengths=0.8, linewidths=0.8)
+        ax2.set_yticks(range(n_pairs), [f"{short[p.a]}≠{short[p.b]}" for p in report.pairs])
+    ax2.set_xlabel("position (logits after tokens 0..i)")
+    ax2.set_title("top-1 disagreements per pair", fontsize=9)
+    fig.text(0.01, -0.02, legend, fontsize=7, wrap=True)
+    save(fig, "stacks-per-position.png")
+    return written
