@@ -265,7 +265,8 @@ class Aggregation(_Model):
     statistic: Literal["token-mean", "sequence-mean", "median"]
     percentiles: list[float] = Field(description="percentiles reported, in percent (99.9, 99, ...)")
     output_ranges: list[Annotated[list[NonNegInt], Field(min_length=2, max_length=2)]] = Field(
-        description="position buckets [start, end) the results are also summarised over"
+        description="buckets [start, end) of position within the context window (tokens of left "
+        "context) that the results are also summarised over"
     )
     uncertainty: Uncertainty
 

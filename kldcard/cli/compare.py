@@ -1,0 +1,101 @@
+"""``kldcard compare REF CAND -o result.json``: float64 divergences between two captures.
+
+Prints a short labelled summary (nats, direction KL(P_ref || P_cand), positions, vocabulary) and
+writes the result JSON atomically. Exit 0 on success, 2 when the captures cannot be compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import nullcontext
+
+from ..errors import UsageError
+
+
+def _percentiles(text: str) -> list[float]:
+    try:
+        vals = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not vals or any(not 0 <= v <= 100 for v in vals):
+        raise argparse.ArgumentTypeError("percentiles must lie in [0, 100]")
+    return vals
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "compare",
+        help="compare a reference capture with a candidate capture (float64, nats)",
+        description="Compute per-token forward KL(P_ref || P_cand), reverse KL, Jensen-Shannon (all in nats), "
+        "top-1 agreement and Δp between two captures, in float64, and summarise them overall and per "
+        "position range. Refuses captures whose token ids, positions or vocabulary differ (exit 2).",
+    )
+    p.add_argument("reference", metavar="REF", help="reference capture directory (e.g. the BF16 model)")
+    p.add_argument("candidate", metavar="CAND", help="candidate capture directory (e.g. the quantized model)")
+    p.add_argument("-o", "--output", required=True, metavar="RESULT.json", help="result JSON (written atomically)")
+    p.add_argument("--per-token", metavar="FILE", help="also write per-token values (.npz or .csv)")
+    p.add_argument(
+        "--align-vocab", choices=["common-prefix"], default=None,
+        help="compare padded vocabularies of different sizes over their common prefix (recorded in the result)",
+    )
+    p.add_argument(
+        "--buckets", default=None, metavar="SPEC",
+        help="output ranges: pow2 (default: 0,128,256,512,...), width:N, or explicit edges like 0,512,2048",
+    )
+    p.add_argument("--percentiles", type=_percentiles, default=None, metavar="LIST",
+                   help="percentiles to report (default: 99.9,99,95,90,10,5,1,0.1)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the CI of means (0: SE only)")
+    p.add_argument("--level", type=float, default=0.95, help="bootstrap confidence level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--threads", type=int, default=None, metavar="N", help="worker threads (default: all usable cores)")
+    p.add_argument("--no-verify", action="store_true", help="check shard sizes only, skip sha256 verification")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
+    return p
+
+
+def _progress_bar(total: int, enabled: bool):
+    if not enabled or not sys.stderr.isatty():
+        return nullcontext(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("positions"), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..capture.store import open_capture
+    from ..compare import compare, write_per_token, write_result
+    from ..summary import DEFAULT_PERCENTILES
+
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be >= 0")
+    if not 0 < args.level < 1:
+        raise UsageError("--level must lie strictly between 0 and 1")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be >= 1")
+    if args.per_token and not args.per_token.endswith((".npz", ".csv")):
+        raise UsageError(f"--per-token file must end in .npz or .csv, not {args.per_token!r}")
+    ref = open_capture(args.reference, verify=not args.no_verify)
+    cand = open_capture(args.candidate, verify=not args.no_verify)
+    with _progress_bar(ref.n_positions, not args.no_progress) as bar:
+        callback = None
+        if bar is not None:
+            task = bar.add_task("compare", total=ref.n_positions)
+            callback = lambda n: bar.advance(task, n)  # noqa: E731
+        result, per_token = compare(
+            ref, cand, align_vocab=args.align_vocab, buckets=args.buckets,
+            percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap, level=args.level,
+            seed=args.seed, threads=args.threads, progress=callback, return_per_token=True,
+        )
+    if args.per_token:
+        write_per_token(per_token, args.per_token)
+        result.per_token_file = args.per_token
+    write_result(result, args.output)
+    for line in result.summary_lines():
+        print(line)
+    print(f"wrote {args.output}" + (f" and {args.per_token}" if args.per_token else ""))
+    return 0
