@@ -13,10 +13,12 @@ aligned common prefix).
 from __future__ import annotations
 
 import math
+import sys
+import types
 import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -365,3 +367,14 @@ def _perplexity(nll_ref: np.ndarray, nll_cand: np.ndarray) -> Perplexity | None:
         mean_nll_ref=mr, mean_nll_cand=mc, ppl_ref=math.exp(mr), ppl_cand=math.exp(mc),
         ln_ppl_ratio=float(diff.mean()), ln_ppl_ratio_se=se, nll_correlation=corr,
     )
+
+
+class _CallableModule(types.ModuleType):
+    """``kldcard.compare(...)`` is the public function; importing this module binds the module to
+    that name on ``kldcard``, so the module itself is made callable (same as ``kldcard.capture``)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return compare(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -8,6 +8,10 @@ Engine adapters live in their own modules and are imported only when used.
 
 from __future__ import annotations
 
+import sys
+import types
+from typing import Any
+
 from .manifest import CaptureManifest, CaptureMeta
 from .store import Capture, CaptureWriter, create_capture_from_arrays, open_capture, to_float64
 
@@ -20,3 +24,17 @@ __all__ = [
     "open_capture",
     "to_float64",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """``kldcard.capture(...)`` is the public capture function (STYLE: lint_card, capture, compare,
+    render_section), but importing any ``kldcard.capture.*`` module binds this package to that name
+    on ``kldcard``. Making the package callable keeps both meanings working."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Capture:
+        from .run import capture
+
+        return capture(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

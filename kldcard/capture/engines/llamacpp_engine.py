@@ -1,0 +1,279 @@
+"""llama.cpp adapter through llama-cpp-python's low-level C API.
+
+Each prefill chunk is one ``llama_decode`` call on a ``llama_batch`` of ``n_batch`` tokens whose
+``logits`` flags are set only at the sampled positions, so llama.cpp computes the output layer
+only there and the logits buffer holds ``len(keep)`` rows (never ``logits_all`` over the text).
+The context's ``n_ubatch``, threads, flash-attention setting and KV-cache type are set explicitly
+and recorded, because each changes the arithmetic.
+
+Tokenization uses llama.cpp's own tokenizer with ``parse_special=True`` (special-token strings in
+the text become their ids), which is what transformers and mlx-lm do, so the three agree.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+import numpy as np
+
+from ...errors import InputError, UsageError
+from ...schema import StackFingerprint
+from .. import fingerprint as fp
+from .base import EngineModel, EngineSettings, TokenizedText
+
+REQUIRES = ("llama_cpp",)
+
+KV_TYPES = {
+    name: getattr(llama_cpp, f"GGML_TYPE_{name.upper()}")
+    for name in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")
+    if hasattr(llama_cpp, f"GGML_TYPE_{name.upper()}")
+}
+_FTYPE_NAMES = {
+    getattr(llama_cpp, n): n.removeprefix("LLAMA_FTYPE_").removeprefix("MOSTLY_").removeprefix("ALL_").lower()
+    for n in dir(llama_cpp)
+    if n.startswith("LLAMA_FTYPE_") and n != "LLAMA_FTYPE_GUESSED"
+}
+_UNQUANTIZED = ("f32", "f16", "bf16")
+
+
+def _close_devnull() -> None:
+    """llama-cpp-python opens /dev/null at import and never closes it (a ResourceWarning at exit)."""
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        f = getattr(utils, name, None)
+        if f is not None and not f.closed:
+            f.close()
+
+
+atexit.register(_close_devnull)
+_backend_ready = False
+
+
+@llama_cpp.llama_log_callback
+def _log_to_stderr_if_debug(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+    if _DEBUG:
+        sys.stderr.write(text.decode("utf-8", "replace"))
+
+
+_DEBUG = bool(os.environ.get("KLDCARD_DEBUG"))
+
+
+def quiet_logs() -> None:
+    """Silence llama.cpp's load/decode chatter unless KLDCARD_DEBUG is set (the callback object is
+    module-level so it outlives every call from C)."""
+    llama_cpp.llama_log_set(_log_to_stderr_if_debug, ctypes.c_void_p(0))
+
+
+def _init_backend() -> None:
+    global _backend_ready
+    if not _backend_ready:
+        quiet_logs()
+        llama_cpp.llama_backend_init()
+        _backend_ready = True
+
+
+def system_info() -> str:
+    return llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip().rstrip("|").strip()
+
+
+def _gpu_fields(info: str) -> dict[str, Any]:
+    """Device fields when layers are offloaded to a GPU backend."""
+    upper = info.upper()
+    if "METAL" in upper:
+        return {"backend": "metal", "device": fp.apple_chip_family() or "Apple GPU", "chip_family": fp.apple_chip_family() or "Apple Silicon"}
+    if "CUDA" in upper or "HIP" in upper or "ROCM" in upper:
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                return fp.torch_cuda_details(0)
+        except ImportError:
+            pass
+        return {
+            "backend": "rocm" if ("HIP" in upper or "ROCM" in upper) else "cuda",
+            "device": "unknown (install torch to record the GPU)",
+            "sm_count": 0,
+            "compute_capability": "unknown",
+            "driver_version": fp.nvidia_driver_version() or "unknown",
+            "cuda_version": "unknown",
+        }
+    if "VULKAN" in upper:
+        return {"backend": "vulkan", "device": "unknown"}
+    return fp.cpu_device_fields()
+
+
+def _resolved(s: EngineSettings) -> dict[str, Any]:
+    n_batch = s.n_batch or s.prefill_chunk
+    return {
+        "n_batch": n_batch,
+        "n_ubatch": min(s.n_ubatch or 512, n_batch),
+        "threads": s.threads or fp.cpu_count(),
+        "flash_attn": bool(s.flash_attn),
+        "kv_type": (s.kv_type or "f16").lower(),
+        "n_gpu_layers": s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if llama_cpp.llama_supports_gpu_offload() else 0),
+    }
+
+
+def machine_fingerprint(settings: EngineSettings | None = None) -> dict[str, Any]:
+    """Stack fields knowable without a model (``kldcard stack``)."""
+    s = settings or EngineSettings()
+    r = _resolved(s)
+    info = system_info()
+    on_gpu = r["n_gpu_layers"] != 0 and llama_cpp.llama_supports_gpu_offload()
+    fields = {
+        "engine": "llama.cpp",
+        "engine_version": f"llama-cpp-python {llama_cpp.__version__}",
+        "engine_build": info,
+        **(_gpu_fields(info) if on_gpu else fp.cpu_device_fields()),
+        "attention_backend": f"flash-attn {'on' if r['flash_attn'] else 'off'}",
+        "tensor_parallel": 1,
+        "kv_cache_dtype": r["kv_type"],
+        "prefill_chunk": r["n_batch"],
+        "n_ubatch": r["n_ubatch"],
+        "threads": r["threads"],
+        **fp.machine_fields(),
+    }
+    return fields
+
+
+class LlamaCppModel(EngineModel):
+    engine = "llama.cpp"
+    model_format = "gguf"
+
+    def __init__(self, path: str | Path, settings: EngineSettings):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise InputError(f"{self.path} is not a GGUF file")
+        if settings.dtype:
+            raise UsageError("--dtype does not apply to llama.cpp (the GGUF fixes the weights' types); use --kv-type")
+        self.settings, self.r = settings, _resolved(settings)
+        if self.r["kv_type"] not in KV_TYPES:
+            raise UsageError(f"--kv-type {self.r['kv_type']!r} is not one of {', '.join(KV_TYPES)}")
+        _init_backend()
+        mparams = llama_cpp.llama_model_default_params()
+        mparams.n_gpu_layers = self.r["n_gpu_layers"]
+        self.model = llama_cpp.llama_model_load_from_file(str(self.path).encode(), mparams)
+        if not self.model:
+            raise InputError(f"llama.cpp cannot load {self.path} (not a valid GGUF for this build)")
+        self.vocab = llama_cpp.llama_model_get_vocab(self.model)
+        self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
+        self.ctx: Any = None
+        self.n_ctx = 0
+        self.batch: Any = None
+
+    def tokenize(self, text: str) -> TokenizedText:
+        data = text.encode("utf-8")
+        cap = len(data) + 16
+        buf = (llama_cpp.llama_token * cap)()
+        n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, cap, True, True)
+        if n < 0:
+            cap = -n
+            buf = (llama_cpp.llama_token * cap)()
+            n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, cap, True, True)
+        ids = np.ctypeslib.as_array(buf)[:n].astype(np.int32)
+        add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self.vocab))
+        bos = int(llama_cpp.llama_vocab_bos(self.vocab))
+        return TokenizedText(ids, add_bos and n > 0 and int(ids[0]) == bos, bos if bos >= 0 else None)
+
+    def _make_context(self, capacity: int) -> None:
+        self._free_context()
+        r = self.r
+        cp = llama_cpp.llama_context_default_params()
+        cp.n_ctx = capacity
+        cp.n_batch = r["n_batch"]
+        cp.n_ubatch = r["n_ubatch"]
+        cp.n_seq_max = 1
+        cp.n_threads = cp.n_threads_batch = r["threads"]
+        cp.flash_attn_type = (
+            llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if r["flash_attn"] else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
+        cp.type_k = cp.type_v = KV_TYPES[r["kv_type"]]
+        cp.embeddings = False
+        cp.no_perf = True
+        self.ctx = llama_cpp.llama_init_from_model(self.model, cp)
+        if not self.ctx:
+            raise InputError(
+                f"llama.cpp cannot create a context of {capacity} tokens with these settings "
+                f"(n_batch {r['n_batch']}, n_ubatch {r['n_ubatch']}, kv {r['kv_type']}, flash-attn {r['flash_attn']})"
+            )
+        self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx))
+        self.batch = llama_cpp.llama_batch_init(r["n_batch"], 0, 1)
+
+    def begin_sequence(self, capacity: int) -> None:
+        if self.ctx is None or self.n_ctx < capacity:
+            self._make_context(capacity)
+        else:
+            llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self.ctx), True)
+
+    def forward(self, token_ids: np.ndarray, start: int, keep: np.ndarray) -> np.ndarray:
+        n = len(token_ids)
+        if n > self.r["n_batch"]:
+            raise ValueError(f"chunk of {n} tokens exceeds n_batch {self.r['n_batch']}")
+        b = self.batch
+        flags = np.zeros(n, dtype=np.int8)
+        flags[np.asarray(keep, dtype=np.int64)] = 1
+        # Bulk-copy the arrays into the batch's C buffers (the numpy sources are bound to names so
+        # they stay alive during the copy).
+        tok = np.ascontiguousarray(token_ids, dtype=np.int32)
+        pos = np.arange(start, start + n, dtype=np.int32)
+        one = np.ones(n, dtype=np.int32)
+        ctypes.memmove(b.token, tok.ctypes.data, 4 * n)
+        ctypes.memmove(b.pos, pos.ctypes.data, 4 * n)
+        ctypes.memmove(b.n_seq_id, one.ctypes.data, 4 * n)
+        ctypes.memmove(b.logits, flags.ctypes.data, n)
+        for j in range(n):
+            b.seq_id[j][0] = 0
+        b.n_tokens = n
+        rc = llama_cpp.llama_decode(self.ctx, b)
+        if rc != 0:
+            raise RuntimeError(f"llama_decode failed with code {rc} at position {start}")
+        k = len(keep)
+        if k == 0:
+            return np.zeros((0, self.n_vocab), dtype=np.float32)
+        # Logits of the flagged tokens, contiguous, in batch order.
+        ptr = llama_cpp.llama_get_logits(self.ctx)
+        return np.ctypeslib.as_array(ptr, shape=(k, self.n_vocab)).copy()
+
+    def _ftype(self) -> str:
+        code = int(llama_cpp.llama_model_ftype(self.model)) & ~1024  # strip the GUESSED flag
+        return _FTYPE_NAMES.get(code, f"ftype-{code}")
+
+    def fingerprint(self) -> StackFingerprint:
+        fields = machine_fingerprint(self.settings)
+        fields.update(weights_dtype=self._ftype(), compute_dtype="f32")
+        return StackFingerprint(**fields)
+
+    def model_meta(self) -> dict[str, Any]:
+        ftype = self._ftype()
+        return {
+            "name": self.path.stem,
+            "path": str(self.path.resolve()),
+            "format": "gguf",
+            "files": fp.model_file_hashes(self.path),
+            "dtype": ftype,
+            "quantization": None if ftype in _UNQUANTIZED else ftype,
+        }
+
+    def _free_context(self) -> None:
+        if self.batch is not None:
+            llama_cpp.llama_batch_free(self.batch)
+            self.batch = None
+        if self.ctx is not None:
+            llama_cpp.llama_free(self.ctx)
+            self.ctx = None
+
+    def close(self) -> None:
+        self._free_context()
+        if getattr(self, "model", None):
+            llama_cpp.llama_model_free(self.model)
+            self.model = None
+
+
+def open_model(path: str | Path, settings: EngineSettings) -> LlamaCppModel:
+    return LlamaCppModel(path, settings)

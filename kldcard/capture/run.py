@@ -1,0 +1,272 @@
+"""Capture full-vocabulary logits from an engine into a capture store.
+
+:func:`capture` tokenizes the text with the engine's own tokenizer, splits the tokens into
+non-overlapping context windows (``n_ctx``; default one window over the whole text), feeds each
+window in prefill chunks through a fresh KV cache, and stores the raw logits of the sampled
+positions only (BF16 by default). Memory is bounded by one chunk (``len(sampled) x n_vocab``), not
+by the text. The manifest records the model files' and the text's sha256, the positions scheme,
+the context layout and the exact stack fingerprint. The store's writer is atomic: an exception or
+Ctrl-C leaves no ``manifest.json`` at ``out``.
+
+``repeat=N`` runs the whole capture N times in this process and compares the sha256 of the float32
+logits of every run: a reference is a fixed target only if its stack reproduces it bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+from ..schema import StackFingerprint
+from .engines import EngineModel, EngineSettings, TokenizedText, canonical_name, open_model
+from .fingerprint import sha256_bytes
+from .manifest import CaptureMeta, TokenizerParityInfo
+from .positions import PositionScheme, Windows, make_windows, parse_positions, select_positions
+from .store import Capture, CaptureWriter, open_capture
+
+__all__ = ["CaptureResult", "capture", "run_capture"]
+
+
+@dataclass
+class CaptureResult:
+    """What :func:`run_capture` did: the capture plus the reproducibility check."""
+
+    capture: Capture
+    digests: list[str]  # sha256 of the float32 logits (and positions) of each run
+    seconds: list[float]  # wall time of each run (engine work, excluding model load)
+    load_seconds: float
+    stack: StackFingerprint
+    n_tokens: int
+    n_positions: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def bit_identical(self) -> bool | None:
+        """True/False when repeated; None for a single run."""
+        return None if len(self.digests) < 2 else len(set(self.digests)) == 1
+
+
+def _read_text(path: str | os.PathLike) -> tuple[str, bytes]:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"text file {p} does not exist") from None
+    except OSError as exc:
+        raise InputError(f"cannot read text file {p}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8"), data
+    except UnicodeDecodeError as exc:
+        raise InputError(f"text file {p} is not UTF-8 (byte {exc.start})") from None
+
+
+def _progress(total: int, desc: str, enabled: bool | None) -> Any:
+    from tqdm.auto import tqdm
+
+    # disable=None hides the bar when stderr is not a terminal (CI logs stay clean).
+    return tqdm(total=total, desc=desc, unit="tok", file=sys.stderr, disable=None if enabled is None else not enabled,
+                dynamic_ncols=True, leave=False)
+
+
+def _run_engine(
+    m: EngineModel,
+    ids: np.ndarray,
+    windows: Windows,
+    positions: np.ndarray,
+    chunk: int,
+    sink: Callable[[np.ndarray, np.ndarray], None] | None,
+    progress: bool | None,
+    desc: str,
+) -> str:
+    """Feed every window in chunks; hand (positions, logits) to ``sink``; return the logits digest."""
+    h = hashlib.sha256()
+    with _progress(len(ids), desc, progress) as bar:
+        for w_start, w_len in zip(windows.starts, windows.lengths):
+            m.begin_sequence(w_len)
+            for c0 in range(0, w_len, chunk):
+                c1 = min(c0 + chunk, w_len)
+                g0, g1 = w_start + c0, w_start + c1
+                a, b = np.searchsorted(positions, [g0, g1])
+                pos = positions[a:b]
+                logits = m.forward(ids[g0:g1], c0, pos - g0)
+                if logits.shape != (len(pos), m.n_vocab) or logits.dtype != np.float32:
+                    raise RuntimeError(f"{m.engine} returned logits {logits.dtype}{list(logits.shape)}")
+                if len(pos):
+                    h.update(pos.astype("<i8"))
+                    h.update(np.ascontiguousarray(logits, dtype="<f4"))  # hashed in place, no copy
+                    if sink is not None:
+                        sink(pos, logits)
+                bar.update(c1 - c0)
+    return h.hexdigest()
+
+
+def _meta(
+    m: EngineModel,
+    tok: TokenizedText,
+    text_path: Path,
+    text_bytes: bytes,
+    text_name: str | None,
+    scheme: PositionScheme,
+    windows: Windows,
+    chunk: int,
+    stack: StackFingerprint,
+    notes: list[str],
+) -> CaptureMeta:
+    model = m.model_meta()
+    tj = model["files"].get("tokenizer.json")
+    tokenizer = f"tokenizer.json sha256 {tj}" if tj else f"{m.engine}'s tokenizer from the {model['format']} file"
+    return CaptureMeta(
+        model=model,
+        text={"name": text_name or text_path.name, "sha256": sha256_bytes(text_bytes), "n_bytes": len(text_bytes)},
+        tokens={"bos": tok.bos_label(), "add_bos": tok.add_bos, "bos_id": tok.bos_id, "tokenizer": tokenizer},
+        positions=scheme.meta(),
+        context={"n_ctx": windows.n_ctx, "n_chunks": windows.n_windows, "stride": windows.n_ctx, "prefill_chunk": chunk},
+        stack=stack,
+        truncation={"kind": "full"},
+        notes=notes,
+    )
+
+
+def run_capture(
+    engine: str,
+    model: str | os.PathLike,
+    text: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    positions: str | PositionScheme = "every:32",
+    n_ctx: int | None = None,
+    prefill_chunk: int | None = None,
+    store_dtype: str = "bf16",
+    repeat: int = 1,
+    text_name: str | None = None,
+    overwrite: bool = False,
+    progress: bool | None = None,
+    notes: list[str] | tuple[str, ...] = (),
+    shard_positions: int = 4096,
+    protocol: str | None = None,
+    parity_with: Sequence[str] = (),
+    allow_token_mismatch: bool = False,
+    **engine_settings: Any,
+) -> CaptureResult:
+    """Capture and report. See :func:`capture`; ``repeat`` runs the capture that many times (the
+    last run writes the store) and records in the manifest notes whether all runs were bit-identical."""
+    name = canonical_name(engine)
+    if protocol not in (None, "llama-perplexity"):
+        raise UsageError(f"unknown --protocol {protocol!r}; the one supported is llama-perplexity")
+    if protocol == "llama-perplexity":
+        # llama-perplexity: non-overlapping n_ctx chunks (default 512), BOS overwriting token 0 of
+        # each chunk when the vocabulary adds BOS, positions n_ctx/2 .. n_ctx-2 scored.
+        positions, n_ctx = "second-half", n_ctx or 512
+    scheme = parse_positions(positions) if isinstance(positions, str) else positions
+    if repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    if store_dtype not in ("bf16", "f32"):
+        raise UsageError(f"--store-dtype must be bf16 or f32, not {store_dtype!r}")
+    out_path, text_path = Path(out), Path(text)
+    if out_path.exists() and not overwrite:
+        raise InputError(f"{out_path} already exists (use --force to replace it)")
+    text_str, text_bytes = _read_text(text_path)
+    settings = EngineSettings(**engine_settings)
+    if name == "llama.cpp":
+        # One llama_decode per n_batch tokens: the prefill chunk *is* n_batch.
+        chunk = settings.n_batch or prefill_chunk or 512
+        settings.n_batch = chunk
+    else:
+        chunk = prefill_chunk or 512
+    if chunk < 1:
+        raise UsageError("--prefill-chunk must be at least 1")
+    settings.prefill_chunk = chunk
+
+    t0 = time.perf_counter()
+    with open_model(name, Path(model), settings) as m:
+        load_seconds = time.perf_counter() - t0
+        tok = m.tokenize(text_str)
+        ids = tok.ids
+        # Token parity before anything is written: a tokenization difference would masquerade as
+        # kernel or quantization error in every later comparison.
+        from ..tokens import parity_for_capture
+
+        parity = None  # not checked: the card's evaluation-text disclosure will say so
+        if parity_with:
+            parity = parity_for_capture(f"{name}:{model}", list(parity_with), text_str, ids=ids.tolist(),
+                                        override=allow_token_mismatch)
+        if protocol == "llama-perplexity":
+            from ..llamacpp.protocol import llama_perplexity_plan
+
+            ids = llama_perplexity_plan(ids, n_ctx, add_bos=bool(tok.add_bos), bos_id=tok.bos_id).fed_ids
+        windows = make_windows(len(ids), n_ctx, scheme)
+        pos = select_positions(scheme, windows)
+        if len(pos) == 0:
+            raise UsageError(f"no positions selected ({scheme.describe()}, {len(ids)} tokens)")
+        stack = m.fingerprint()
+        run_notes = [
+            f"captured by kldcard with {name}: {len(pos)} positions ({scheme.describe()}) of {len(ids)} tokens, "
+            f"{windows.n_windows} context window(s) of n_ctx {windows.n_ctx}, prefill chunk {chunk}",
+            *notes,
+        ]
+        meta = _meta(m, tok, text_path, text_bytes, text_name, scheme, windows, chunk, stack, run_notes)
+        meta.tokenizer_parity = None if parity is None else TokenizerParityInfo.model_validate(parity)
+        if protocol == "llama-perplexity":
+            meta.positions.scheme = "llama-perplexity"
+            if tok.add_bos:
+                meta.tokens.bos = "chunk-start-overwrite"
+        digests, seconds = [], []
+        for r in range(repeat - 1):  # hash-only runs; the last run writes
+            t = time.perf_counter()
+            digests.append(_run_engine(m, ids, windows, pos, chunk, None, progress, f"{name} run {r + 1}/{repeat}"))
+            seconds.append(time.perf_counter() - t)
+        with CaptureWriter(out_path, meta=meta, n_vocab=m.n_vocab, token_ids=ids, dtype=store_dtype,
+                           shard_positions=shard_positions, overwrite=overwrite) as w:
+            t = time.perf_counter()
+            desc = f"{name} run {repeat}/{repeat}" if repeat > 1 else f"{name} capture"
+            digests.append(_run_engine(m, ids, windows, pos, chunk, w.append, progress, desc))
+            seconds.append(time.perf_counter() - t)
+            if repeat > 1:
+                same = len(set(digests)) == 1
+                w.meta.notes.append(
+                    f"reproducibility: {repeat} runs in one process, float32 logits "
+                    f"{'bit-identical' if same else 'NOT bit-identical'} (sha256 {', '.join(d[:12] for d in digests)})"
+                )
+    cap = open_capture(out_path, verify=False)
+    return CaptureResult(cap, digests, seconds, load_seconds, stack, len(ids), len(pos), list(cap.manifest.notes))
+
+
+def capture(
+    engine: str,
+    model: str | os.PathLike,
+    text: str | os.PathLike,
+    out: str | os.PathLike,
+    **settings: Any,
+) -> Capture:
+    """Capture full-vocabulary logits of ``model`` on the text file ``text`` into ``out``.
+
+    ``engine``: ``transformers`` (a model directory), ``llama.cpp`` (a GGUF file) or ``mlx`` (a
+    model directory). Settings (all recorded in the manifest):
+
+    - ``positions``: ``"all"``, ``"every:32"`` (default), ``"every:32@OFFSET"``, ``"list:1,5,9"``,
+      ``"second-half"`` or a :class:`~kldcard.capture.positions.PositionScheme`.
+    - ``n_ctx``: context window length (non-overlapping windows; default: the whole text).
+    - ``prefill_chunk``: tokens per forward pass (llama.cpp: ``n_batch``), default 512.
+    - ``dtype`` (transformers/mlx: bf16, f16, f32), ``threads``, ``device`` (transformers),
+      ``attn_implementation`` (transformers), ``n_batch``, ``n_ubatch``, ``flash_attn``, ``kv_type``,
+      ``n_gpu_layers`` (llama.cpp).
+    - ``protocol="llama-perplexity"``: llama-perplexity's chunks, per-chunk BOS overwrite and scored
+      positions (n_ctx default 512), so the numbers are comparable with llama.cpp's.
+    - ``parity_with``: other engine specs (``hf:DIR``, ``llama.cpp:FILE``, ``mlx:DIR``) whose tokenizers
+      must produce the same ids; a mismatch raises :class:`~kldcard.errors.TokenMismatch` before anything
+      is written unless ``allow_token_mismatch`` (recorded as ``overridden`` in the manifest).
+    - ``store_dtype``: ``bf16`` (default) or ``f32``; ``repeat``: run N times and record whether
+      the float32 logits were bit-identical; ``overwrite``; ``progress``; ``notes``.
+
+    Raises :class:`~kldcard.errors.EngineNotInstalled` when the engine's extra is missing.
+    """
+    return run_capture(engine, model, text, out, **settings).capture

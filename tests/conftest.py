@@ -1,0 +1,78 @@
+"""Session fixtures: real tokenizers (npm) and tiny models built from seeded weights.
+
+Artefacts are cached under ``$KLDCARD_TEST_CACHE`` (default ``<repo>/.cache/test-models``), keyed
+by a hash of the builder's code and parameters, so a rerun reuses them and a fresh machine (or a
+changed builder) builds everything: nothing is downloaded from a model hub. Building the Qwen3
+family (HF dir, F32 GGUF, Q8_0 and Q4_K_M quantizations) takes ~15 s on 2 CPU cores.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from kldcard.testmodels import ARCHS, TinyParams, build_tiny_models, fetch_tokenizer, params_key
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def test_cache() -> Path:
+    root = Path(os.environ.get("KLDCARD_TEST_CACHE") or REPO / ".cache" / "test-models")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _tiny(cache: Path, arch: str) -> dict:
+    p = TinyParams()
+    target = cache / f"{arch}-{params_key(arch, p)}"
+    for stale in cache.glob(f"{arch}-*"):
+        # Builds of an older builder or other parameters; an hour's grace for a concurrent run
+        # (e.g. the benchmark) still using one.
+        if stale != target and stale.is_dir() and time.time() - stale.stat().st_mtime > 3600:
+            shutil.rmtree(stale, ignore_errors=True)
+    return build_tiny_models(target, arch, params=p, cache_dir=cache)
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3(test_cache: Path) -> dict:
+    """Qwen3 architecture, real Qwen3 tokenizer (vocab 151,936): ``hf`` dir (BF16), ``gguf_f32``,
+    ``gguf_q8_0``, ``gguf_q4`` (Q4_K_M) from the same seeded weights."""
+    return _tiny(test_cache, "qwen3")
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(test_cache: Path) -> dict:
+    """Llama architecture, real Llama 3 tokenizer (vocab 128,256); same keys as ``tiny_qwen3``."""
+    return _tiny(test_cache, "llama")
+
+
+@pytest.fixture(scope="session", params=sorted(ARCHS))
+def tiny_model(request: pytest.FixtureRequest) -> dict:
+    """Each architecture in turn."""
+    return request.getfixturevalue(f"tiny_{request.param}")
+
+
+@pytest.fixture(scope="session")
+def qwen3_tokenizer_dir(test_cache: Path) -> Path:
+    return fetch_tokenizer("qwen3", test_cache)
+
+
+@pytest.fixture(scope="session")
+def llama3_tokenizer_dir(test_cache: Path) -> Path:
+    return fetch_tokenizer("llama3", test_cache)
+
+
+@pytest.fixture(scope="session")
+def gemma3_tokenizer_dir(test_cache: Path) -> Path:
+    return fetch_tokenizer("gemma3", test_cache)
+
+
+@pytest.fixture(scope="session")
+def engines_text() -> Path:
+    """A short English text (272 Qwen3 tokens, 265 Llama 3 tokens) for engine tests."""
+    return REPO / "tests" / "data" / "engines" / "lighthouse.txt"
