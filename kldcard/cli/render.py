@@ -1,0 +1,120 @@
+"""``kldcard render``: the KLD card section (and metadata) from compare results.
+
+Parses options, builds a validated evaluation (:mod:`kldcard.render_inputs`), renders it
+(:func:`kldcard.render.render_section`) and, with ``--card``, splices it into the card
+(:mod:`kldcard.card_update`). Exit codes: 0 done / up to date, 1 ``--check`` found the card stale,
+2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "render",
+        help="render the KLD card section and metadata from compare results",
+        description=(
+            "Render a card section disclosing all nine items and the numbers (forward KL(P_ref || P_cand) "
+            "in nats, plus reverse KL, JS and top-1 agreement when measured). Without --card the section "
+            "is printed. With --card it is spliced between <!-- kldcard:start/end --> markers and the "
+            "kld_evaluation block and model-index KLD results are written into the front matter; "
+            "nothing else in the card changes."
+        ),
+    )
+    p.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULT",
+        help="compare result JSON files (one per candidate, same reference), or one kld_evaluation "
+        "JSON/YAML file",
+    )
+    p.add_argument("--card", metavar="README.md", help="the model card to update (created when missing, with --write)")
+    p.add_argument(
+        "--disclosures",
+        metavar="FILE",
+        help="YAML/JSON with what captures cannot know: reference repo id + revision, evaluation text "
+        "name + source, calibration per candidate",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="write the card (atomic; unchanged cards are not touched)")
+    mode.add_argument("--check", action="store_true", help="exit 1 when the card is not up to date (for CI)")
+    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it")
+    p.add_argument(
+        "--per-token",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="per-token values from compare, one per RESULT in order (needed by --plot unless the "
+        "results name their per-token files)",
+    )
+    p.add_argument("--template", metavar="FILE", help="a jinja2 template to use instead of the shipped one (sandboxed)")
+    p.add_argument("--model-name", metavar="NAME", help="model-index entry name when the card has none")
+    p.add_argument("--source-url", metavar="URL", help="link to the run (model-index results[].source.url)")
+    p.add_argument(
+        "--no-base-model",
+        action="store_true",
+        help="do not add base_model/base_model_relation when the card lacks them",
+    )
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..card_update import update_card, write_atomic
+    from ..render import render_section
+    from ..render_inputs import load_evaluation, load_plot_series
+    from ..splice import region_text
+
+    if (args.write or args.check) and not args.card:
+        raise UsageError("--write and --check need --card README.md")
+    evaluation = load_evaluation(args.results, disclosures=args.disclosures)
+
+    plot_ref = None
+    if args.plot:
+        series = load_plot_series(args.results, args.per_token)
+        base = Path(args.card).resolve().parent if args.card else Path.cwd()
+        plot_ref = Path(os.path.relpath(Path(args.plot).resolve(), base)).as_posix()
+        if not args.check:
+            from ..plot import plot_per_position
+
+            plot_per_position(args.plot, series)
+
+    if not args.card:
+        sys.stdout.write(region_text(render_section(evaluation, template=args.template, plot=plot_ref), "\n") + "\n")
+        return 0
+
+    update = update_card(
+        args.card,
+        evaluation,
+        template=args.template,
+        plot=plot_ref,
+        model_name=args.model_name,
+        source_url=args.source_url,
+        set_base_model=not args.no_base_model,
+    )
+    if args.check:
+        if update.changed:
+            print(f"{args.card}: the KLD section or metadata is stale; run `kldcard render ... --card {args.card} --write`")
+            return 1
+        print(f"{args.card}: up to date")
+        return 0
+    if args.write:
+        if update.changed:
+            write_atomic(args.card, update.new)
+            print(f"{args.card}: written")
+        else:
+            print(f"{args.card}: up to date, not touched")
+        return 0
+    # Neither --write nor --check: show what --write would do.
+    old = update.old.decode("utf-8-sig").splitlines(keepends=True)
+    new = update.new.decode("utf-8").splitlines(keepends=True)
+    diff = list(difflib.unified_diff(old, new, fromfile=f"a/{args.card}", tofile=f"b/{args.card}"))
+    sys.stdout.write("".join(diff) if diff else f"{args.card}: up to date\n")
+    return 0

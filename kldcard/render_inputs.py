@@ -1,0 +1,146 @@
+"""Build the validated :class:`~kldcard.schema.KldEvaluation` that ``kldcard render`` renders.
+
+Two kinds of input:
+
+- one ``kld_evaluation`` file (JSON or YAML; the bare block or ``{kld_evaluation: ...}``), e.g. one
+  copied out of another card: validated and used as is;
+- compare results (``kldcard compare`` JSON, one per candidate, same reference and text) plus a
+  *disclosures* file for what a capture cannot know: the reference's repo id and pinned revision,
+  the evaluation text's name and source, and each candidate's calibration data. Missing disclosures
+  are one :class:`InputError` that lists every key to supply.
+
+Disclosures file (YAML or JSON)::
+
+    reference: {model: owner/name, revision: <40-hex commit>}     # or sha256: <hex>
+    evaluation_text:
+      name: WikiText-2 (raw, test)
+      source: {dataset: Salesforce/wikitext, config: wikitext-2-raw-v1, split: test, revision: <40-hex>}
+    calibration: {none: true}                   # default for every candidate
+    candidates:                                 # per candidate name (optional overrides)
+      model-Q4_K_M:
+        model: {model: owner/name-GGUF, quantization: q4_k_m}
+        calibration: {dataset: owner/calib, sha256: <hex>, n_tokens: 100000, overlaps_evaluation_text: false}
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import InputError
+from .schema import KldEvaluation
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReferenceDisclosure(_Open):
+    model: str | None = None
+    revision: str | None = None
+    sha256: str | None = None
+    dtype: str | None = None
+
+
+class CandidateDisclosure(_Open):
+    model: dict[str, Any] | None = Field(None, description="CandidateModel fields (model, revision, sha256, quantization)")
+    calibration: dict[str, Any] | None = None
+
+
+class Disclosures(_Open):
+    """What a capture cannot know, supplied by the person rendering the card."""
+
+    reference: ReferenceDisclosure = Field(default_factory=ReferenceDisclosure)
+    evaluation_text: dict[str, Any] = Field(default_factory=dict, description="name, source (and overrides)")
+    calibration: dict[str, Any] | None = Field(None, description="default calibration for every candidate")
+    candidates: dict[str, CandidateDisclosure] = Field(default_factory=dict)
+
+
+def read_structured(path: str | Path, what: str) -> Any:
+    """JSON or YAML (safe loader) from ``path``; one-line InputError when unreadable."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such {what} file")
+    if p.stat().st_size > MAX_INPUT_BYTES:
+        raise InputError(f"{p}: too large for a {what} file")
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{p}: cannot read {what}: {exc}") from None
+    try:
+        if p.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InputError(f"{p}: malformed {what}: {str(exc).splitlines()[0]}") from None
+
+
+def load_disclosures(path: str | Path | None) -> Disclosures:
+    if path is None:
+        return Disclosures()
+    data = read_structured(path, "disclosures")
+    try:
+        return Disclosures.model_validate(data or {})
+    except ValidationError as exc:
+        raise InputError(f"{path}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    errs = exc.errors()
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or '(top)'}: {e['msg']}" for e in errs[:5]]
+    more = f" (+{len(errs) - 5} more)" if len(errs) > 5 else ""
+    return "; ".join(parts) + more
+
+
+def is_evaluation_data(data: Any) -> bool:
+    """A ``kld_evaluation`` block (bare or wrapped) rather than a compare result."""
+    if isinstance(data, dict) and isinstance(data.get("kld_evaluation"), dict):
+        return True
+    return isinstance(data, dict) and "reference" in data and "candidates" in data and "evaluation_text" in data
+
+
+def evaluation_from_file(path: str | Path, data: Any | None = None) -> KldEvaluation:
+    data = read_structured(path, "kld_evaluation") if data is None else data
+    if isinstance(data, dict) and "kld_evaluation" in data:
+        data = data["kld_evaluation"]
+    try:
+        return KldEvaluation.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{path}: not a complete kld_evaluation block: {_first_error(exc)}") from None
+
+
+def load_evaluation(paths: list[str], *, disclosures: str | None = None) -> KldEvaluation:
+    """The evaluation to render from ``paths`` (see the module docstring)."""
+    datas = [read_structured(p, "result") for p in paths]
+    kinds = [is_evaluation_data(d) for d in datas]
+    if any(kinds):
+        if len(paths) != 1:
+            raise InputError("a kld_evaluation file is rendered on its own; pass it as the only RESULT")
+        if disclosures:
+            raise InputError("--disclosures applies to compare results, not to a complete kld_evaluation file")
+        return evaluation_from_file(paths[0], datas[0])
+    from .render_compare import evaluation_from_result_files
+
+    return evaluation_from_result_files(paths, datas, load_disclosures(disclosures))
+
+
+def load_plot_series(paths: list[str], per_token: list[str]) -> list:
+    """Per-position series for the plot: one per RESULT, from ``--per-token`` files or the files
+    the results name."""
+    from .render_compare import plot_series
+
+    return plot_series(paths, per_token)
+
+
+def evaluation_from_results(results: list, *, overrides: Disclosures | None = None) -> KldEvaluation:
+    """A validated KldEvaluation from :class:`~kldcard.compare.CompareResult` objects (one reference,
+    N candidates) and the user's disclosures; see :mod:`kldcard.render_compare`."""
+    from .render_compare import evaluation_from_results as build
+
+    return build(results, overrides=overrides)
