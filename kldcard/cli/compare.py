@@ -31,9 +31,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "top-1 agreement and Δp between two captures, in float64, and summarise them overall and per "
         "position range. Refuses captures whose token ids, positions or vocabulary differ (exit 2).",
     )
-    p.add_argument("reference", metavar="REF", help="reference capture directory (e.g. the BF16 model)")
+    p.add_argument("reference", metavar="REF", nargs="?",
+                   help="reference capture directory (e.g. the BF16 model); omit with --reference-llama-base")
     p.add_argument("candidate", metavar="CAND", help="candidate capture directory (e.g. the quantized model)")
-    p.add_argument("-o", "--output", required=True, metavar="RESULT.json", help="result JSON (written atomically)")
+    p.add_argument("-o", "--output", metavar="RESULT.json", help="result JSON (written atomically; required with REF)")
+    p.add_argument(
+        "--reference-llama-base", metavar="FILE",
+        help="use a llama-perplexity --kl-divergence-base file as the reference instead of REF; prints "
+        "llama-perplexity's statistics (its float32 formulas) for the candidate capture",
+    )
+    p.add_argument("--report", choices=("llama-perplexity", "json"), default="llama-perplexity",
+                   help="with --reference-llama-base: the block llama-perplexity prints (default) or JSON")
     p.add_argument("--per-token", metavar="FILE", help="also write per-token values (.npz or .csv)")
     p.add_argument(
         "--align-vocab", choices=["common-prefix"], default=None,
@@ -71,6 +79,15 @@ def run(args: argparse.Namespace) -> int:
     from ..compare import compare, write_per_token, write_result
     from ..summary import DEFAULT_PERCENTILES
 
+    if args.reference_llama_base:
+        if args.reference:
+            raise UsageError("give either REF or --reference-llama-base, not both")
+        from .llama import _compare as compare_with_base
+
+        args.no_chunks = False
+        return compare_with_base(args)
+    if not args.reference or not args.output:
+        raise UsageError("kldcard compare needs REF, CAND and -o RESULT.json (or --reference-llama-base FILE CAND)")
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be >= 0")
     if not 0 < args.level < 1:

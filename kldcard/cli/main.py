@@ -27,6 +27,8 @@ COMMANDS = [
     "stack",
     "stacks",
     "llama",
+    "import_llama_log",
+    "matrix",
 ]
 
 
