@@ -59,6 +59,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--threads", type=int, default=None, metavar="N", help="worker threads (default: all usable cores)")
     p.add_argument("--no-verify", action="store_true", help="check shard sizes only, skip sha256 verification")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
+    from ..distributed.cluster import add_scheduler_arguments
+
+    add_scheduler_arguments(p)
     return p
 
 
@@ -96,18 +99,24 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--threads must be >= 1")
     if args.per_token and not args.per_token.endswith((".npz", ".csv")):
         raise UsageError(f"--per-token file must end in .npz or .csv, not {args.per_token!r}")
-    ref = open_capture(args.reference, verify=not args.no_verify)
-    cand = open_capture(args.candidate, verify=not args.no_verify)
-    with _progress_bar(ref.n_positions, not args.no_progress) as bar:
-        callback = None
-        if bar is not None:
-            task = bar.add_task("compare", total=ref.n_positions)
-            callback = lambda n: bar.advance(task, n)  # noqa: E731
-        result, per_token = compare(
-            ref, cand, align_vocab=args.align_vocab, buckets=args.buckets,
-            percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap, level=args.level,
-            seed=args.seed, threads=args.threads, progress=callback, return_per_token=True,
-        )
+    if args.scheduler:
+        from ..distributed.cli import compare_from_args
+
+        result, per_token = compare_from_args(args, percentiles=args.percentiles or DEFAULT_PERCENTILES,
+                                              show_progress=not args.no_progress)
+    else:
+        ref = open_capture(args.reference, verify=not args.no_verify)
+        cand = open_capture(args.candidate, verify=not args.no_verify)
+        with _progress_bar(ref.n_positions, not args.no_progress) as bar:
+            callback = None
+            if bar is not None:
+                task = bar.add_task("compare", total=ref.n_positions)
+                callback = lambda n: bar.advance(task, n)  # noqa: E731
+            result, per_token = compare(
+                ref, cand, align_vocab=args.align_vocab, buckets=args.buckets,
+                percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap, level=args.level,
+                seed=args.seed, threads=args.threads, progress=callback, return_per_token=True,
+            )
     if args.per_token:
         write_per_token(per_token, args.per_token)
         result.per_token_file = args.per_token

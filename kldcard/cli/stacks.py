@@ -29,6 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    "cluster (default 8)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: usable cores)")
     p.add_argument("--no-verify", action="store_true", help="skip shard checksums (sizes are still checked)")
+    from ..distributed.cluster import add_scheduler_arguments
+
+    add_scheduler_arguments(p)
     return p
 
 
@@ -51,10 +54,15 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else None
     if out is not None and out.is_dir():
         raise InputError(f"{out} is a directory; give a file name for the JSON report")
-    report = compare_stacks(
-        args.captures, labels=labels, gap=args.gap, verify=not args.no_verify, progress=sys.stderr.isatty(),
-        threads=args.threads,
-    )
+    if args.scheduler:
+        from ..distributed.cli import stacks_from_args
+
+        report = stacks_from_args(args, labels=labels, show_progress=sys.stderr.isatty())
+    else:
+        report = compare_stacks(
+            args.captures, labels=labels, gap=args.gap, verify=not args.no_verify, progress=sys.stderr.isatty(),
+            threads=args.threads,
+        )
     n = int(report.positions.size)
     print(f"{len(report.labels)} stacks, {n} positions, full vocabulary ({report.n_vocab}); values in nats")
     for i, lab in enumerate(report.labels):

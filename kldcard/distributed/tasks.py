@@ -1,0 +1,114 @@
+"""The task functions a Dask worker runs. Pure: the output depends only on the arguments and on
+immutable capture files, so the scheduler may run a task twice (a worker died holding its result)
+and nothing changes.
+
+Each function reads one row range of its captures and computes per-token values with kldcard's own
+float64 kernel (:class:`kldcard.divergence.RowKernel`), converting stored rows exactly as the local
+stream (:mod:`kldcard.stream`) and the many-stack code (:mod:`kldcard.stack.many`) do, so every value
+is bit-for-bit the local one. Divergences in nats; forward = KL(P_ref ‖ P_cand).
+
+Errors that carry structured arguments (non-finite logits) are returned as data, not raised: a
+worker's exception must survive pickling, and the client re-raises them with the right positions.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..capture.store import to_float64
+from ..divergence import RowKernel
+from ..stream import single_threaded_blas
+from .urls import cached_capture
+
+__all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
+
+# per-token outputs of compare_rows, in RowKernel's result order
+COMPARE_FIELDS = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref",
+                  "nll_cand", "robust")
+_INT_FIELDS = {"top1_ref": np.int64, "top1_cand": np.int64, "robust": bool}
+
+
+def _as_f32(raw_row: np.ndarray, u32: np.ndarray) -> np.ndarray:
+    # the same exact BF16 -> float32 conversion as kldcard.stream (the bits become the top half)
+    if raw_row.dtype == np.uint16:
+        np.copyto(u32, raw_row)
+        return np.left_shift(u32, 16, out=u32).view(np.float32)
+    return raw_row
+
+
+def _bad(z: np.ndarray) -> bool:
+    return bool(np.isnan(z).any() or np.isposinf(z).any() or np.isneginf(z).all())
+
+
+def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mmap: bool = True,
+                 slow_s: float = 0.0, fingerprints: tuple[str | None, str | None] = (None, None)) -> dict:
+    """Per-token values of rows ``[i0, i1)`` of two aligned captures over their first ``n_vocab``
+    entries: a dict of arrays named as :data:`COMPARE_FIELDS` plus ``i0``, ``i1`` and
+    ``nonfinite`` ({"reference"|"candidate": [positions]}). ``slow_s`` sleeps before returning (fault
+    injection in tests: it never changes the values). ``fingerprints``: the captures' content as
+    planned (see :attr:`UrlCapture.fingerprint`)."""
+    ref, cand = cached_capture(ref_url, mmap, fingerprints[0]), cached_capture(cand_url, mmap, fingerprints[1])
+    n = i1 - i0
+    out = {f: np.full(n, np.nan) for f in COMPARE_FIELDS}
+    for f, dt in _INT_FIELDS.items():
+        out[f] = np.zeros(n, dtype=dt) if dt is bool else np.full(n, -1, dtype=dt)
+    nxt = ref.next_token_ids()[i0:i1]
+    positions = ref.positions[i0:i1]
+    kern = RowKernel(n_vocab)
+    u32_r, u32_c = np.empty(n_vocab, np.uint32), np.empty(n_vocab, np.uint32)
+    bad: dict[str, list[int]] = {"reference": [], "candidate": []}
+    with single_threaded_blas():
+        br, bc = ref.read_rows(i0, i1), cand.read_rows(i0, i1)
+        for k in range(n):
+            zr, zc = _as_f32(br[k, :n_vocab], u32_r), _as_f32(bc[k, :n_vocab], u32_c)
+            res = kern(zr, zc, int(nxt[k]))
+            if res is None:
+                bad["reference" if _bad(zr) else "candidate"].append(int(positions[k]))
+                continue
+            for f, v in zip(COMPARE_FIELDS, res):
+                out[f][k] = v
+        del br, bc  # release the memory map before sleeping
+    if slow_s:
+        time.sleep(slow_s)
+    out.update(i0=i0, i1=i1, nonfinite=bad)
+    return out
+
+
+def stack_rows(urls: list[str], labels: list[str], start: int, stop: int, mmap: bool = True,
+               slow_s: float = 0.0, fingerprints: list[str | None] | None = None) -> dict:
+    """Many-stack per-position values of rows ``[start, stop)``: ``kl`` [N, N, b] with
+    KL(P_i ‖ P_j), ``to_centroid`` [N, b] with KL(P_i ‖ M), ``top1`` [N, b]; computed as
+    :func:`kldcard.stack.many.compare_stacks` computes one block (the values of a row depend on
+    that row only). ``nonfinite``: (label, position) of the first bad row, or None."""
+    from ..stack.many import _log_mean_prob, _log_softmax
+
+    caps = [cached_capture(u, mmap, f) for u, f in zip(urls, fingerprints or [None] * len(urls))]
+    n_stacks, n_vocab, b = len(caps), caps[0].n_vocab, stop - start
+    positions = caps[0].positions
+    kl = np.zeros((n_stacks, n_stacks, b))
+    to_centroid = np.zeros((n_stacks, b))
+    with single_threaded_blas():
+        logits = np.stack([to_float64(c.read_rows(start, stop)) for c in caps])
+        logp = np.empty_like(logits)
+        with np.errstate(invalid="ignore", over="ignore"):
+            for k in range(n_stacks):
+                logp[k] = _log_softmax(logits[k])
+            log_m = _log_mean_prob(logp)
+        top1 = logits.argmax(axis=-1)
+        kernel = RowKernel(n_vocab)
+        for r in range(b):
+            for i in range(n_stacks):
+                for j in range(i + 1, n_stacks):
+                    res = kernel(logits[i, r], logits[j, r])
+                    if res is None:
+                        return {"start": start, "stop": stop, "nonfinite": (labels[i], int(positions[start + r]))}
+                    kl[i, j, r], kl[j, i, r] = res[0], res[1]
+                res = kernel(logp[i, r], log_m[r])
+                if res is None:
+                    return {"start": start, "stop": stop, "nonfinite": (labels[i], int(positions[start + r]))}
+                to_centroid[i, r] = res[0]
+    if slow_s:
+        time.sleep(slow_s)
+    return {"start": start, "stop": stop, "kl": kl, "to_centroid": to_centroid, "top1": top1, "nonfinite": None}
