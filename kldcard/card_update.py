@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from . import atomic
 from .card import YAML_BLOCK, detect_newline, parse_card, read_bytes
 from .card_metadata import KLD_KEY, MODEL_INDEX_KEY, default_model_name, is_kld_result, kld_evaluation_yaml, model_index_results
 from .errors import InputError
@@ -115,25 +115,10 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     p = Path(path)
     if not p.parent.is_dir():
         raise InputError(f"{p.parent}: no such directory to write {p.name} into")
-    mode = p.stat().st_mode & 0o7777 if p.exists() else None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
+        atomic.write_atomic(p, data)
     except OSError as exc:
         raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, p)
-    except BaseException as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
-        raise
 
 
 def _existing_metadata(text: str, path: str) -> dict:

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .atomic import atomic_path
 from .divergence import TokenDivergence
 from .errors import UsageError
 
@@ -21,15 +21,8 @@ __all__ = ["write_per_token", "write_result"]
 
 
 def _atomic_write(path: Path, write: Callable[[str], None], suffix: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path, suffix=suffix) as tmp:
+        write(str(tmp))
 
 
 def write_result(result: CompareResult, path: str | os.PathLike) -> Path:

@@ -18,11 +18,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from .atomic import write_atomic
 from .lint.registry import GROUPS, Rule, all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,16 +170,7 @@ def write_all(root: Path = ROOT) -> list[Path]:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:

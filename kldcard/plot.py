@@ -8,12 +8,12 @@ numbers gives the same file.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_path
 from .errors import EngineNotInstalled, InputError
 
 # Log axis: a divergence of exactly 0 (identical distributions) cannot be drawn, so values are
@@ -77,16 +77,8 @@ def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *,
         axes[-1, 0].set_xlabel("token position")
         fig.suptitle(title or "Per-position forward KL(P_ref ‖ P_cand), nats", fontsize=10)
         fig.tight_layout()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".png", dir=str(out.parent))
-        os.close(fd)
-        try:
+        with atomic_path(out, suffix=".png") as tmp:
             fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
-            os.replace(tmp, out)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
     finally:
         plt.close(fig)
     return out

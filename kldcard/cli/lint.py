@@ -6,11 +6,10 @@ Exit codes: 0 clean (or nothing at/above ``--fail-on``), 1 findings, 2 usage or 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from ..atomic import write_atomic
 from ..config import FAIL_LEVELS, OUTPUT_FORMATS, LintConfig, load_config
 from ..errors import InputError, UsageError
 from ..lint.findings import LintResult
@@ -97,13 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        write_atomic(path, text)
     except OSError as exc:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         raise UsageError(f"{path}: cannot write the report: {exc.strerror or exc}") from None

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import atomic_path
 from ..capture.store import open_capture, to_float64
 from ..divergence import RowKernel
 from ..errors import CaptureMismatch, NonFiniteLogits, UsageError
@@ -337,24 +338,17 @@ def write_plots(report: ManyStackReport, out_dir: str | Path) -> list[Path]:
         from ..errors import EngineNotInstalled
 
         raise EngineNotInstalled("matplotlib", "plot", "matplotlib") from exc
-    import os
-    import tempfile
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     short = [f"S{i}" for i in range(len(report.labels))]
     written = []
 
     def save(fig: Any, name: str) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".png", dir=out)
-        os.close(fd)
         try:
-            fig.savefig(tmp, dpi=120, bbox_inches="tight")
-            os.replace(tmp, out / name)
+            with atomic_path(out / name, suffix=".png") as tmp:
+                fig.savefig(tmp, dpi=120, bbox_inches="tight")
         finally:
             plt.close(fig)
-            if os.path.exists(tmp):
-                os.unlink(tmp)
         written.append(out / name)
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
