@@ -33,6 +33,7 @@ SCHEMA_MODELS: list[tuple[str, str, str]] = [
     ("kldcard.schema", "KldEvaluation", "kld-evaluation.schema.json"),
     ("kldcard.capture.manifest", "CaptureManifest", "capture-manifest.schema.json"),
     ("kldcard.compare", "CompareResult", "compare-result.schema.json"),
+    ("kldcard.capture.sparse", "SparseCaptureManifest", "sparse-capture-manifest.schema.json"),
 ]
 
 HOOKS = """\

@@ -271,6 +271,15 @@ def open_sparse_capture(path: str | os.PathLike, verify: bool = True) -> SparseC
     return SparseCapture(root, m, tok, pos, ids, lps, tail)
 
 
+def is_sparse_capture(path: str | os.PathLike) -> bool:
+    """Whether ``path`` holds a sparse (top-k) capture; reads only the manifest's format field.
+    False for anything that is not a readable local capture (the real opener reports those)."""
+    try:
+        return _manifest_format(Path(path)) == SPARSE_FORMAT
+    except InputError:
+        return False
+
+
 def open_any_capture(path: str | os.PathLike, verify: bool = True):
     """Open a full (:class:`~kldcard.capture.store.Capture`) or sparse (:class:`SparseCapture`) capture."""
     if _manifest_format(Path(path)) == SPARSE_FORMAT:

@@ -71,6 +71,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--store-dtype", choices=["bf16", "f32"], default="bf16", help="storage dtype of the logits")
     p.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="capture N times and report whether the runs are bit-identical (exit 1 if not)")
+    p.add_argument("--protocol", choices=["llama-perplexity"], default=None,
+                   help="llama-perplexity: its non-overlapping n_ctx chunks (default 512), BOS overwriting token 0 "
+                   "of each chunk when the vocabulary adds BOS, positions n_ctx/2..n_ctx-2 (overrides --positions)")
+    p.add_argument("--parity-with", action="append", default=[], metavar="ENGINE_SPEC",
+                   help="refuse to capture unless this engine tokenizes the text to the same ids (hf:DIR, "
+                   "llama.cpp:FILE.gguf, mlx:DIR; repeatable); the result is stored in the manifest")
+    p.add_argument("--allow-token-mismatch", action="store_true",
+                   help="capture despite a --parity-with mismatch (recorded as 'overridden' in the manifest)")
     p.add_argument("--text-name", default=None, help="name recorded for the text (default: file name)")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -93,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         args.engine, args.model, args.text, args.out,
         positions=args.positions, n_ctx=args.n_ctx, prefill_chunk=args.prefill_chunk,
         store_dtype=args.store_dtype, repeat=args.repeat, text_name=args.text_name,
-        overwrite=args.force, progress=False if args.no_progress else None, **settings,
+        overwrite=args.force, progress=False if args.no_progress else None, protocol=args.protocol,
+        parity_with=args.parity_with, allow_token_mismatch=args.allow_token_mismatch, **settings,
     )
     m = res.capture.manifest
     summary = {
@@ -111,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         "logits_sha256": res.digests,
         "stack": res.stack.model_dump(mode="json"),
     }
+    if m.tokenizer_parity is not None:
+        summary["tokenizer_parity"] = m.tokenizer_parity.model_dump(mode="json")
     if args.json:
         json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -120,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
               f"of {res.n_tokens} tokens, {m.positions.scheme}")
         print(f"stack: {s.engine} {s.engine_version} on {s.backend} ({s.device}), attention {s.attention_backend}, "
               f"weights {s.weights_dtype}, kv {s.kv_cache_dtype}, prefill chunk {s.prefill_chunk}, threads {s.threads}")
+        if m.tokenizer_parity is not None:
+            tp = m.tokenizer_parity
+            print(f"token parity: {tp.outcome} over {tp.tokens_checked} tokens ({', '.join(tp.engines)})")
         print(f"time: {sum(res.seconds):.2f} s over {len(res.seconds)} run(s), model load {res.load_seconds:.2f} s")
         if res.bit_identical is not None:
             verdict = "bit-identical" if res.bit_identical else "NOT bit-identical: this stack is not a fixed reference"

@@ -40,6 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="use a llama-perplexity --kl-divergence-base file as the reference instead of REF; prints "
         "llama-perplexity's statistics (its float32 formulas) for the candidate capture",
     )
+    p.add_argument("--tail", choices=("lumped", "union-renormalised"), default="lumped",
+                   help="when a capture is top-k (sparse, e.g. from an OpenAI-compatible server): how the "
+                   "unreported tail enters the sum (default lumped: one tail bucket each side, a lower bound)")
     p.add_argument("--report", choices=("llama-perplexity", "json"), default="llama-perplexity",
                    help="with --reference-llama-base: the block llama-perplexity prints (default) or JSON")
     p.add_argument("--per-token", metavar="FILE", help="also write per-token values (.npz or .csv)")
@@ -99,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--threads must be >= 1")
     if args.per_token and not args.per_token.endswith((".npz", ".csv")):
         raise UsageError(f"--per-token file must end in .npz or .csv, not {args.per_token!r}")
+    from ..capture.sparse import is_sparse_capture, open_any_capture
+
+    if is_sparse_capture(args.reference) or is_sparse_capture(args.candidate):
+        verify = not args.no_verify
+        return _run_truncated(args, open_any_capture(args.reference, verify), open_any_capture(args.candidate, verify))
     if args.scheduler:
         from ..distributed.cli import compare_from_args
 
@@ -124,4 +132,19 @@ def run(args: argparse.Namespace) -> int:
     for line in result.summary_lines():
         print(line)
     print(f"wrote {args.output}" + (f" and {args.per_token}" if args.per_token else ""))
+    return 0
+
+
+def _run_truncated(args: argparse.Namespace, ref, cand) -> int:
+    """A top-k (sparse) capture on either side: the truncated comparison, with its tail treatment named."""
+    from ..atomic import write_atomic
+    from ..truncated import compare_truncated, render_note
+
+    res = compare_truncated(ref, cand, treatment=args.tail, verify=not args.no_verify)
+    write_atomic(args.output, res.model_dump_json(indent=2) + "\n")
+    print(f"forward KL(P_ref || P_cand) over a top-k vocabulary (tail: {res.treatment}), nats, "
+          f"{res.n_positions} positions: mean {res.mean:.6g}, median {res.median:.6g}, p99 {res.p99:.6g}, "
+          f"max {res.max:.6g}")
+    print(render_note(res))
+    print(f"wrote {args.output}")
     return 0

@@ -63,6 +63,7 @@ def check_consistency(card: Card, raw: Any) -> Check:
         yield from check_directions(raw)
         yield from check_calibration(raw)
         yield from check_cross_stack_runtime(raw)
+        yield from check_top_k_claimed_full(raw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -316,3 +317,45 @@ def check_calibration(raw: dict[Any, Any]) -> Check:
                 f"calibration data of {_cand_name(cand, i)} overlaps the evaluation text; its KLD is optimistic",
                 _ptr(*base, "overlaps_evaluation_text"),
             )
+
+
+_TOP_K_WORDS = re.compile(r"prompt[_ ]logprobs|top[_ ]logprobs|\blogprobs\b|\btop[-_ ]?k\b", re.IGNORECASE)
+
+
+def _strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, (*path, i))
+    elif isinstance(value, str):
+        yield path, value
+
+
+def check_top_k_claimed_full(raw: dict[Any, Any]) -> Check:
+    """KLD208: ``vocabulary.truncation: full`` while the block shows a top-k (serving API) capture."""
+    vocab = _dict(raw.get("vocabulary"))
+    if vocab.get("truncation") != "full":
+        return
+    evidence = None
+    if vocab.get("top_k") is not None:
+        evidence = f"vocabulary.top_k is {vocab.get('top_k')!r}"
+    else:
+        for path, text in _strings(raw):
+            if path == ("vocabulary", "truncation"):
+                continue
+            if path and path[-1] == "engine" and text.lower().startswith("openai-server"):
+                evidence = f"{'.'.join(map(str, path))} is {text!r} (an OpenAI-compatible server returns only the top k)"
+                break
+            m = _TOP_K_WORDS.search(text)
+            if m:
+                evidence = f"{'.'.join(map(str, path))} mentions {m.group(0)!r}"
+                break
+    if evidence:
+        yield (
+            "KLD208",
+            f"vocabulary.truncation is 'full' but {evidence}: the distributions were truncated to the top k; "
+            "disclose truncation: top-k with top_k and the tail treatment",
+            _ptr(BLOCK_KEY, "vocabulary", "truncation"),
+        )

@@ -311,3 +311,20 @@ MODEL_INDEX_MISMATCH = rule(
 from ..stack.portability import CROSS_STACK_RULE  # noqa: E402
 
 CROSS_STACK_COMPARISON = rule(**CROSS_STACK_RULE)
+
+TOP_K_CLAIMED_AS_FULL = rule(
+    code="KLD208",
+    name="top-k-claimed-as-full",
+    severity="error",
+    summary="vocabulary.truncation says full, but the logits came from a top-k source",
+    what="Flags `vocabulary.truncation: full` when the block shows the distributions were truncated: a "
+    "runtime `engine` that is an OpenAI-compatible server capture (`openai-server...`), a `vocabulary.top_k`, "
+    "or any value in the block that names prompt log-probabilities or top-k (`prompt_logprobs`, "
+    "`top_logprobs`, `logprobs`, `top-k`).",
+    why="Serving APIs return only the k most likely tokens per position. A KLD over the top k plus a tail "
+    "is a different (usually smaller) number than the full-vocabulary KLD; calling it full makes it look "
+    "comparable with full-vocabulary results when it is not.",
+    example="  vocabulary:\n    truncation: full\n  candidates:\n  - runtime:\n"
+    "      engine: openai-server:vllm   # prompt_logprobs: 20\n",
+    fix="  vocabulary:\n    truncation: top-k\n    top_k: 20\n    tail: lumped\n",
+)
