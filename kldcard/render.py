@@ -293,6 +293,7 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "has_js": "js" in ev.direction.reported or any(c.results.js for c in ev.candidates),
         "has_ranges": any(c.results.ranges for c in ev.candidates),
         "cross_stack": [md_cell(c.name) for c in ev.candidates if not _same_stack(c.runtime, ev.reference.runtime)],
+        "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
         "plot": md_cell(plot) if plot else None,
         "evaluation": ev.model_dump(mode="json"),
     }
@@ -362,3 +363,30 @@ def _template_line(exc: BaseException, path: Path) -> str:
             line = str(tb.tb_lineno)
         tb = tb.tb_next
     return line
+
+
+# Measured by kldcard on its tiny test models (docs/llamacpp.md): a reference round-tripped through
+# llama.cpp's uint16 base-file encoding, decoded with floor entries masked, against the original
+# logits; mean per-token forward KL in nats.
+BASE_FILE_SELF_KL = {16.0: 1.3e-4, 24.0: 5.9e-9}
+
+
+def _vocabulary_caveat(voc: Any) -> str | None:
+    """The caveat a truncated vocabulary needs: what the truncation cannot resolve."""
+    if voc.truncation == "floor":
+        floor = float(voc.floor_nats or 0.0)
+        self_kl = BASE_FILE_SELF_KL.get(floor)
+        measured = (
+            f" the same logits round-tripped through that encoding differ from themselves by about "
+            f"{self_kl:.1e} nats per token (mean, measured by kldcard), so smaller differences are not resolved"
+            if self_kl is not None else ""
+        )
+        return (f"The reference's log-probabilities were stored with a {floor:g}-nat floor under the "
+                f"maximum (llama.cpp's base-file encoding);{measured}.")
+    if voc.truncation == "top-k":
+        bound = ("a lower bound on the full-vocabulary KL" if voc.tail == "lumped"
+                 else "neither a lower nor an upper bound on the full-vocabulary KL")
+        return (f"Only the top {voc.top_k} log-probabilities per position were available (tail treatment "
+                f"{voc.tail}): the numbers are {bound}; see kldcard's truncation-bias table before comparing "
+                "them with full-vocabulary numbers.")
+    return None
