@@ -13,6 +13,8 @@ setup: $(STAMP)
 ## demo: the main job on bundled examples
 demo: $(STAMP)
 	$(VENV)/bin/kldcard demo
+	@echo; echo "== The linter on the bundled example cards: one compliant, one per rule it enforces =="
+	@$(VENV)/bin/kldcard lint examples/cards/*.md; test $$? -le 1
 
 ## test: the whole test suite
 test: $(STAMP)

@@ -21,7 +21,7 @@ from kldcard.llamacpp.floor import measure_format_floor
 from kldcard.llamacpp.protocol import llama_perplexity_plan
 from kldcard.llamacpp.stats import LlamaKldAccumulator, format_report, per_token
 
-llama_cpp = pytest.importorskip("llama_cpp")  # the [llama] extra is part of the test install
+import llama_cpp  # noqa: E402  (the [llama] extra is part of the test install)
 
 pytestmark = pytest.mark.engines
 TEXT = (Path(__file__).parent / "data" / "llamacpp" / "text.txt").read_text(encoding="utf-8")
