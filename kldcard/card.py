@@ -129,9 +129,7 @@ def parse_card(data: bytes, path: str = "<card>") -> Card:
         node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
         metadata = yaml.safe_load(yaml_text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{yaml_line + mark.line}:{mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where, problem = yaml_error_parts(exc, yaml_line)
         raise InputError(f"{path}{where}: malformed YAML front matter: {problem}") from None
     except RecursionError:
         raise InputError(f"{path}: YAML front matter nests too deeply") from None
@@ -153,6 +151,14 @@ def parse_card(data: bytes, path: str = "<card>") -> Card:
         _node=node,
         _yaml_line=yaml_line,
     )
+
+
+def yaml_error_parts(exc: yaml.YAMLError, first_line: int = 1) -> tuple[str, str]:
+    """(``":LINE:COL"`` or ``""``, the problem in one line) of a PyYAML error; ``first_line`` is
+    the file line the YAML text starts on."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f":{first_line + mark.line}:{mark.column + 1}" if mark else ""
+    return where, getattr(exc, "problem", None) or str(exc).splitlines()[0]
 
 
 def _line_of(text: str, offset: int) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from . import atomic
-from .card import YAML_BLOCK, detect_newline, parse_card, read_bytes
+from .card import YAML_BLOCK, detect_newline, parse_card, read_bytes, yaml_error_parts
 from .card_metadata import KLD_KEY, MODEL_INDEX_KEY, default_model_name, is_kld_result, kld_evaluation_yaml, model_index_results
 from .errors import InputError
 from .render import render_section
@@ -128,7 +128,8 @@ def _existing_metadata(text: str, path: str) -> dict:
     try:
         data = yaml.safe_load(m.group(2))
     except yaml.YAMLError as exc:
-        raise InputError(f"{path}: malformed YAML front matter: {getattr(exc, 'problem', None) or exc}") from None
+        where, problem = yaml_error_parts(exc, len(split_lines(text[: m.start(2)])) + 1)
+        raise InputError(f"{path}{where}: malformed YAML front matter: {problem}") from None
     return data if isinstance(data, dict) else {}
 
 

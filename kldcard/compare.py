@@ -45,7 +45,7 @@ from .summary import (
     summarize,
 )
 
-__all__ = ["CompareResult", "compare", "write_per_token", "write_result"]
+__all__ = ["CompareResult", "build_result", "compare", "write_per_token", "write_result"]
 
 RESULT_FORMAT = "kldcard-compare-result"
 FORWARD = "KL(P_ref || P_cand)"
@@ -288,11 +288,23 @@ def compare(
         raise UsageError("threads must be >= 1")
     boot = BootstrapOptions(resamples=bootstrap, level=level, seed=seed)
     td = divergence_captures(ref, cand, n_vocab=n_vocab, threads=threads, progress=progress)
-    result = _build_result(ref, cand, td, n_vocab, alignment, buckets, list(percentiles), boot, threads)
+    result = build_result(ref, cand, td, n_vocab, alignment, buckets, list(percentiles), boot, threads)
     return (result, td) if return_per_token else result
 
 
-def _build_result(ref, cand, td: TokenDivergence, n_vocab, alignment, buckets, percentiles, boot, threads):
+def build_result(
+    ref: Capture,
+    cand: Capture,
+    td: TokenDivergence,
+    n_vocab: int,
+    alignment: str,
+    buckets: str | Sequence[int] | None,
+    percentiles: list[float],
+    boot: BootstrapOptions,
+    threads: int,
+) -> CompareResult:
+    """The :class:`CompareResult` of per-token values ``td`` (nats; forward = KL(P_ref ‖ P_cand)) of two
+    checked captures; shared by the local stream and the distributed run so both summarise identically."""
     pos = td.positions
     agree, dp = td.top1_agree, td.delta_p
     # Output ranges are positions *within the context window* (how much left context a token had),

@@ -4,32 +4,51 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .atomic import atomic_path
+from .atomic import atomic_path, write_atomic
 from .divergence import TokenDivergence
-from .errors import UsageError
+from .errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from .compare import CompareResult
 
-__all__ = ["write_per_token", "write_result"]
+__all__ = ["check_output_file", "output_errors", "write_per_token", "write_result"]
 
 
-def _atomic_write(path: Path, write: Callable[[str], None], suffix: str) -> None:
-    with atomic_path(path, suffix=suffix) as tmp:
-        write(str(tmp))
+def check_output_file(path: str | os.PathLike, option: str) -> None:
+    """Raise InputError if ``path`` cannot become a file (it is a directory, or a parent is a file);
+    commands call this before computing, so a typo does not cost the whole run."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{option} {p} is a directory; give a file name")
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{option} {p}: {parent} is a file, not a directory")
+            break
+
+
+@contextmanager
+def output_errors(path: str | os.PathLike) -> Iterator[None]:
+    """Turn an OSError while writing ``path`` into one InputError line (exit 2); the atomic writer
+    has already removed its temporary file and left any old ``path`` as it was."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def write_result(result: CompareResult, path: str | os.PathLike) -> Path:
     """Write the result JSON atomically (temp file + rename)."""
     p = Path(path)
-    text = result.model_dump_json(indent=2) + "\n"
-    _atomic_write(p, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), ".tmp")
+    with output_errors(p):
+        write_atomic(p, result.model_dump_json(indent=2) + "\n")
     return p
 
 
@@ -38,23 +57,15 @@ def write_per_token(td: TokenDivergence, path: str | os.PathLike) -> Path:
     p = Path(path)
     cols = td.columns()
     if p.suffix == ".npz":
-
-        def write_npz(tmp: str) -> None:
-            with open(tmp, "wb") as f:
-                np.savez(f, **cols)
-
-        _atomic_write(p, write_npz, ".npz")
+        with output_errors(p), atomic_path(p, suffix=".npz") as tmp, open(tmp, "wb") as f:
+            np.savez(f, **cols)
     elif p.suffix == ".csv":
-
-        def write_csv(tmp: str) -> None:
-            names = list(cols)
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write("# divergences in nats; forward_kl = KL(P_ref || P_cand); delta_p = p_cand - p_ref\n")
-                f.write(",".join(names) + "\n")
-                for i in range(len(td.positions)):
-                    f.write(",".join(_fmt(cols[c][i]) for c in names) + "\n")
-
-        _atomic_write(p, write_csv, ".csv")
+        names = list(cols)
+        with output_errors(p), atomic_path(p, suffix=".csv") as tmp, open(tmp, "w", encoding="utf-8") as f:
+            f.write("# divergences in nats; forward_kl = KL(P_ref || P_cand); delta_p = p_cand - p_ref\n")
+            f.write(",".join(names) + "\n")
+            for i in range(len(td.positions)):
+                f.write(",".join(_fmt(cols[c][i]) for c in names) + "\n")
     else:
         raise UsageError(f"per-token file must end in .npz or .csv, not {p.name!r}")
     return p

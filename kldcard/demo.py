@@ -21,7 +21,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from .errors import EngineNotInstalled, KldcardError
+
+from .errors import EngineNotInstalled, InputError, KldcardError
 
 # An original text written for the demo (no third-party corpus is bundled). It is repeated with a
 # numbered lead so the token count is a few hundred and every chunk has distinct content.
@@ -74,7 +75,6 @@ class DemoResult:
     plot: Path | None = None
     findings: int | None = None
     steps: list[Step] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # pieces of kldcard not available
 
     @property
     def ok(self) -> bool:
@@ -145,7 +145,10 @@ def run_demo(
     from .demo_steps import STEP_TITLES, run_steps
 
     out = Path(out_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot create the demo directory: {exc.strerror or exc}") from None
     result = DemoResult(out)
     runner = _Runner(result, say, len(STEP_TITLES))
     say(f"kldcard demo: everything goes to {out}")
@@ -156,8 +159,6 @@ def run_demo(
         if result.plot is not None:
             say(f"Its plot:  {result.plot}")
         say(f"Lint findings: {result.findings}")
-    if result.missing:
-        say("Not run (pieces of kldcard not available in this install): " + "; ".join(result.missing))
     return result
 
 

@@ -22,10 +22,6 @@ STEP_TITLES = (
 TEXT_NAME = "kldcard demo text (DEMO_TEXT in kldcard/demo.py)"
 
 
-def _have(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
-
-
 def _size(path: Path) -> str:
     total = sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
     return f"{total / 2**20:.1f} MiB"
@@ -58,25 +54,20 @@ def run_steps(run: _Runner, out: Path, models: dict | None = None) -> None:
         text_path.write_text(DEMO_TEXT, encoding="utf-8")
         step.detail.append(f"{text_path}: {len(DEMO_TEXT.encode())} bytes of original prose")
 
-    parity: dict[str, Any] | None = None
     with run.step(STEP_TITLES[2]) as step:
-        if not _have("kldcard.tokens"):
-            step.status = "skipped"
-            result.missing.append("token parity (kldcard.tokens)")
-        else:
-            from .tokens import parity_for_capture
+        from .tokens import parity_for_capture
 
-            others = [f"llama.cpp:{q8}", f"llama.cpp:{q4}"]
-            if engine_available("transformers"):
-                others.append(f"hf:{models['hf']}")
-            if engine_available("mlx"):
-                others.append(f"mlx:{models['hf']}")
-            with engine_log(logs / "tokens.log"):
-                parity = parity_for_capture(f"llama.cpp:{ref_gguf}", others, DEMO_TEXT)
-            step.detail.append(
-                f"{parity['outcome']}: {parity['tokens_checked']} token ids compared across "
-                f"{', '.join(parity['engines'])} (a mismatch would stop the demo here)"
-            )
+        others = [f"llama.cpp:{q8}", f"llama.cpp:{q4}"]
+        if engine_available("transformers"):
+            others.append(f"hf:{models['hf']}")
+        if engine_available("mlx"):
+            others.append(f"mlx:{models['hf']}")
+        with engine_log(logs / "tokens.log"):
+            parity = parity_for_capture(f"llama.cpp:{ref_gguf}", others, DEMO_TEXT)
+        step.detail.append(
+            f"{parity['outcome']}: {parity['tokens_checked']} token ids compared across "
+            f"{', '.join(parity['engines'])} (a mismatch would stop the demo here)"
+        )
 
     captures: dict[str, Path] = {}
     with run.step(STEP_TITLES[3]) as step:
@@ -119,8 +110,7 @@ def run_steps(run: _Runner, out: Path, models: dict | None = None) -> None:
             "evaluation_text": {"name": TEXT_NAME, "source": {"url": DEMO_SOURCE_URL}},
             "calibration": {"none": True},  # llama_model_quantize without an importance matrix
         }
-        if parity is not None:
-            disclosures["evaluation_text"]["tokenizer_parity"] = parity
+        disclosures["evaluation_text"]["tokenizer_parity"] = parity
         disc_path = out / "disclosures.yaml"
         disc_path.write_text(
             "# What the captures cannot know, supplied by the person rendering the card.\n"
@@ -134,7 +124,7 @@ def run_steps(run: _Runner, out: Path, models: dict | None = None) -> None:
         card = card_dir / "README.md"
         card.write_text(CARD_INTRO, encoding="utf-8")
         plot = card_dir / "kld_per_position.png"
-        have_plot = _have("matplotlib")
+        have_plot = importlib.util.find_spec("matplotlib") is not None
         if have_plot:
             from .plot import plot_per_position
 

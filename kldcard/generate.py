@@ -147,9 +147,10 @@ def cli_reference() -> str:
             os.environ["COLUMNS"] = old
 
 
-def stale_files(root: Path = ROOT) -> list[Path]:
-    """Generated files that are missing or differ, plus rule docs whose rule no longer exists."""
-    expected = expected_files(root)
+def stale_files(root: Path = ROOT, expected: dict[Path, str] | None = None) -> list[Path]:
+    """Generated files that are missing or differ, plus rule docs whose rule no longer exists.
+    ``expected`` is :func:`expected_files` when the caller has it already (it builds the CLI)."""
+    expected = expected_files(root) if expected is None else expected
     stale = [p for p, text in expected.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
     docs = root / "docs" / "rules"
     if docs.is_dir():
@@ -161,17 +162,13 @@ def write_all(root: Path = ROOT) -> list[Path]:
     """Write every stale generated file; remove docs of rules that no longer exist."""
     expected = expected_files(root)
     changed = []
-    for path in stale_files(root):
+    for path in stale_files(root, expected):
         if path in expected:
-            _write_atomic(path, expected[path])
+            write_atomic(path, expected[path])
         else:
             path.unlink()
         changed.append(path)
     return changed
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:

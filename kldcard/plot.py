@@ -77,8 +77,11 @@ def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *,
         axes[-1, 0].set_xlabel("token position")
         fig.suptitle(title or "Per-position forward KL(P_ref ‖ P_cand), nats", fontsize=10)
         fig.tight_layout()
-        with atomic_path(out, suffix=".png") as tmp:
-            fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        try:
+            with atomic_path(out, suffix=".png") as tmp:
+                fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        except OSError as exc:
+            raise InputError(f"{out}: cannot write the plot: {exc.strerror or exc}") from None
     finally:
         plt.close(fig)
     return out

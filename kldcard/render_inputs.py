@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .card import yaml_error_parts
 from .errors import InputError
 from .schema import KldEvaluation
 
@@ -77,8 +78,13 @@ def read_structured(path: str | Path, what: str) -> Any:
         if p.suffix.lower() == ".json":
             return json.loads(text)
         return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"{p}: malformed {what}: {str(exc).splitlines()[0]}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{p}:{exc.lineno}:{exc.colno}: malformed {what}: {exc.msg}") from None
+    except yaml.YAMLError as exc:
+        where, problem = yaml_error_parts(exc)
+        raise InputError(f"{p}{where}: malformed {what}: {problem}") from None
+    except RecursionError:
+        raise InputError(f"{p}: {what} nests too deeply") from None
 
 
 def load_disclosures(path: str | Path | None) -> Disclosures:

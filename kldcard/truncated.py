@@ -93,10 +93,14 @@ def _kl(p: np.ndarray, q: np.ndarray) -> float:
         return float(np.sum(p[m] * (np.log(p[m]) - np.log(q[m]))))
 
 
-def kl_truncated_rows(ref: SparseRows, cand: SparseRows, treatment: str) -> np.ndarray:
-    """Forward KL(P_ref ‖ P_cand) per row (nats, float64) under ``treatment``. Rows must align."""
+def _check_treatment(treatment: str) -> None:
     if treatment not in TREATMENTS:
         raise UsageError(f"unknown tail treatment {treatment!r}; use one of {', '.join(TREATMENTS)}")
+
+
+def kl_truncated_rows(ref: SparseRows, cand: SparseRows, treatment: str) -> np.ndarray:
+    """Forward KL(P_ref ‖ P_cand) per row (nats, float64) under ``treatment``. Rows must align."""
+    _check_treatment(treatment)
     out = np.empty(len(ref.positions))
     for r in range(len(out)):
         kr = _known(ref, r) if ref.ids is not None else None
@@ -152,6 +156,7 @@ def compare_truncated(reference, candidate, *, treatment: str = "lumped", verify
     Refuses captures of different token ids (:class:`CaptureMismatch`). A full capture is used in
     full; ``treatment`` says what happens to the unreported tail (see the module docstring).
     """
+    _check_treatment(treatment)  # before reading any capture
     caps = [c if not isinstance(c, (str, os.PathLike)) else open_any_capture(c, verify=verify)
             for c in (reference, candidate)]
     a, b = caps

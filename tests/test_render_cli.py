@@ -129,3 +129,11 @@ def test_card_in_a_missing_directory_is_one_line(evaluation_file: Path, tmp_path
     assert main(["render", str(evaluation_file), "--card", str(card), "--write"]) == 2
     assert "no such directory" in capsys.readouterr().err
     assert not card.parent.exists()
+
+
+def test_malformed_evaluation_yaml_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "evaluation.yaml"
+    bad.write_text("kld_evaluation:\n  reference:\n    model: [x\n  candidates: []\n", encoding="utf-8")
+    assert main(["render", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kldcard: error: {bad}:4:") and "malformed result" in err and err.count("\n") == 1

@@ -85,3 +85,17 @@ def test_missing_disclosures_are_listed_in_one_error(demo) -> None:
     disc["candidates"] = {"no-such-candidate": {"calibration": {"none": True}}}
     with pytest.raises(InputError, match="no-such-candidate"):
         evaluation_from_results(res, overrides=Disclosures.model_validate(disc))
+
+
+def test_plot_is_not_written_when_the_card_cannot_be_spliced(demo, tmp_path: Path, capsys) -> None:
+    result, _ = demo
+    out = result.out_dir
+    card = tmp_path / "README.md"
+    card.write_text("# x\n\n<!-- kldcard:end -->\n<!-- kldcard:start schema=1 -->\n", encoding="utf-8")
+    before = card.read_bytes()
+    png = tmp_path / "kld.png"
+    results = [str(out / "results" / "candidate-q8_0.json"), str(out / "results" / "candidate-q4_k_m.json")]
+    code = main(["render", *results, "--disclosures", str(out / "disclosures.yaml"), "--card", str(card),
+                 "--plot", str(png), "--write"])
+    assert code == 2 and "markers must appear once each" in capsys.readouterr().err
+    assert not png.exists() and card.read_bytes() == before

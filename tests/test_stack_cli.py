@@ -71,3 +71,9 @@ def test_wired_into_kldcard_stack(capsys):
     assert main(["stack", "splits", "--seqlen", "27525", "--kv-heads", "4", "--gpu", "Voodoo"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kldcard: error: unknown GPU") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("flag", ["--block-n", "--head-dim"])
+def test_splits_zero_block_size_is_refused_not_defaulted(flag):
+    with pytest.raises(KldcardError, match="at least 1|must be positive"):
+        run(["splits", "--seqlen", "100", "--kv-heads", "1", "--sms", "10", flag, "0"])

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..errors import InputError
 
 # Packages whose versions change the arithmetic of at least one engine.
 TRACKED_PACKAGES = (
@@ -146,6 +147,33 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 22) -> str:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def read_text_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of the text file ``path``; InputError (one line, exit 2) when missing or unreadable."""
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"text file {p} does not exist") from None
+    except OSError as exc:
+        raise InputError(f"cannot read text file {p}: {exc.strerror}") from None
+
+
+def read_text(path: str | os.PathLike) -> tuple[str, bytes]:
+    """The evaluation text of ``path`` (UTF-8) and its bytes; InputError (one line, exit 2) when it is
+    missing, unreadable or not UTF-8."""
+    p = Path(path)
+    data = read_text_bytes(p)
+    try:
+        return data.decode("utf-8"), data
+    except UnicodeDecodeError as exc:
+        raise InputError(f"text file {p} is not UTF-8 (byte {exc.start})") from None
+
+
+def text_record(data: bytes, name: str) -> dict[str, Any]:
+    """The manifest's ``text`` provenance: name, sha256 and size of the exact bytes read."""
+    return {"name": name, "sha256": sha256_bytes(data), "n_bytes": len(data)}
 
 
 # Files of a transformers/mlx directory that determine the logits or the token ids.

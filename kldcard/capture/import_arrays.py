@@ -6,7 +6,6 @@ so a file larger than memory imports fine. BF16 safetensors are read bit-exactly
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, UsageError
+from .fingerprint import read_text_bytes, text_record
 from .manifest import CaptureMeta
 from .store import Capture, CaptureWriter, bf16_to_f32, open_capture
 
@@ -159,8 +159,7 @@ def import_capture(
     pos, pos_meta = positions_for_rows(positions, n_rows)
     text = {}
     if text_path is not None:
-        raw = Path(text_path).read_bytes()
-        text = {"name": Path(text_path).name, "sha256": hashlib.sha256(raw).hexdigest(), "n_bytes": len(raw)}
+        text = text_record(read_text_bytes(text_path), Path(text_path).name)
     meta = CaptureMeta.model_validate(
         {
             "model": {"name": model_name or Path(logits_path).stem, "format": "npy", "path": str(logits_path)},

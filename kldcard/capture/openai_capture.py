@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..schema import StackFingerprint
-from .fingerprint import os_string, sha256_bytes
+from .fingerprint import os_string, read_text, text_record
 from .manifest import CaptureMeta
 from .openai_engine import OpenAIServer
 from .positions import make_windows, parse_positions, select_positions
@@ -75,11 +75,7 @@ def capture_openai(
     if top_k < 1:
         raise InputError("--top-k must be >= 1")
     p = Path(text_path)
-    try:
-        raw = p.read_bytes()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: cannot read the text as UTF-8 ({exc.__class__.__name__})") from None
+    text, raw = read_text(p)
     if not text:
         raise InputError(f"{p}: the text is empty")
     if Path(out).exists() and not overwrite:
@@ -121,7 +117,7 @@ def capture_openai(
     bos_id = ids[0] if srv.tokenize(model, "")[:1] == ids[:1] and ids[:1] else None
     meta = CaptureMeta(
         model={"name": model, "path": srv.base_url, "format": f"openai-server:{srv.api}"},
-        text={"name": text_name or p.name, "sha256": sha256_bytes(raw), "n_bytes": len(raw)},
+        text=text_record(raw, text_name or p.name),
         tokens={"bos": "added" if bos_id is not None else "none", "add_bos": bos_id is not None, "bos_id": bos_id,
                 "tokenizer": f"server {srv.api} tokenize endpoint"},
         positions=scheme.meta(),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from ..errors import CorruptCapture, InputError
 from .bf16 import bf16_to_f32
 from .manifest import CaptureManifest
 
-__all__ = ["Capture", "open_capture"]
+__all__ = ["Capture", "next_token_ids", "open_capture"]
 
 MANIFEST = "manifest.json"
 TOKENS_FILE = "tokens.safetensors"
@@ -48,8 +49,30 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def make_partial_dir(out_dir: Path) -> Path:
+    """Create the hidden sibling ``.<name>.partial-<random>`` a capture is written into (renamed into
+    place when complete); InputError (one line, exit 2) when ``out_dir``'s parent cannot hold it."""
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        partial = out_dir.parent / f".{out_dir.name}.partial-{secrets.token_hex(4)}"
+        partial.mkdir()
+    except OSError as exc:
+        raise InputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    return partial
+
+
 def _sha256_array(a: np.ndarray, dtype: str) -> str:
     return hashlib.sha256(np.ascontiguousarray(a, dtype=dtype).tobytes()).hexdigest()
+
+
+def next_token_ids(positions: np.ndarray, token_ids: np.ndarray) -> np.ndarray:
+    """int64 [n_positions]: the token each position predicts (``token_ids[position + 1]``), or -1
+    past the last token."""
+    nxt = positions + 1
+    out = np.full(len(nxt), -1, dtype=np.int64)
+    ok = nxt < len(token_ids)
+    out[ok] = token_ids[nxt[ok]]
+    return out
 
 
 def _read_st_header(path: Path) -> tuple[dict, int]:
@@ -100,11 +123,7 @@ class Capture:
 
     def next_token_ids(self) -> np.ndarray:
         """int64 [n_positions]: the token each position predicts, or -1 past the last token."""
-        nxt = self.positions + 1
-        out = np.full(len(nxt), -1, dtype=np.int64)
-        ok = nxt < len(self.token_ids)
-        out[ok] = self.token_ids[nxt[ok]]
-        return out
+        return next_token_ids(self.positions, self.token_ids)
 
     def _locate(self, i0: int, i1: int) -> list[tuple[_Shard, int, int]]:
         if not 0 <= i0 <= i1 <= self.n_positions:
@@ -174,17 +193,23 @@ def _check_file(path: Path, size: int, sha: str, verify: bool) -> None:
         raise CorruptCapture(f"{path}: sha256 does not match the manifest")
 
 
+def manifest_path(root: Path) -> Path:
+    """``root/manifest.json``; InputError when ``root`` is not a directory or holds no manifest."""
+    if not root.is_dir():
+        raise InputError(f"{root}: not a capture directory (does not exist or is a file)")
+    mpath = root / MANIFEST
+    if not mpath.is_file():
+        raise InputError(f"{root}: not a kldcard capture (no {MANIFEST}; an interrupted write?)")
+    return mpath
+
+
 def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
     """Open a capture directory. Sizes are always checked, sha256 of every file when ``verify``.
 
     Raises InputError (not a capture / unreadable manifest) or CorruptCapture (files damaged).
     """
     root = Path(path)
-    if not root.is_dir():
-        raise InputError(f"{root}: not a capture directory (does not exist or is a file)")
-    mpath = root / MANIFEST
-    if not mpath.is_file():
-        raise InputError(f"{root}: not a kldcard capture (no {MANIFEST}; an interrupted write?)")
+    mpath = manifest_path(root)
     try:
         manifest = CaptureManifest.model_validate_json(mpath.read_bytes())
     except ValidationError as exc:

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..schema import StackFingerprint
 from .engines import EngineModel, EngineSettings, TokenizedText, canonical_name, open_model
-from .fingerprint import sha256_bytes
+from .fingerprint import read_text, text_record
 from .manifest import CaptureMeta, TokenizerParityInfo
 from .positions import PositionScheme, Windows, make_windows, parse_positions, select_positions
 from .store import Capture, CaptureWriter, open_capture
@@ -53,20 +53,6 @@ class CaptureResult:
     def bit_identical(self) -> bool | None:
         """True/False when repeated; None for a single run."""
         return None if len(self.digests) < 2 else len(set(self.digests)) == 1
-
-
-def _read_text(path: str | os.PathLike) -> tuple[str, bytes]:
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"text file {p} does not exist") from None
-    except OSError as exc:
-        raise InputError(f"cannot read text file {p}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8"), data
-    except UnicodeDecodeError as exc:
-        raise InputError(f"text file {p} is not UTF-8 (byte {exc.start})") from None
 
 
 def _progress(total: int, desc: str, enabled: bool | None) -> Any:
@@ -126,7 +112,7 @@ def _meta(
     tokenizer = f"tokenizer.json sha256 {tj}" if tj else f"{m.engine}'s tokenizer from the {model['format']} file"
     return CaptureMeta(
         model=model,
-        text={"name": text_name or text_path.name, "sha256": sha256_bytes(text_bytes), "n_bytes": len(text_bytes)},
+        text=text_record(text_bytes, text_name or text_path.name),
         tokens={"bos": tok.bos_label(), "add_bos": tok.add_bos, "bos_id": tok.bos_id, "tokenizer": tokenizer},
         positions=scheme.meta(),
         context={"n_ctx": windows.n_ctx, "n_chunks": windows.n_windows, "stride": windows.n_ctx, "prefill_chunk": chunk},
@@ -174,7 +160,7 @@ def run_capture(
     out_path, text_path = Path(out), Path(text)
     if out_path.exists() and not overwrite:
         raise InputError(f"{out_path} already exists (use --force to replace it)")
-    text_str, text_bytes = _read_text(text_path)
+    text_str, text_bytes = read_text(text_path)
     settings = EngineSettings(**engine_settings)
     if name == "llama.cpp":
         # One llama_decode per n_batch tokens: the prefill chunk *is* n_batch.

@@ -39,7 +39,17 @@ from pydantic import Field, ValidationError
 from .. import __version__
 from ..errors import CorruptCapture, InputError
 from .manifest import CaptureMeta, FileInfo, Sha256
-from .reader import MANIFEST, TOKENS_FILE, _fsync_dir, _sha256_array, _sha256_file
+from .reader import (
+    MANIFEST,
+    TOKENS_FILE,
+    _check_file,
+    _fsync_dir,
+    _sha256_array,
+    _sha256_file,
+    make_partial_dir,
+    manifest_path,
+    next_token_ids,
+)
 
 __all__ = [
     "SPARSE_FORMAT",
@@ -105,11 +115,7 @@ class SparseCapture:
 
     def next_token_ids(self) -> np.ndarray:
         """int64 [n_positions]: the token each position predicts, or -1 past the last token."""
-        nxt = self.positions + 1
-        out = np.full(len(nxt), -1, dtype=np.int64)
-        ok = nxt < len(self.token_ids)
-        out[ok] = self.token_ids[nxt[ok]]
-        return out
+        return next_token_ids(self.positions, self.token_ids)
 
 
 def _validate_arrays(positions, ids, lps, n_tokens: int, n_vocab: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -164,9 +170,7 @@ def write_sparse_capture(
     out = Path(out_dir)
     if out.exists() and not overwrite:
         raise InputError(f"{out} already exists (pass overwrite=True / --force to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.parent / f".{out.name}.partial-{secrets.token_hex(4)}"
-    partial.mkdir()
+    partial = make_partial_dir(out)
     try:
         from datetime import datetime, timezone
 
@@ -212,23 +216,10 @@ def write_sparse_capture(
     return open_sparse_capture(out, verify=False)
 
 
-def _check(path: Path, info: FileInfo, verify: bool) -> None:
-    if not path.is_file():
-        raise CorruptCapture(f"{path}: missing (listed in the manifest)")
-    if path.stat().st_size != info.bytes:
-        raise CorruptCapture(f"{path}: size {path.stat().st_size} bytes, manifest says {info.bytes}")
-    if verify and _sha256_file(path) != info.sha256:
-        raise CorruptCapture(f"{path}: sha256 does not match the manifest")
-
-
 def _manifest_format(root: Path) -> str:
     import json
 
-    if not root.is_dir():
-        raise InputError(f"{root}: not a capture directory (does not exist or is a file)")
-    mpath = root / MANIFEST
-    if not mpath.is_file():
-        raise InputError(f"{root}: not a kldcard capture (no {MANIFEST}; an interrupted write?)")
+    mpath = manifest_path(root)
     try:
         fmt = json.loads(mpath.read_bytes()).get("format")
     except (ValueError, AttributeError):
@@ -248,8 +239,8 @@ def open_sparse_capture(path: str | os.PathLike, verify: bool = True) -> SparseC
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(f"{mpath}: invalid manifest: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-    _check(root / m.tokens_file.file, m.tokens_file, verify)
-    _check(root / m.topk_file.file, m.topk_file, verify)
+    for info in (m.tokens_file, m.topk_file):
+        _check_file(root / info.file, info.bytes, info.sha256, verify)
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 

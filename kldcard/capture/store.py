@@ -35,7 +35,17 @@ from .. import __version__
 from ..errors import InputError
 from .bf16 import bf16_to_f32, f32_to_bf16, to_float64
 from .manifest import FORMAT, FORMAT_VERSION, CaptureManifest, CaptureMeta, FileInfo, ShardInfo
-from .reader import MANIFEST, ST_DTYPE, TOKENS_FILE, Capture, _fsync_dir, _sha256_array, _sha256_file, open_capture
+from .reader import (
+    MANIFEST,
+    ST_DTYPE,
+    TOKENS_FILE,
+    Capture,
+    _fsync_dir,
+    _sha256_array,
+    _sha256_file,
+    make_partial_dir,
+    open_capture,
+)
 
 __all__ = [  # the reader and BF16 helpers are re-exported: this module is the documented entry point
     "Capture",
@@ -144,9 +154,7 @@ class CaptureWriter:
         self.overwrite = overwrite
         if self.out_dir.exists() and not overwrite:
             raise InputError(f"{self.out_dir} already exists (pass overwrite=True / --force to replace it)")
-        self.out_dir.parent.mkdir(parents=True, exist_ok=True)
-        self.partial = self.out_dir.parent / f".{self.out_dir.name}.partial-{secrets.token_hex(4)}"
-        self.partial.mkdir()
+        self.partial = make_partial_dir(self.out_dir)
         self._shard: _ShardFile | None = None
         self._shards: list[ShardInfo] = []
         self._positions: list[np.ndarray] = []

@@ -11,16 +11,7 @@ import sys
 from contextlib import nullcontext
 
 from ..errors import UsageError
-
-
-def _percentiles(text: str) -> list[float]:
-    try:
-        vals = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
-    if not vals or any(not 0 <= v <= 100 for v in vals):
-        raise argparse.ArgumentTypeError("percentiles must lie in [0, 100]")
-    return vals
+from .summary_options import add_summary_arguments, check_summary_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -46,22 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--report", choices=("llama-perplexity", "json"), default="llama-perplexity",
                    help="with --reference-llama-base: the block llama-perplexity prints (default) or JSON")
     p.add_argument("--per-token", metavar="FILE", help="also write per-token values (.npz or .csv)")
-    p.add_argument(
-        "--align-vocab", choices=["common-prefix"], default=None,
-        help="compare padded vocabularies of different sizes over their common prefix (recorded in the result)",
-    )
-    p.add_argument(
-        "--buckets", default=None, metavar="SPEC",
-        help="output ranges: pow2 (default: 0,128,256,512,...), width:N, or explicit edges like 0,512,2048",
-    )
-    p.add_argument("--percentiles", type=_percentiles, default=None, metavar="LIST",
-                   help="percentiles to report (default: 99.9,99,95,90,10,5,1,0.1)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the CI of means (0: SE only)")
-    p.add_argument("--level", type=float, default=0.95, help="bootstrap confidence level (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--threads", type=int, default=None, metavar="N", help="worker threads (default: all usable cores)")
-    p.add_argument("--no-verify", action="store_true", help="check shard sizes only, skip sha256 verification")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
+    add_summary_arguments(p)
     from ..distributed.cluster import add_scheduler_arguments
 
     add_scheduler_arguments(p)
@@ -83,25 +59,28 @@ def _progress_bar(total: int, enabled: bool):
 def run(args: argparse.Namespace) -> int:
     from ..capture.store import open_capture
     from ..compare import compare, write_per_token, write_result
+    from ..compare_io import check_output_file
     from ..summary import DEFAULT_PERCENTILES
 
     if args.reference_llama_base:
         if args.reference:
             raise UsageError("give either REF or --reference-llama-base, not both")
-        from .llama import _compare as compare_with_base
+        if args.output or args.per_token:
+            # the base-file comparison prints llama-perplexity's block; nothing would be written
+            raise UsageError("-o and --per-token are not used with --reference-llama-base; "
+                             "use --report json and redirect stdout to keep the numbers")
+        from .llama import compare_with_base
 
         args.no_chunks = False
         return compare_with_base(args)
     if not args.reference or not args.output:
         raise UsageError("kldcard compare needs REF, CAND and -o RESULT.json (or --reference-llama-base FILE CAND)")
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be >= 0")
-    if not 0 < args.level < 1:
-        raise UsageError("--level must lie strictly between 0 and 1")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError("--threads must be >= 1")
+    check_summary_arguments(args)
     if args.per_token and not args.per_token.endswith((".npz", ".csv")):
         raise UsageError(f"--per-token file must end in .npz or .csv, not {args.per_token!r}")
+    check_output_file(args.output, "-o")
+    if args.per_token:
+        check_output_file(args.per_token, "--per-token")
     from ..capture.sparse import is_sparse_capture, open_any_capture
 
     if is_sparse_capture(args.reference) or is_sparse_capture(args.candidate):
@@ -138,10 +117,12 @@ def run(args: argparse.Namespace) -> int:
 def _run_truncated(args: argparse.Namespace, ref, cand) -> int:
     """A top-k (sparse) capture on either side: the truncated comparison, with its tail treatment named."""
     from ..atomic import write_atomic
+    from ..compare_io import output_errors
     from ..truncated import compare_truncated, render_note
 
     res = compare_truncated(ref, cand, treatment=args.tail, verify=not args.no_verify)
-    write_atomic(args.output, res.model_dump_json(indent=2) + "\n")
+    with output_errors(args.output):
+        write_atomic(args.output, res.model_dump_json(indent=2) + "\n")
     print(f"forward KL(P_ref || P_cand) over a top-k vocabulary (tail: {res.treatment}), nats, "
           f"{res.n_positions} positions: mean {res.mean:.6g}, median {res.median:.6g}, p99 {res.p99:.6g}, "
           f"max {res.max:.6g}")

@@ -52,12 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     s.set_defaults(_llama=_capture_to_base)
 
     s = sub.add_parser("import-log", help="parse pasted llama-perplexity --kl-divergence output")
-    s.add_argument("logfile", metavar="LOGFILE", help="text file with the output, or - for stdin")
-    s.add_argument("-o", "--output-format", choices=("text", "json"), default="text")
-    s.add_argument("--n-ctx", type=int, default=None, help="the -c of the base pass (fills positions.n_scored)")
-    s.add_argument("--floor", type=float, choices=(16.0, 24.0), default=16.0,
-                   help="storage floor of the base file: 16 mainline (default), 24 ik_llama.cpp ≥ PR #325")
-    s.set_defaults(_llama=_import_log)
+    add_import_log_arguments(s)
+    s.set_defaults(_llama=import_log)
 
     s = sub.add_parser("compare", help="llama-perplexity statistics of a candidate capture against a base file")
     s.add_argument("--reference-llama-base", required=True, metavar="FILE", help="the --kl-divergence-base file")
@@ -67,8 +63,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="llama-perplexity: the block llama-perplexity prints, after a '# kldcard:' line saying what "
                    "the numbers are (default); json: the same numbers with stable keys")
     s.add_argument("--no-chunks", action="store_true", help="omit the per-chunk lines")
-    s.set_defaults(_llama=_compare)
+    s.set_defaults(_llama=compare_with_base)
     return p
+
+
+def add_import_log_arguments(s: argparse.ArgumentParser) -> None:
+    """The options of ``llama import-log`` (also ``kldcard import-llama-log``)."""
+    s.add_argument("logfile", metavar="LOGFILE", help="text file with the output, or - for stdin")
+    s.add_argument("-o", "--output-format", choices=("text", "json"), default="text")
+    s.add_argument("--n-ctx", type=int, default=None, help="the -c of the base pass (fills positions.n_scored)")
+    s.add_argument("--floor", type=float, choices=(16.0, 24.0), default=16.0,
+                   help="storage floor of the base file: 16 mainline (default), 24 ik_llama.cpp ≥ PR #325")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -162,7 +167,8 @@ def _read_text(path: str) -> str:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _import_log(args: argparse.Namespace) -> int:
+def import_log(args: argparse.Namespace) -> int:
+    """``llama import-log``: print (or JSON) a pasted llama-perplexity block's statistics."""
     from ..llamacpp.log import parse_llama_log
 
     if args.n_ctx is not None and args.n_ctx < 4:
@@ -197,7 +203,8 @@ def _import_log(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
+def compare_with_base(args: argparse.Namespace) -> int:
+    """``llama compare``: llama-perplexity's statistics of a candidate capture against a base file."""
     from ..capture.store import open_capture
     from ..llamacpp.basefile import open_base_file
     from ..llamacpp.convert import compare_base_with_capture, detect_floor

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
+from .summary_options import add_summary_arguments, check_summary_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -29,15 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("-o", "--output", required=True, metavar="TABLE.json", help="table JSON (written atomically)")
     p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     p.add_argument("--results-dir", metavar="DIR", help="also write one compare-result JSON per pair (for render)")
-    p.add_argument("--align-vocab", choices=["common-prefix"], default=None,
-                   help="compare padded vocabularies over their common prefix (recorded in each result)")
-    p.add_argument("--buckets", default=None, metavar="SPEC", help="output ranges (see kldcard compare)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples (0: SE only)")
-    p.add_argument("--level", type=float, default=0.95, help="bootstrap confidence level (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--threads", type=int, default=None, metavar="N", help="local threads (without --scheduler)")
-    p.add_argument("--no-verify", action="store_true", help="check shard sizes only, skip sha256 verification")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (also off when stderr is not a terminal)")
+    add_summary_arguments(p)
     add_scheduler_arguments(p)
     return p
 
@@ -46,13 +38,13 @@ def run(args: argparse.Namespace) -> int:
     from ..distributed.cli import cluster_progress
     from ..distributed.cluster import scheduler_from_args
     from ..distributed.matrix import plan_matrix, run_matrix, write_table
+    from ..compare_io import check_output_file
+    from ..summary import DEFAULT_PERCENTILES
 
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be >= 0")
-    if not 0 < args.level < 1:
-        raise UsageError("--level must lie strictly between 0 and 1")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError("--threads must be >= 1")
+    check_summary_arguments(args)
+    check_output_file(args.output, "-o")
+    if args.markdown:
+        check_output_file(args.markdown, "--markdown")
     client = scheduler_from_args(args)  # fail fast (exit 2) before reading any capture
     try:
         plan = plan_matrix(args.reference, args.candidate, verify=not args.no_verify)
@@ -62,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  not compared (no partner with the same token ids and positions): {u}")
         with cluster_progress(plan.n_positions, "matrix", not args.no_progress) as progress:
             table = run_matrix(plan, client, align_vocab=args.align_vocab, buckets=args.buckets,
-                               bootstrap=args.bootstrap, level=args.level, seed=args.seed, threads=args.threads,
+                               percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap,
+                               level=args.level, seed=args.seed, threads=args.threads,
                                task_positions=args.task_positions, progress=progress)
     finally:
         if client is not None:

@@ -76,18 +76,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--write and --check need --card README.md")
     evaluation = load_evaluation(args.results, disclosures=args.disclosures)
 
-    plot_ref = None
+    plot_ref = series = None
     if args.plot:
         series = load_plot_series(args.results, args.per_token)
         base = Path(args.card).resolve().parent if args.card else Path.cwd()
         plot_ref = Path(os.path.relpath(Path(args.plot).resolve(), base)).as_posix()
-        if not args.check:
-            from ..plot import plot_per_position
-
-            plot_per_position(args.plot, series)
 
     if not args.card:
-        sys.stdout.write(region_text(render_section(evaluation, template=args.template, plot=plot_ref), "\n") + "\n")
+        section = region_text(render_section(evaluation, template=args.template, plot=plot_ref), "\n")
+        _draw_plot(args.plot, series)
+        sys.stdout.write(section + "\n")
         return 0
 
     update = update_card(
@@ -99,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
         source_url=args.source_url,
         set_base_model=not args.no_base_model,
     )
+    # Only now, with the card known to splice cleanly, is the PNG written: an unusable card or
+    # template must leave no new file behind.
+    if not args.check:
+        _draw_plot(args.plot, series)
     if args.check:
         if update.changed:
             print(f"{args.card}: the KLD section or metadata is stale; run `kldcard render ... --card {args.card} --write`")
@@ -118,3 +120,11 @@ def run(args: argparse.Namespace) -> int:
     diff = list(difflib.unified_diff(old, new, fromfile=f"a/{args.card}", tofile=f"b/{args.card}"))
     sys.stdout.write("".join(diff) if diff else f"{args.card}: up to date\n")
     return 0
+
+
+def _draw_plot(path: str | None, series: list | None) -> None:
+    if path is None or series is None:
+        return
+    from ..plot import plot_per_position
+
+    plot_per_position(path, series)

@@ -11,8 +11,6 @@ import argparse
 import json
 import sys
 
-from ..stack.simulate import simulate_groupings
-from ..stack.splits import block_n_for_head_dim, gpu_table, predict_splits, resolve_sm_count
 
 
 def add_subcommands(stack_subparsers: argparse._SubParsersAction) -> None:
@@ -50,14 +48,20 @@ def add_subcommands(stack_subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--block-n", type=int, default=64, help="KV block size in tokens (default 64)")
     s.add_argument("--partial-dtype", choices=["bf16", "f32"], default="bf16",
                    help="dtype of per-group partial outputs (FA2 keeps f32; default bf16)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0, help="first random seed for the inputs (default 0)")
     s.add_argument("--tries", type=int, default=16, help="seeds to search for a bf16 difference (default 16)")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(_run=run_simulate, stack_run=run_simulate)
 
 
 def run_splits(args: argparse.Namespace) -> int:
-    block_n = block_n_for_head_dim(args.head_dim) if args.head_dim else (args.block_n or 64)
+    from ..stack.splits import block_n_for_head_dim, gpu_table, predict_splits
+
+    # ``is not None``, not truthiness: an explicit 0 must reach the library's "at least 1" check.
+    if args.head_dim is not None:
+        block_n = block_n_for_head_dim(args.head_dim)
+    else:
+        block_n = 64 if args.block_n is None else args.block_n
     if args.gpu is None and args.sms is None:
         targets = [(g.name, None) for g in gpu_table()]
     else:
@@ -89,6 +93,9 @@ def run_splits(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from ..stack.simulate import simulate_groupings
+    from ..stack.splits import predict_splits, resolve_sm_count
+
     if args.gpus:
         counts, names = [], []
         for g in args.gpus:

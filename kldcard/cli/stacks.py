@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..atomic import write_atomic
+from ..compare_io import check_output_file, output_errors
 from ..errors import InputError
 from ..stack.many import CENTROID, compare_stacks, write_plots
 
@@ -35,14 +36,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def _write_json(path: Path, data: dict) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    with output_errors(path):
+        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def run(args: argparse.Namespace) -> int:
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     out = Path(args.output) if args.output else None
-    if out is not None and out.is_dir():
-        raise InputError(f"{out} is a directory; give a file name for the JSON report")
+    if out is not None:
+        check_output_file(out, "-o")
+    if args.plots and Path(args.plots).exists() and not Path(args.plots).is_dir():
+        raise InputError(f"--plots {args.plots} is a file; give a directory for the plots")
     if args.scheduler:
         from ..distributed.cli import stacks_from_args
 
@@ -81,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         _write_json(out, data)
         print(f"report: {out}")
     if args.plots:
-        for path in write_plots(report, args.plots):
+        with output_errors(args.plots):
+            written = write_plots(report, args.plots)
+        for path in written:
             print(f"plot: {path}")
     return 0

@@ -2,7 +2,7 @@
 
 The work is cut by shard and position range into pure tasks (:mod:`kldcard.distributed.tasks`); the client
 puts the per-token values back in position order and summarises them with the same code as the
-local run (:func:`kldcard.compare._build_result`, :mod:`kldcard.summary`; the bootstrap is seeded),
+local run (:func:`kldcard.compare.build_result`, :mod:`kldcard.summary`; the bootstrap is seeded),
 so every per-token value is bit-for-bit the local one and so is every summary.
 
 Divergences in nats; forward = KL(P_ref ‖ P_cand); full vocabulary (or the aligned common prefix).
@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..divergence import TokenDivergence
-from ..errors import CaptureMismatch, NonFiniteLogits, UsageError
+from ..errors import NonFiniteLogits, UsageError
 from ..summary import DEFAULT_PERCENTILES, BootstrapOptions
 from .cluster import iter_ranges, run_tasks, total_threads
 from .tasks import COMPARE_FIELDS, compare_rows, stack_rows
@@ -74,7 +73,7 @@ class CompareJob:
                level: float = 0.95, seed: int = 0, threads: int = 1):
         """The :class:`~kldcard.compare.CompareResult` (the local run's summary code) and the per-token
         values. Raises NonFiniteLogits as the local stream does."""
-        from ..compare import _build_result
+        from ..compare import build_result
 
         if self.done != len(self.ranges):  # pragma: no cover - run_tasks returns only when all are in
             raise RuntimeError(f"{len(self.ranges) - self.done} task results missing")
@@ -82,8 +81,8 @@ class CompareJob:
             if self.bad[side]:
                 raise NonFiniteLogits(side, sorted(self.bad[side]))
         boot = BootstrapOptions(resamples=bootstrap, level=level, seed=seed)
-        res = _build_result(self.ref, self.cand, self.td, self.n_vocab, self.alignment, buckets, list(percentiles),
-                            boot, threads)
+        res = build_result(self.ref, self.cand, self.td, self.n_vocab, self.alignment, buckets, list(percentiles),
+                           boot, threads)
         return res, self.td
 
 
@@ -122,20 +121,6 @@ def compare_on_cluster(
 # ----------------------------------------------------------------------------------------------
 
 
-def _open_stacks(paths: Sequence[str], verify: bool, mmap: bool) -> list[UrlCapture]:
-    caps = [open_capture_url(p, verify=verify, mmap=mmap) for p in paths]
-    first = caps[0]
-    for p, c in zip(paths[1:], caps[1:]):
-        if c.n_vocab != first.n_vocab:
-            raise CaptureMismatch(f"{p} has {c.n_vocab} vocabulary entries but {paths[0]} has {first.n_vocab}; "
-                                  "many-stack comparison needs identical vocabularies")
-        for what, a, b in (("token ids", first.token_ids, c.token_ids), ("positions", first.positions, c.positions)):
-            if a.shape != b.shape or not np.array_equal(a, b):
-                raise CaptureMismatch(f"{p} and {paths[0]} differ in their {what}; "
-                                      "stacks are compared only on the same tokens at the same positions")
-    return caps
-
-
 def compare_stacks_on_cluster(
     client,
     paths: Sequence[str | os.PathLike],
@@ -150,22 +135,16 @@ def compare_stacks_on_cluster(
 ):
     """:func:`kldcard.stack.many.compare_stacks` on a Dask cluster: the same
     :class:`~kldcard.stack.many.ManyStackReport` (values in nats, float64, full vocabulary)."""
-    from ..stack.many import _BLOCK_BYTES, ManyStackReport, PairDivergence, _clusters, _label
+    from ..stack.many import block_rows, build_report, check_same_tokens, check_stack_arguments, stack_names
 
-    if len(paths) < 2:
-        raise UsageError("give at least two captures to compare stacks")
-    if labels is not None and len(labels) != len(paths):
-        raise UsageError(f"{len(labels)} labels for {len(paths)} captures")
-    if gap < 0:
-        raise UsageError(f"cluster gap must be non-negative, got {gap}")
+    check_stack_arguments(len(paths), labels, gap)
     urls = [str(p) for p in paths]
-    caps = _open_stacks(urls, verify, mmap)
+    caps = [open_capture_url(u, verify=verify, mmap=mmap) for u in urls]
+    check_same_tokens(urls, caps)
     n_stacks, n_vocab, n_pos = len(caps), caps[0].n_vocab, caps[0].n_positions
-    stacks = [c.manifest.stack.model_dump(mode="json") if c.manifest.stack is not None else None for c in caps]
-    names = list(labels) if labels else [_label(Path(p), s) for p, s in zip(urls, stacks)]
+    stacks, names = stack_names(urls, caps, labels)
     # the local block bound (memory of one block on a worker), then the task size
-    rows = min(max(1, min(1024, _BLOCK_BYTES // (16 * n_stacks * n_vocab))),
-               task_rows(n_vocab * caps[0].raw_dtype.itemsize, task_positions))
+    rows = min(block_rows(n_stacks, n_vocab), task_rows(n_vocab * caps[0].raw_dtype.itemsize, task_positions))
     cuts = [0, *(s for c in caps for s in c.shard_starts)]
     ranges = list(iter_ranges(cuts, n_pos, rows))
     kl_pos = np.zeros((n_stacks, n_stacks, n_pos))
@@ -187,20 +166,6 @@ def compare_stacks_on_cluster(
         label, pos = min(bad, key=lambda x: x[1])
         raise NonFiniteLogits(f"{label} (or a stack it is compared with)", [pos])
 
-    # Exactly the local assembly (kldcard.stack.many.compare_stacks): summed in position order.
-    positions = np.asarray(caps[0].positions, dtype=np.int64)
-    kl_sum = kl_pos.sum(axis=2)
-    kl_max = kl_pos.max(axis=2) if n_pos else np.zeros_like(kl_sum)
-    disagree = np.zeros((n_stacks, n_stacks))
-    pairs = []
-    for i in range(n_stacks):
-        for j in range(i + 1, n_stacks):
-            mask = top1[i] != top1[j]
-            disagree[i, j] = disagree[j, i] = mask.mean() if n_pos else 0.0
-            first = int(positions[mask][0]) if mask.any() else None
-            pairs.append(PairDivergence(i, j, int(mask.sum()), first, _clusters(positions, mask, gap)))
-    return ManyStackReport(
-        labels=names, paths=urls, stacks=stacks, n_vocab=n_vocab, positions=positions,
-        pairwise_kl_mean=kl_sum / max(n_pos, 1), pairwise_kl_max=kl_max, pairwise_kl=kl_pos,
-        top1_disagreement=disagree, kl_to_centroid=to_centroid, top1=top1, pairs=pairs, gap=gap,
-    )
+    # Exactly the local assembly: the same function, summing in position order.
+    return build_report(urls, names, stacks, n_vocab, np.asarray(caps[0].positions, dtype=np.int64), kl_pos,
+                        to_centroid, top1, gap)

@@ -211,17 +211,18 @@ def write_table(table: MatrixTable, path: str | os.PathLike, markdown: str | os.
                 results_dir: str | os.PathLike | None = None) -> list[Path]:
     """Write the table JSON (and Markdown, and one compare-result JSON per pair for ``kldcard render``)
     atomically. Returns the paths written."""
-    from ..compare_io import _atomic_write, write_result
+    from ..atomic import write_atomic
+    from ..compare_io import output_errors, write_result
 
     written = []
     p = Path(path)
-    text = json.dumps(table.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    _atomic_write(p, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), ".tmp")
+    with output_errors(p):
+        write_atomic(p, json.dumps(table.to_dict(), indent=2, ensure_ascii=False) + "\n")
     written.append(p)
     if markdown:
         m = Path(markdown)
-        md = table.markdown()
-        _atomic_write(m, lambda tmp: Path(tmp).write_text(md, encoding="utf-8"), ".tmp")
+        with output_errors(m):
+            write_atomic(m, table.markdown())
         written.append(m)
     if results_dir:
         d = Path(results_dir)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..capture.store import to_float64
 from ..divergence import RowKernel
-from ..stream import single_threaded_blas
+from ..stream import as_f32, nonfinite_side, single_threaded_blas
 from .urls import cached_capture
 
 __all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
@@ -28,18 +28,6 @@ __all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
 COMPARE_FIELDS = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref",
                   "nll_cand", "robust")
 _INT_FIELDS = {"top1_ref": np.int64, "top1_cand": np.int64, "robust": bool}
-
-
-def _as_f32(raw_row: np.ndarray, u32: np.ndarray) -> np.ndarray:
-    # the same exact BF16 -> float32 conversion as kldcard.stream (the bits become the top half)
-    if raw_row.dtype == np.uint16:
-        np.copyto(u32, raw_row)
-        return np.left_shift(u32, 16, out=u32).view(np.float32)
-    return raw_row
-
-
-def _bad(z: np.ndarray) -> bool:
-    return bool(np.isnan(z).any() or np.isposinf(z).any() or np.isneginf(z).all())
 
 
 def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mmap: bool = True,
@@ -62,10 +50,10 @@ def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mm
     with single_threaded_blas():
         br, bc = ref.read_rows(i0, i1), cand.read_rows(i0, i1)
         for k in range(n):
-            zr, zc = _as_f32(br[k, :n_vocab], u32_r), _as_f32(bc[k, :n_vocab], u32_c)
+            zr, zc = as_f32(br[k, :n_vocab], u32_r), as_f32(bc[k, :n_vocab], u32_c)
             res = kern(zr, zc, int(nxt[k]))
             if res is None:
-                bad["reference" if _bad(zr) else "candidate"].append(int(positions[k]))
+                bad[nonfinite_side(zr, zc)].append(int(positions[k]))
                 continue
             for f, v in zip(COMPARE_FIELDS, res):
                 out[f][k] = v
@@ -82,7 +70,7 @@ def stack_rows(urls: list[str], labels: list[str], start: int, stop: int, mmap: 
     KL(P_i ‖ P_j), ``to_centroid`` [N, b] with KL(P_i ‖ M), ``top1`` [N, b]; computed as
     :func:`kldcard.stack.many.compare_stacks` computes one block (the values of a row depend on
     that row only). ``nonfinite``: (label, position) of the first bad row, or None."""
-    from ..stack.many import _log_mean_prob, _log_softmax
+    from ..stack.many import log_mean_prob, log_softmax
 
     caps = [cached_capture(u, mmap, f) for u, f in zip(urls, fingerprints or [None] * len(urls))]
     n_stacks, n_vocab, b = len(caps), caps[0].n_vocab, stop - start
@@ -94,8 +82,8 @@ def stack_rows(urls: list[str], labels: list[str], start: int, stop: int, mmap: 
         logp = np.empty_like(logits)
         with np.errstate(invalid="ignore", over="ignore"):
             for k in range(n_stacks):
-                logp[k] = _log_softmax(logits[k])
-            log_m = _log_mean_prob(logp)
+                logp[k] = log_softmax(logits[k])
+            log_m = log_mean_prob(logp)
         top1 = logits.argmax(axis=-1)
         kernel = RowKernel(n_vocab)
         for r in range(b):

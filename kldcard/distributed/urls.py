@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..capture.manifest import CaptureManifest
-from ..capture.reader import MANIFEST, ST_DTYPE, _sha256_array
+from ..capture.reader import MANIFEST, ST_DTYPE, _sha256_array, next_token_ids
 from ..capture.store import Capture, open_capture
 from ..errors import CorruptCapture, InputError
 
@@ -103,11 +103,7 @@ class UrlCapture:
 
     def next_token_ids(self) -> np.ndarray:
         """int64 [n_positions]: the token each position predicts, or -1 past the last token."""
-        nxt = self.positions + 1
-        out = np.full(len(nxt), -1, dtype=np.int64)
-        ok = nxt < len(self.token_ids)
-        out[ok] = self.token_ids[nxt[ok]]
-        return out
+        return next_token_ids(self.positions, self.token_ids)
 
     def read_rows(self, i0: int, i1: int) -> np.ndarray:
         """Raw stored rows [i1-i0, n_vocab] (uint16 BF16 bits or float32): memory-mapped when local,

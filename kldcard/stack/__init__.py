@@ -8,6 +8,7 @@
   stack fingerprints (used by compare, lint and render; lint rule KLD206).
 - :mod:`kldcard.stack.many` — many stacks at once: pairwise forward KL, top-1 disagreement and each
   stack's KL to the centroid of stacks.
+- :mod:`kldcard.stack.plots` — the many-stack report's heatmap and per-position plots.
 """
 
 from __future__ import annotations

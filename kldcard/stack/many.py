@@ -29,12 +29,28 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import atomic_path
 from ..capture.store import open_capture, to_float64
 from ..divergence import RowKernel
 from ..errors import CaptureMismatch, NonFiniteLogits, UsageError
 from ..stream import default_threads, single_threaded_blas
+from .plots import write_plots  # re-exported: callers import it from here
 from .portability import stack_differences
+
+__all__ = [
+    "CENTROID",
+    "ManyStackReport",
+    "PairDivergence",
+    "block_rows",
+    "build_report",
+    "check_same_tokens",
+    "check_stack_arguments",
+    "compare_stacks",
+    "log_mean_prob",
+    "log_softmax",
+    "stack_label",
+    "stack_names",
+    "write_plots",
+]
 
 CENTROID = "mean-probability"
 CENTROID_WHY = (
@@ -47,7 +63,7 @@ CENTROID_WHY = (
 _BLOCK_BYTES = 1 << 28
 
 
-def _log_softmax(x: np.ndarray) -> np.ndarray:
+def log_softmax(x: np.ndarray) -> np.ndarray:
     """Row-wise log-probabilities in float64 (-inf logits stay -inf)."""
     z = x - x.max(axis=-1, keepdims=True)
     with np.errstate(divide="ignore"):
@@ -63,7 +79,7 @@ def _divergence(kernel: RowKernel, z_ref: np.ndarray, z_cand: np.ndarray, label:
     return res
 
 
-def _log_mean_prob(logp: np.ndarray) -> np.ndarray:
+def log_mean_prob(logp: np.ndarray) -> np.ndarray:
     """log((1/N) Σ_k P_k) by log-sum-exp over the stacks: finite wherever any stack is, and exactly
     log P when all stacks agree (so identical stacks are exactly 0 nats from the centroid)."""
     lm = logp.max(axis=0)
@@ -192,8 +208,8 @@ def _first_difference(a: np.ndarray, b: np.ndarray) -> int:
     return int(diff[0]) if diff.size else n
 
 
-def _open_all(paths: Sequence[str | Path], verify: bool) -> list[Any]:
-    caps = [open_capture(p, verify=verify) for p in paths]
+def check_same_tokens(paths: Sequence[str | Path], caps: Sequence[Any]) -> None:
+    """Raise CaptureMismatch unless all captures share the vocabulary size, token ids and positions."""
     first = caps[0]
     for p, c in zip(paths[1:], caps[1:]):
         if c.n_vocab != first.n_vocab:
@@ -208,10 +224,32 @@ def _open_all(paths: Sequence[str | Path], verify: bool) -> list[Any]:
                     f"{p} and {paths[0]} differ in their {what} (first at index {idx}); "
                     "stacks are compared only on the same tokens at the same positions"
                 )
-    return caps
 
 
-def _label(path: Path, stack: dict[str, Any] | None) -> str:
+def check_stack_arguments(n_paths: int, labels: Sequence[str] | None, gap: int) -> None:
+    """Raise UsageError for fewer than two captures, a label count that does not match, or a negative gap."""
+    if n_paths < 2:
+        raise UsageError("give at least two captures to compare stacks")
+    if labels is not None and len(labels) != n_paths:
+        raise UsageError(f"{len(labels)} labels for {n_paths} captures")
+    if gap < 0:
+        raise UsageError(f"cluster gap must be non-negative, got {gap}")
+
+
+def stack_names(paths: Sequence[str | Path], caps: Sequence[Any], labels: Sequence[str] | None) -> tuple[list, list]:
+    """(stack fingerprints as JSON dicts or None, labels): ``labels`` or the file name with its stack."""
+    stacks = [c.manifest.stack.model_dump(mode="json") if c.manifest.stack is not None else None for c in caps]
+    names = list(labels) if labels else [stack_label(Path(p), s) for p, s in zip(paths, stacks)]
+    return stacks, names
+
+
+def block_rows(n_stacks: int, n_vocab: int) -> int:
+    """Positions per block so that N stacks' float64 logits and log-probs fit in :data:`_BLOCK_BYTES`."""
+    return max(1, min(1024, _BLOCK_BYTES // (16 * n_stacks * n_vocab)))
+
+
+def stack_label(path: Path, stack: dict[str, Any] | None) -> str:
+    """The default label of a capture: its directory name and, when recorded, engine, attention and device."""
     if not stack:
         return path.name
     return f"{path.name} ({stack.get('engine')}, {stack.get('attention_backend')}, {stack.get('device')})"
@@ -231,21 +269,16 @@ def compare_stacks(
     ``gap``: two top-1 disagreements at most this many positions apart belong to the same cluster.
     ``threads``: worker threads (default: usable cores); results do not depend on it.
     """
-    if len(paths) < 2:
-        raise UsageError("give at least two captures to compare stacks")
-    if labels is not None and len(labels) != len(paths):
-        raise UsageError(f"{len(labels)} labels for {len(paths)} captures")
-    if gap < 0:
-        raise UsageError(f"cluster gap must be non-negative, got {gap}")
-    caps = _open_all(paths, verify)
+    check_stack_arguments(len(paths), labels, gap)
+    caps = [open_capture(p, verify=verify) for p in paths]
+    check_same_tokens(paths, caps)
     n_stacks, n_vocab, n_pos = len(caps), caps[0].n_vocab, caps[0].n_positions
-    stacks = [c.manifest.stack.model_dump(mode="json") if c.manifest.stack is not None else None for c in caps]
-    names = list(labels) if labels else [_label(Path(p), s) for p, s in zip(paths, stacks)]
+    stacks, names = stack_names(paths, caps, labels)
 
     kl_pos = np.zeros((n_stacks, n_stacks, n_pos))  # per position KL(P_i ‖ P_j)
     to_centroid = np.zeros((n_stacks, n_pos))
     top1 = np.zeros((n_stacks, n_pos), dtype=np.int64)
-    block = max(1, min(1024, _BLOCK_BYTES // (16 * n_stacks * n_vocab)))
+    block = block_rows(n_stacks, n_vocab)
     n_threads = max(1, threads if threads is not None else default_threads())
     positions = np.asarray(caps[0].positions, dtype=np.int64)
 
@@ -284,8 +317,8 @@ def compare_stacks(
             # rejects them with NonFiniteLogits, naming the position.
             with np.errstate(invalid="ignore", over="ignore"):
                 for k in range(n_stacks):
-                    logp[k] = _log_softmax(logits[k])
-                log_m = _log_mean_prob(logp)
+                    logp[k] = log_softmax(logits[k])
+                log_m = log_mean_prob(logp)
             top1[:, start:stop] = logits.argmax(axis=-1)
             n = stop - start
             if pool is None:
@@ -300,6 +333,24 @@ def compare_stacks(
                 advance(n)
 
     # Summed in position order after the fact: the result does not depend on the thread count.
+    return build_report(paths, names, stacks, n_vocab, positions, kl_pos, to_centroid, top1, gap)
+
+
+def build_report(
+    paths: Sequence[str | Path],
+    labels: list[str],
+    stacks: list[dict[str, Any] | None],
+    n_vocab: int,
+    positions: np.ndarray,
+    kl_pos: np.ndarray,
+    to_centroid: np.ndarray,
+    top1: np.ndarray,
+    gap: int,
+) -> ManyStackReport:
+    """The :class:`ManyStackReport` from per-position values (``kl_pos`` [N, N, n] KL(P_i ‖ P_j) and
+    ``to_centroid`` [N, n] KL(P_i ‖ M), nats; ``top1`` [N, n]), summed in position order so that local
+    and distributed runs give identical reports."""
+    n_stacks, n_pos = len(labels), int(positions.size)
     kl_sum = kl_pos.sum(axis=2)
     kl_max = kl_pos.max(axis=2) if n_pos else np.zeros_like(kl_sum)
     disagree = np.zeros((n_stacks, n_stacks))
@@ -311,7 +362,7 @@ def compare_stacks(
             first = int(positions[mask][0]) if mask.any() else None
             pairs.append(PairDivergence(i, j, int(mask.sum()), first, _clusters(positions, mask, gap)))
     return ManyStackReport(
-        labels=names,
+        labels=labels,
         paths=[str(p) for p in paths],
         stacks=stacks,
         n_vocab=n_vocab,
@@ -325,68 +376,3 @@ def compare_stacks(
         pairs=pairs,
         gap=gap,
     )
-
-
-def write_plots(report: ManyStackReport, out_dir: str | Path) -> list[Path]:
-    """Write ``stacks-heatmap.png`` and ``stacks-per-position.png`` into ``out_dir`` (atomic writes)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - matplotlib is in the plot extra
-        from ..errors import EngineNotInstalled
-
-        raise EngineNotInstalled("matplotlib", "plot", "matplotlib") from exc
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    short = [f"S{i}" for i in range(len(report.labels))]
-    written = []
-
-    def save(fig: Any, name: str) -> None:
-        try:
-            with atomic_path(out / name, suffix=".png") as tmp:
-                fig.savefig(tmp, dpi=120, bbox_inches="tight")
-        finally:
-            plt.close(fig)
-        written.append(out / name)
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
-    for ax, mat, title, fmt in (
-        (axes[0], report.pairwise_kl_mean, "mean KL(P_row ‖ P_col), nats", "{:.2e}"),
-        (axes[1], report.top1_disagreement, "top-1 disagreement (fraction of positions)", "{:.3f}"),
-    ):
-        im = ax.imshow(mat, cmap="viridis")
-        ax.set_xticks(range(len(short)), short)
-        ax.set_yticks(range(len(short)), short)
-        ax.set_title(title, fontsize=10)
-        top = float(mat.max()) or 1.0
-        for (r, c), v in np.ndenumerate(mat):
-            # viridis is dark at the bottom, light at the top: pick a readable text colour.
-            colour = "black" if v > 0.6 * top else "white"
-            ax.text(c, r, fmt.format(v), ha="center", va="center", fontsize=7, color=colour)
-        fig.colorbar(im, ax=ax, fraction=0.046)
-    legend = "; ".join(f"{s} = {lab}" for s, lab in zip(short, report.labels))
-    fig.suptitle(f"{report.positions.size} positions, full vocabulary ({report.n_vocab})", fontsize=10)
-    fig.text(0.01, -0.02, legend, fontsize=7, wrap=True)
-    save(fig, "stacks-heatmap.png")
-
-    n_pairs = len(report.pairs)
-    fig, (ax1, ax2) = plt.subplots(
-        2, 1, figsize=(11, 5 + 0.25 * n_pairs), sharex=True, gridspec_kw={"height_ratios": [3, 1 + 0.3 * n_pairs]}
-    )
-    floor = 1e-12  # KL of identical stacks is 0; show it at the floor of the log axis
-    for k, lab in enumerate(short):
-        ax1.plot(report.positions, np.maximum(report.kl_to_centroid[k], floor), lw=0.8, label=lab)
-    ax1.set_yscale("log")
-    ax1.set_ylabel("KL(P_stack ‖ mean-probability centroid), nats")
-    ax1.legend(fontsize=7, loc="upper left")
-    events = [report.positions[report.top1[p.a] != report.top1[p.b]] for p in report.pairs]
-    if n_pairs:
-        ax2.eventplot(events, lineoffsets=range(n_pairs), linelengths=0.8, linewidths=0.8)
-        ax2.set_yticks(range(n_pairs), [f"{short[p.a]}≠{short[p.b]}" for p in report.pairs])
-    ax2.set_xlabel("position (logits after tokens 0..i)")
-    ax2.set_title("top-1 disagreements per pair", fontsize=9)
-    fig.text(0.01, -0.02, legend, fontsize=7, wrap=True)
-    save(fig, "stacks-per-position.png")
-    return written

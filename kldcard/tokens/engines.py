@@ -333,7 +333,7 @@ _LOADERS = {"hf": HfTokenizer, "llama.cpp": LlamaCppTokenizer, "mlx": MlxTokeniz
 def _signature(path: Path) -> tuple:
     """What identifies the files behind a spec: a changed file means a fresh load."""
     files = [path] if path.is_file() else sorted(p for p in path.iterdir() if p.is_file())
-    return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    return tuple((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
 
 
 @functools.lru_cache(maxsize=6)
