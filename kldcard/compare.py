@@ -144,6 +144,8 @@ class CompareResult(_Model):
     ranges: list[RangeStats]
     disagreement_runs: Runs
     numerics: Numerics
+    portability: list[str] = Field(default_factory=list, description="stack coordinates that differ between "
+                                   "the two captures and change arithmetic (the reference is not a fixed target)")
     per_token_file: str | None = None
 
     def to_card_results(self) -> Results:
@@ -197,7 +199,17 @@ class CompareResult(_Model):
         ]
         if self.rms_delta_p is not None:
             lines.append(f"RMS Δp (p_cand − p_ref of the next token): {self.rms_delta_p:.4%}")
+        lines += [f"warning: {m}" for m in self.portability]
         return lines
+
+
+def _portability(ref: Capture, cand: Capture) -> list[str]:
+    """Arithmetic-changing stack differences; the candidate's weights dtype is the quantization under test."""
+    from .stack.portability import QUANTIZATION_UNDER_TEST, capture_differences
+
+    if ref.manifest.stack is None or cand.manifest.stack is None:
+        return []
+    return [d.message for d in capture_differences(ref, cand, ignore=QUANTIZATION_UNDER_TEST)]
 
 
 def _card_summary(st: Stats) -> Summary:
@@ -354,6 +366,7 @@ def build_result(
         ranges=range_stats(win, td.forward_kl, td.reverse_kl, td.js, agree, dp, edges, percentiles=percentiles),
         disagreement_runs=disagreement_runs(pos, agree),
         numerics=Numerics(robust_rows=int(td.robust.sum()), threads=threads),
+        portability=_portability(ref, cand),
     )
 
 

@@ -180,3 +180,32 @@ def test_kv_heads_recorded_in_the_model_section_enable_split_prediction(tmp_path
         caps.append(create_capture_from_arrays(tmp_path / name, logits, positions, tokens, meta))
     (diff,) = capture_differences(*caps)
     assert diff.coordinate == "sm_count" and "54 vs 62 groups" in diff.message
+
+
+def test_compare_result_carries_the_portability_warning(tmp_path):
+    """Two captures that differ only in a recorded coordinate: compare says so, by name."""
+    import numpy as np
+
+    from kldcard.capture.manifest import CaptureMeta
+    from kldcard.capture.store import create_capture_from_arrays
+    from kldcard.compare import compare
+    from kldcard.schema import StackFingerprint
+
+    def fp(attn: str) -> StackFingerprint:
+        return StackFingerprint(engine="transformers", engine_version="5.24.0", backend="cpu", device="AMD EPYC",
+                                attention_backend=attn, weights_dtype="bf16", kv_cache_dtype="bf16",
+                                prefill_chunk=512, threads=2, os="Linux")
+
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(6, 32)).astype(np.float32)
+    ids = rng.integers(0, 32, size=7).astype(np.int32)
+    pos = np.arange(6, dtype=np.int64)
+    caps = []
+    for name, attn in (("ref", "sdpa"), ("cand", "eager")):
+        meta = CaptureMeta(model={"name": name}, text={"name": "t"}, stack=fp(attn))
+        caps.append(create_capture_from_arrays(tmp_path / name, logits, pos, ids, meta))
+    result = compare(tmp_path / "ref", tmp_path / "cand", bootstrap=0)
+    assert len(result.portability) == 1 and "attention_backend" in result.portability[0]
+    assert any(line.startswith("warning:") and "attention_backend" in line for line in result.summary_lines())
+    same = compare(tmp_path / "ref", tmp_path / "ref", bootstrap=0)
+    assert same.portability == []
