@@ -43,3 +43,10 @@ def test_sparse_side_runs_the_truncated_comparison(tmp_path: Path, capsys):
     assert data["treatment"] == "lumped" and data["candidate_top_k"] == 8 and data["reference_top_k"] is None
     # The same distribution on both sides, seen through its own top-k: the lumped KL is (near) zero.
     assert 0 <= data["mean"] < 1e-6
+
+
+def test_full_vocabulary_only_options_are_refused_for_sparse(tmp_path: Path, capsys):
+    full, topk = _captures(tmp_path)
+    out = tmp_path / "r.json"
+    assert main(["compare", str(full), str(topk), "-o", str(out), "--per-token", str(tmp_path / "p.npz")]) == 2
+    assert "top-k" in capsys.readouterr().err and not out.exists()

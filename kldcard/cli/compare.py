@@ -84,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     from ..capture.sparse import is_sparse_capture, open_any_capture
 
     if is_sparse_capture(args.reference) or is_sparse_capture(args.candidate):
+        if args.scheduler or args.align_vocab or args.per_token:
+            raise UsageError("a top-k (sparse) capture is compared locally over its top-k entries; "
+                             "--scheduler, --align-vocab and --per-token apply to full-vocabulary captures only")
         verify = not args.no_verify
         return _run_truncated(args, open_any_capture(args.reference, verify), open_any_capture(args.candidate, verify))
     if args.scheduler:
