@@ -395,3 +395,12 @@ def divergence_logits(z_ref: np.ndarray, z_cand: np.ndarray, next_token: np.ndar
         side = "reference" if not np.all(np.isfinite(np.nanmax(z_ref[bad[0]]))) else "candidate"
         raise NonFiniteLogits(side, [int(pos[i]) for i in bad])
     return out
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    """Row-wise log-probabilities (float64 in, float64 out; -inf logits stay -inf). For reports that
+    need whole distributions (many-stack centroids, top-k cuts), not for the divergences above."""
+    z = x - x.max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        z -= np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return z

@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from .capture.sparse import SparseCapture, open_any_capture, tail_logprob
+from .divergence import log_softmax
 from .errors import CaptureMismatch, UsageError
 
 __all__ = ["TREATMENTS", "SparseRows", "TruncatedResult", "compare_truncated", "kl_truncated_rows", "sparse_rows"]
@@ -41,16 +42,31 @@ class SparseRows:
 
     positions: np.ndarray
     ids: np.ndarray | None  # int [n, k]; None for a full side
-    logprobs: np.ndarray  # [n, k] (sparse) or [n, V] (full), float64 nats
+    logprobs: np.ndarray | FullLogprobs  # [n, k] (sparse), or a full side read row by row; float64 nats
     tail: np.ndarray | None  # [n] float64
     n_vocab: int
     top_k: int | None  # None = full vocabulary
 
 
-def _log_softmax(z: np.ndarray) -> np.ndarray:
-    z = z.astype(np.float64)
-    m = z.max(axis=1, keepdims=True)
-    return z - m - np.log(np.exp(z - m).sum(axis=1, keepdims=True))
+class FullLogprobs:
+    """Log-probabilities of a full capture's rows, computed when a row is read: a top-k comparison
+    touches one row at a time, so memory stays at one row however large the capture is."""
+
+    def __init__(self, cap, rows: np.ndarray | None = None):
+        self.cap = cap
+        self.rows = np.arange(cap.n_positions) if rows is None else rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        if isinstance(i, (int, np.integer)):
+            r = int(self.rows[i])
+            return log_softmax(self.cap.logits_f32(r, r + 1).astype(np.float64))[0]
+        return FullLogprobs(self.cap, self.rows[i])
+
+
+BLOCK_ROWS = 256  # rows per block when a full capture is cut to its own top k
 
 
 def sparse_rows(cap, k: int | None = None) -> SparseRows:
@@ -61,14 +77,17 @@ def sparse_rows(cap, k: int | None = None) -> SparseRows:
             ids, lps = ids[:, :k], lps[:, :k]
             return SparseRows(cap.positions, ids, lps, tail_logprob(lps), cap.n_vocab, k)
         return SparseRows(cap.positions, ids, lps, cap.tail.copy(), cap.n_vocab, ids.shape[1])
-    ls = _log_softmax(cap.logits_f32(0, cap.n_positions))
     if k is None:
-        return SparseRows(cap.positions, None, ls, None, cap.n_vocab, None)
-    k = min(k, ls.shape[1])
-    part = np.argpartition(-ls, k - 1, axis=1)[:, :k]
-    order = np.argsort(-np.take_along_axis(ls, part, 1), axis=1, kind="stable")
-    ids = np.take_along_axis(part, order, 1)
-    lps = np.take_along_axis(ls, ids, 1)
+        return SparseRows(cap.positions, None, FullLogprobs(cap), None, cap.n_vocab, None)
+    k = min(k, cap.n_vocab)
+    ids_blocks, lps_blocks = [], []
+    for r0 in range(0, cap.n_positions, BLOCK_ROWS):
+        ls = log_softmax(cap.logits_f32(r0, min(r0 + BLOCK_ROWS, cap.n_positions)).astype(np.float64))
+        part = np.argpartition(-ls, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(ls, part, 1), axis=1, kind="stable")
+        ids_blocks.append(np.take_along_axis(part, order, 1))
+        lps_blocks.append(np.take_along_axis(ls, ids_blocks[-1], 1))
+    ids, lps = np.concatenate(ids_blocks), np.concatenate(lps_blocks)
     return SparseRows(cap.positions, ids, lps, tail_logprob(lps), cap.n_vocab, k)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..capture.store import open_capture, to_float64
-from ..divergence import RowKernel
+from ..divergence import RowKernel, log_softmax
 from ..errors import CaptureMismatch, NonFiniteLogits, UsageError
 from ..stream import default_threads, single_threaded_blas
 from .plots import write_plots  # re-exported: callers import it from here
@@ -61,14 +61,6 @@ CENTROID_WHY = (
 )
 # Memory for one block of positions: N stacks × block × vocab × (logits + log-probs), float64.
 _BLOCK_BYTES = 1 << 28
-
-
-def log_softmax(x: np.ndarray) -> np.ndarray:
-    """Row-wise log-probabilities in float64 (-inf logits stay -inf)."""
-    z = x - x.max(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore"):
-        z -= np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    return z
 
 
 def _divergence(kernel: RowKernel, z_ref: np.ndarray, z_cand: np.ndarray, label: str, position: int) -> tuple:
