@@ -7,10 +7,9 @@ writes the result JSON atomically. Exit 0 on success, 2 when the captures cannot
 from __future__ import annotations
 
 import argparse
-import sys
-from contextlib import nullcontext
 
 from ..errors import UsageError
+from ..progress import position_progress
 from .summary_options import add_summary_arguments, check_summary_arguments
 
 
@@ -42,18 +41,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
     add_scheduler_arguments(p)
     return p
-
-
-def _progress_bar(total: int, enabled: bool):
-    if not enabled or not sys.stderr.isatty():
-        return nullcontext(None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(
-        TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("positions"), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=True,
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,11 +84,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         ref = open_capture(args.reference, verify=not args.no_verify)
         cand = open_capture(args.candidate, verify=not args.no_verify)
-        with _progress_bar(ref.n_positions, not args.no_progress) as bar:
-            callback = None
-            if bar is not None:
-                task = bar.add_task("compare", total=ref.n_positions)
-                callback = lambda n: bar.advance(task, n)  # noqa: E731
+        with position_progress(ref.n_positions, "comparing", not args.no_progress) as callback:
             result, per_token = compare(
                 ref, cand, align_vocab=args.align_vocab, buckets=args.buckets,
                 percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap, level=args.level,

@@ -7,28 +7,18 @@ computation for its cluster twin, which returns the same objects.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from typing import ContextManager
 
+from ..progress import position_progress
 from .cluster import add_scheduler_arguments, scheduler_from_args
 
 __all__ = ["add_scheduler_arguments", "cluster_progress", "compare_from_args", "stacks_from_args"]
 
 
-@contextlib.contextmanager
-def cluster_progress(total: int, what: str, enabled: bool = True) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar over finished task positions on stderr (only on a terminal)."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn("positions (cluster)"),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda n: bar.advance(task, n)
+def cluster_progress(total: int, what: str, enabled: bool = True) -> ContextManager[Callable[[int], None] | None]:
+    """A progress bar over finished task positions on stderr (only on a terminal)."""
+    return position_progress(total, what, enabled, unit="positions (cluster)")
 
 
 def compare_from_args(args: argparse.Namespace, *, percentiles, show_progress: bool = True):
