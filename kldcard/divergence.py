@@ -12,7 +12,7 @@ relative error of 1e-6 at the KL of 1e-10 that two kernels on the same weights p
 Formulation (every step keeps relative precision)
 -------------------------------------------------
 Let δ = z_ref − z_cand (exact in float64: both come from BF16/F32), w = exp(z_cand − max z_cand)
-and q̃ = w/W with W = Σw. Softmax is shift-invariant, so with s = Σ q̃δ and d = δ − s,
+and q̃ = w/W with W = Σw. Softmax is shift-invariant, so for any shift s, with d = δ − s,
 
     ℓ = log Σ q̃·e^d = log1p(Σ q̃·expm1(d)),     u = d − ℓ = log(p/q)   per entry,
 
@@ -25,22 +25,25 @@ divergence gives sums of non-negative terms, with no first-order cancellation:
     JS      = Σ q̃·χ(u),  χ(u) = ½[u·e^u − (1+e^u)·log((1+e^u)/2)] = u²/8 + u³/16 + u⁴/64 + …
 
 φ, ψ, χ are convex with a double zero at u = 0. Because φ'(0) = ψ'(0) = χ'(0) = 0, a constant
-error c in u (from s, ℓ or W) changes each sum only by a relative c; rounding of each u_i is
-relative to u_i because d − ℓ is a single correctly rounded subtraction.
+error c in u (from ℓ or W) changes each sum only by a relative c.
+
+The shift is s = δ at the candidate's most likely token (its argmax, known from the first pass, so
+it costs no pass of its own): a constant offset between the two sides then gives d = 0 and exactly
+0 nats. Each d_i = δ_i − s is rounded once, and d_i = u_i + ℓ with ℓ = −u_top (the log-ratio at that
+token), so u_i carries an error of at most ε(|u_i| + |u_top|). Since Σq̃u² ≥ q_top·u_top², the
+sums' relative error from it is at most about 2ε(1 + 1/√q_top) ≤ 2ε(1 + √V) (q_top ≥ 1/V): below
+3e-13 even at V = 262,144, and a few ε in practice.
 
 Evaluation. With T = expm1(u) = (expm1(d) − E)/(1 + E), E = expm1(ℓ):
 ψ = T − u, φ = u·(1+T) − T, χ = ½[u·(1+T) − (2+T)·log1p(T/2)]. These closed forms cancel for small
-|u| (relative error ~ε/|u|), so entries with |u| < τ = 0.01 use the Taylor series instead, summed
-as weighted power moments M_n = Σ w·u^n (n = 2..7; the first omitted term is < 4e-16 relative).
-Rows whose divergence is large enough that the closed-form error bound 4ε(Σq̃|u| + 2ℓ) (about 100x
-the errors measured against mpmath) is below 5e-13 of the smallest result skip the moments and
-sum the closed forms by linearity: Σq̃T = 0 in the algebra, so reverse = −Σq̃u,
-forward = Σq̃uT + Σq̃u and JS = ½(Σq̃u + Σq̃uT) − Σq̃(1 + T/2)·log1p(T/2) (bound checked again
-on the results). Rows with a few large-|u| entries evaluate the closed forms on those entries only.
-Checked against 40-digit mpmath over KL 1e-20 .. 4 nats: relative error < 2e-13 (typically 1e-15).
+|u| (relative error ~ε/|u|), so entries with |u| < τ = 0.01 use the Taylor series to u^7 instead
+(the first omitted term is < 4e-16 relative). Each entry takes the series or the closed form, so
+every term is non-negative and relatively accurate; the sums add non-negative terms only.
+Checked against 40-digit mpmath over KL 1e-20 .. 4 nats: relative error < 1e-13 (typically 1e-15).
 
 Transcendental work per vocabulary entry: exp (for w), expm1 (for d), log1p (for JS) -- the same
-count as the "two exp and one log" floor.
+count as the "two exp and one log" floor. The loops are compiled (:mod:`kldcard.kernel`): three
+vectorised passes per row, reading the stored BF16/F32 logits directly.
 
 Non-finite logits
 -----------------
@@ -61,11 +64,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernel
+from .kernel import TAU
+
 __all__ = ["RowKernel", "TokenDivergence", "divergence_logits", "row_divergence"]
 
-TAU = 0.01  # |u| below this uses the Taylor moments
-_EPS = float(np.finfo(np.float64).eps)
-_CLOSED_TOL = 5e-13  # relative error bound required before skipping the moments
 # Taylor coefficients of φ, ψ, χ for u^2 .. u^7
 _PHI = (1 / 2, 1 / 3, 1 / 8, 1 / 30, 1 / 144, 1 / 840)
 _PSI = (1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040)
@@ -121,154 +124,51 @@ class TokenDivergence:
 
 
 class RowKernel:
-    """Divergences of one row at a time, with scratch buffers reused across rows (not thread-safe:
-    one kernel per thread). Call with float32 or float64 1-D logits of equal length."""
+    """Divergences of rows of logits, with float64 scratch rows reused across calls (not
+    thread-safe: one kernel per thread). Rows are 1-D (``__call__``) or 2-D blocks (:meth:`fill`)
+    of BF16 bits (uint16), float32 or float64, all of the same length ``n_vocab``."""
 
     def __init__(self, n_vocab: int, *, nested: bool = False):
         self.n, self.nested = n_vocab, nested  # nested: used inside the robust path, never recurse
-        self.zr, self.zc, self.w, self.d, self.t, self.u, self.a, self.b = (np.empty(n_vocab) for _ in range(8))
-        self.mask = np.empty(n_vocab, dtype=bool)
+        self.w, self.t = np.empty(n_vocab), np.empty(n_vocab)
 
     def __call__(self, z_ref: np.ndarray, z_cand: np.ndarray, target: int = -1) -> tuple | None:
         """(forward, reverse, js, top1_ref, top1_cand, p_ref, p_cand, nll_ref, nll_cand, robust)
         for one position, or None when a side has NaN/+inf or no finite logit."""
-        ir, ic = int(np.argmax(z_ref)), int(np.argmax(z_cand))  # first maximum wins; NaN wins too
-        mr, mc = float(z_ref[ir]), float(z_cand[ic])
-        if not (math.isfinite(mr) and math.isfinite(mc)):
+        out = TokenDivergence.empty(np.zeros(1, np.int64), np.array([target], np.int64))
+        bad = self.fill(np.asarray(z_ref)[None], np.asarray(z_cand)[None], out, 0)
+        if bad:
             return None
-        # overflow/invalid only arise on rows that then take the robust path (checked below)
-        with np.errstate(all="ignore"):
-            return self._fast(z_ref, z_cand, ir, ic, mr, mc, target)
+        c = out.columns()
+        return tuple(c[k][0].item() for k in _RESULT) + (int(out.robust[0]),)
 
-    def _fast(self, z_ref, z_cand, ir: int, ic: int, mr: float, mc: float, target: int) -> tuple:
-        zr, zc, w, d, t, u = self.zr, self.zc, self.w, self.d, self.t, self.u
-        np.copyto(zr, z_ref)
-        np.copyto(zc, z_cand)
-        np.subtract(zc, mc, out=w)
-        np.exp(w, out=w)
-        W = float(w.sum())
-        np.subtract(zr, zc, out=d)  # δ, exact
-        s = float(np.dot(w, d)) / W
-        np.subtract(d, s, out=d)
-        np.expm1(d, out=t)
-        S1 = float(np.dot(w, t)) / W
-        if not (math.isfinite(s) and math.isfinite(S1) and S1 > -1.0):
-            return self._robust(z_ref, z_cand, ir, ic, target)
-        ell = math.log1p(S1)
-        E = math.expm1(ell)
-        np.subtract(d, ell, out=u)
-        k = 1.0 / (1.0 + E)
-        res = None
-        # Σq̃uT ≈ 2ℓ gives a cheap bound on Σq̃|u|; when it is too loose, measure Σq̃|u| itself
-        if ell > 0 and _closed_enough(ell, math.sqrt(2 * ell / 0.632) + 2 * ell / 0.632):
-            res = self._aggregated(W, ell, E, k)
-        elif ell > 1e-7:
-            np.abs(u, out=self.a)
-            a1 = float(np.dot(w, self.a)) / W
-            if _closed_enough(ell, a1):
-                res = self._aggregated(W, ell, E, k, a1)
-        if res is None:
-            # T = expm1(u), in place of expm1(d)
-            np.subtract(t, E, out=t)
-            np.multiply(t, k, out=t)
-            res = self._sums(W)
-        if res is None:
-            return self._robust(z_ref, z_cand, ir, ic, target)
-        fwd, rev, js = res
-        out = self._target(target, zc, mc, W, s + ell)
-        return (fwd, rev, js, ir, ic, *out, 0)
-
-    def _aggregated(self, W: float, ell: float, E: float, k: float, a1: float | None = None) -> tuple | None:
-        """Closed forms summed with linearity (large divergences only). With T = k·(T' − E):
-        Σq̃·T = 0 exactly in the algebra, so reverse = −Σq̃u, forward = Σq̃uT + Σq̃u and
-        JS = ½(Σq̃u + Σq̃uT) − Σq̃(1+h)·log1p(h), h = T/2. The cancellations here are bounded by
-        the same 4ε(Σq̃|u| + 2ℓ) as the entry-wise closed forms; checked afterwards (else None)."""
-        w, u, t, a, b = self.w, self.u, self.t, self.a, self.b
-        np.multiply(u, t, out=a)
-        d_u = float(np.dot(w, u))
-        sum_ut = k * (float(np.dot(w, a)) - E * d_u)
-        np.multiply(t, 0.5 * k, out=b)
-        np.subtract(b, 0.5 * k * E, out=b)  # h (t keeps T' for a fallback)
-        np.log1p(b, out=a)
-        np.add(b, 1.0, out=b)
-        np.multiply(a, b, out=a)
-        f = (sum_ut + d_u) / W
-        r = -d_u / W
-        j = (0.5 * (d_u + sum_ut) - float(np.dot(w, a))) / W
-        if not all(math.isfinite(x) for x in (f, r, j)):
-            return None
-        if a1 is None:
-            B = max(sum_ut / W, 0.0)  # Σq̃uT >= 0.632·Σq̃·min(u², |u|) bounds Σq̃|u|
-            a1 = math.sqrt(B / 0.632) + B / 0.632
-        if not _closed_enough(ell, a1, min(f, r, j)):
-            return None
-        return max(f, 0.0), max(r, 0.0), max(j, 0.0)
-
-    def _target(self, target: int, zc: np.ndarray, mc: float, W: float, shift: float) -> tuple:
-        if not 0 <= target < self.n:  # no next token (or one outside the compared vocabulary)
-            return (math.nan,) * 4
-        lq = (float(zc[target]) - mc) - math.log(W)
-        lp = lq + (float(self.zr[target]) - float(zc[target]) - shift)
-        return math.exp(lp), math.exp(lq), -lp, -lq
-
-    def _closed(self, w, u, T, a, b) -> tuple[float, float, float]:
-        """Σw·φ, Σw·ψ, Σw·χ over the given entries by their closed forms (clobbers a, b, T).
-
-        Written as φ = u·e^u − T, ψ = T − u, χ = ½[u·e^u − (2+T)·log1p(T/2)] with e^u = 1 + T, so
-        that very negative u (p ≪ q) costs nothing: u·e^u → 0 and φ → 1, χ → ½·ln 2 without
-        cancelling terms of size |u|."""
-        np.add(T, 1.0, out=a)
-        np.multiply(a, u, out=a)  # u·e^u
-        np.subtract(T, u, out=b)  # ψ
-        d_psi = float(np.dot(w, b))
-        np.subtract(a, T, out=b)  # φ
-        d_phi = float(np.dot(w, b))
-        np.add(T, 2.0, out=b)
-        np.multiply(T, 0.5, out=T)
-        np.log1p(T, out=T)
-        np.multiply(b, T, out=b)
-        np.subtract(a, b, out=a)
-        return d_phi, d_psi, 0.5 * float(np.dot(w, a))
-
-    def _sums(self, W: float) -> tuple[float, float, float] | None:
-        """Taylor moments for |u| < τ, entry-wise closed forms for the rest (T already = expm1(u))."""
-        w, u, t, a, b = self.w, self.u, self.t, self.a, self.b
-        np.abs(u, out=a)
-        mask = np.greater_equal(a, TAU, out=self.mask)
-        n_large = int(np.count_nonzero(mask))
-        cf = cr = cj = 0.0
-        if n_large and n_large <= self.n // 16:  # a few large entries: closed forms on those only
-            idx = np.flatnonzero(mask)
-            uL, TL, wL = u[idx], t[idx], w[idx]
-            cf, cr, cj = self._closed(wL, uL, TL, np.empty_like(uL), np.empty_like(uL))
-            u[idx] = 0.0
-        elif n_large:  # many: zero the small entries for the closed forms, the large for the moments
-            keep = np.less(a, TAU, out=self.d, casting="unsafe")  # 1.0 where |u| < τ
-            np.multiply(t, keep, out=b)
-            np.subtract(t, b, out=t)  # T on large entries, 0 elsewhere
-            np.multiply(u, keep, out=b)
-            np.subtract(u, b, out=a)  # u on large entries
-            cf, cr, cj = self._closed(w, a, t, self.zr, self.zc)
-            np.copyto(u, b)  # u on small entries
-        # M_n = Σ w·u^n, n = 2..7, as dot products of w·u² and w·u⁴ with u, u², u³ (4 products)
-        u2, u3, wu2 = b, a, self.d
-        np.multiply(u, u, out=u2)
-        np.multiply(u2, u, out=u3)
-        np.multiply(w, u2, out=wu2)
-        moments = [float(wu2.sum()), float(np.dot(wu2, u)), float(np.dot(wu2, u2)), float(np.dot(wu2, u3))]
-        np.multiply(wu2, u2, out=wu2)
-        moments += [float(np.dot(wu2, u2)), float(np.dot(wu2, u3))]
-        f = (cf + sum(c * m for c, m in zip(_PHI, moments))) / W
-        r = (cr + sum(c * m for c, m in zip(_PSI, moments))) / W
-        j = (cj + sum(c * m for c, m in zip(_CHI, moments))) / W
-        if not all(math.isfinite(x) for x in (f, r, j)):
-            return None
-        return max(f, 0.0), max(r, 0.0), max(j, 0.0)
+    def fill(self, z_ref: np.ndarray, z_cand: np.ndarray, out: TokenDivergence, start: int) -> list[int]:
+        """Divergences of the rows of ``z_ref``/``z_cand`` ([n, n_vocab]) into ``out[start:start+n]``
+        (next-token ids are read from ``out.next_token``). Returns the block-relative indices of
+        rows with NaN/+inf or no finite logit; nothing is written for those."""
+        # one memory layout per dtype: one compiled specialisation, so a row's value never depends
+        # on how it was sliced (local, distributed and single-row calls agree bit for bit)
+        z_ref, z_cand = np.ascontiguousarray(z_ref), np.ascontiguousarray(z_cand)
+        n = len(z_ref)
+        sl = slice(start, start + n)
+        status = np.empty(n, np.int8)
+        lp, lq = out.nll_ref[sl], out.nll_cand[sl]  # log-probabilities first, NLL below
+        kernel.rows(z_ref, z_cand, out.next_token[sl], out.forward_kl[sl], out.reverse_kl[sl], out.js[sl],
+                    out.top1_ref[sl], out.top1_cand[sl], lp, lq, status, self.w, self.t)
+        np.exp(lp, out=out.p_ref[sl])
+        np.exp(lq, out=out.p_cand[sl])
+        np.negative(lp, out=lp)
+        np.negative(lq, out=lq)
+        out.robust[sl] = status == kernel.ROBUST
+        for k in np.flatnonzero(status == kernel.ROBUST):
+            out.store(start + k, self._robust(z_ref[k], z_cand[k], int(out.top1_ref[start + k]),
+                                              int(out.top1_cand[start + k]), int(out.next_token[start + k])))
+        return [int(k) for k in np.flatnonzero(status == kernel.NONFINITE)]
 
     def _robust(self, z_ref, z_cand, ir: int, ic: int, target: int) -> tuple:
         if self.nested:
             return (math.nan,) * 3 + (ir, ic) + (math.nan,) * 4 + (1,)
-        fwd, rev, js, lp, lq = _robust_row(np.asarray(z_ref, np.float64), np.asarray(z_cand, np.float64))
+        fwd, rev, js, lp, lq = _robust_row(as_float64(z_ref), as_float64(z_cand))
         if not 0 <= target < len(lp):
             tail = (math.nan,) * 4
         else:
@@ -277,14 +177,14 @@ class RowKernel:
         return (fwd, rev, js, ir, ic, *tail, 1)
 
 
-def _closed_enough(ell: float, a1: float, smallest: float | None = None) -> bool:
-    """Whether closed forms alone keep the relative error below _CLOSED_TOL: their error bound is
-    4ε(Σq̃|u| + 2ℓ) (~100x what mpmath measures); before the sums, JS ≈ ℓ/4 stands in for the
-    smallest result."""
-    if not ell > 0:
-        return False
-    smallest = ell / 4 if smallest is None else smallest
-    return 4.0 * _EPS * (a1 + 2.0 * ell) <= _CLOSED_TOL * smallest
+_RESULT = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref", "nll_cand")
+
+
+def as_float64(z: np.ndarray) -> np.ndarray:
+    """A stored row (BF16 bits as uint16, float32 or float64) as float64, exactly."""
+    if z.dtype == np.uint16:
+        return (z.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return np.asarray(z, np.float64)
 
 
 def _series(u: np.ndarray, coef: tuple) -> np.ndarray:
@@ -348,6 +248,11 @@ def _robust_row(zr: np.ndarray, zc: np.ndarray) -> tuple[float, float, float, np
         whole = not (inf_f or inf_r or under.any())  # then p̃_B = p and q̃_B = q: nothing to put back
         if res is None or res[-1]:  # the restriction is itself extreme: entry by entry
             f, r, jb = _elementwise(zr[both], zc[both], lse_r, lse_c)
+            # over these entries Σq·φ(u) = Σp·log(p/q) − P + Q and Σq·ψ(u) = Σq·log(q/p) + P − Q:
+            # put back the one-sided mass (q_only for forward, p_only for reverse; the other one
+            # makes that direction infinite anyway)
+            f += q_only
+            r += p_only
             j += jb
         else:
             j += res[2] if whole else _elementwise(zr[both], zc[both], lse_r, lse_c)[2]
@@ -383,14 +288,7 @@ def divergence_logits(z_ref: np.ndarray, z_cand: np.ndarray, next_token: np.ndar
     pos = np.arange(n) if positions is None else np.asarray(positions)
     nxt = np.full(n, -1) if next_token is None else np.asarray(next_token)
     out = TokenDivergence.empty(pos, nxt)
-    kern = RowKernel(v)
-    bad = []
-    for i in range(n):
-        res = kern(z_ref[i], z_cand[i], int(nxt[i]))
-        if res is None:
-            bad.append(i)
-        else:
-            out.store(i, res)
+    bad = RowKernel(v).fill(z_ref, z_cand, out, 0)
     if bad:
         side = "reference" if not np.all(np.isfinite(np.nanmax(z_ref[bad[0]]))) else "candidate"
         raise NonFiniteLogits(side, [int(pos[i]) for i in bad])

@@ -2,8 +2,8 @@
 
 Rows are read with plain file reads into per-thread buffers (not memory-mapped), so resident memory
 is a few blocks per thread whatever the capture size. Blocks never straddle a shard of either
-capture. numpy releases the GIL inside its loops, so threads give real parallelism; BLAS is held to
-one thread meanwhile (its own threading fights ours and makes short dot products ~20x slower).
+capture. Each thread hands whole blocks of stored rows (BF16 bits or F32, never converted in
+Python) to the compiled kernel, which releases the GIL, so threads give real parallelism.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 import numpy as np
 
 from .capture.store import Capture
-from .divergence import RowKernel, TokenDivergence
+from .divergence import RowKernel, TokenDivergence, as_float64
 from .errors import NonFiniteLogits
 
-__all__ = ["as_f32", "default_threads", "divergence_captures", "nonfinite_side", "single_threaded_blas"]
+__all__ = ["default_threads", "divergence_captures", "nonfinite_side", "single_threaded_blas"]
 
-_BLOCK_BYTES = 4 << 20  # raw bytes per side per block: a few MB keeps the per-thread footprint small
+_BLOCK_BYTES = 1 << 20  # raw bytes per side per block: small blocks keep threads evenly loaded to the end
 
 
 def default_threads() -> int:
@@ -35,7 +35,8 @@ def default_threads() -> int:
 
 @contextlib.contextmanager
 def single_threaded_blas() -> Iterator[None]:
-    """Hold BLAS to one thread: row-parallel threads use the cores, not BLAS's own pool."""
+    """Hold BLAS to one thread while row-parallel threads run numpy work (the many-stack report's
+    log-softmax), so that BLAS's own pool does not oversubscribe the cores."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency; degrade to slower dots
@@ -60,17 +61,7 @@ class _Worker(threading.local):
         self.kern = RowKernel(n_vocab)
         self.buf_r = np.empty((rows, ref.n_vocab), dtype=ref.raw_dtype)
         self.buf_c = np.empty((rows, cand.n_vocab), dtype=cand.raw_dtype)
-        self.u32_r = np.empty(n_vocab, dtype=np.uint32)
-        self.u32_c = np.empty(n_vocab, dtype=np.uint32)
         self.ready = True
-
-
-def as_f32(raw_row: np.ndarray, u32: np.ndarray) -> np.ndarray:
-    """One stored row as float32, exactly; BF16 rows are widened into the scratch buffer ``u32``."""
-    if raw_row.dtype == np.uint16:  # BF16 bits -> top half of a float32, exact
-        np.copyto(u32, raw_row)
-        return np.left_shift(u32, 16, out=u32).view(np.float32)
-    return raw_row
 
 
 def nonfinite_side(zr: np.ndarray, zc: np.ndarray) -> str:
@@ -107,29 +98,22 @@ def divergence_captures(
 
     def run(i0: int, i1: int) -> int:
         worker.init(ref, cand, n_vocab, rows)
-        br = ref.read_rows_into(i0, i1, worker.buf_r)
-        bc = cand.read_rows_into(i0, i1, worker.buf_c)
-        for k in range(i1 - i0):
-            zr = as_f32(br[k, :n_vocab], worker.u32_r)
-            zc = as_f32(bc[k, :n_vocab], worker.u32_c)
-            i = i0 + k
-            res = worker.kern(zr, zc, int(out.next_token[i]))
-            if res is None:
-                with lock:
-                    bad[nonfinite_side(zr, zc)].append(int(out.positions[i]))
-            else:
-                out.store(i, res)
+        br = ref.read_rows_into(i0, i1, worker.buf_r)[:, :n_vocab]
+        bc = cand.read_rows_into(i0, i1, worker.buf_c)[:, :n_vocab]
+        for k in worker.kern.fill(br, bc, out, i0):  # the kernel reads BF16 bits / F32 directly
+            zr, zc = as_float64(br[k]), as_float64(bc[k])
+            with lock:
+                bad[nonfinite_side(zr, zc)].append(int(out.positions[i0 + k]))
         return i1 - i0
 
     blocks = _blocks(ref, cand, rows)
-    with single_threaded_blas():
-        if threads == 1:
-            for i0, i1 in blocks:
-                done = run(i0, i1)
-                if progress:
-                    progress(done)
-        else:
-            _run_threaded(run, blocks, threads, progress)
+    if threads == 1:
+        for i0, i1 in blocks:
+            done = run(i0, i1)
+            if progress:
+                progress(done)
+    else:
+        _run_threaded(run, blocks, threads, progress)
     for side in ("reference", "candidate"):
         if bad[side]:
             raise NonFiniteLogits(side, sorted(bad[side]))

@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from ..capture.store import to_float64
-from ..divergence import RowKernel
-from ..stream import as_f32, nonfinite_side, single_threaded_blas
+from ..divergence import RowKernel, TokenDivergence, as_float64
+from ..stream import nonfinite_side, single_threaded_blas
 from .urls import cached_capture
 
 __all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
@@ -27,7 +27,6 @@ __all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
 # per-token outputs of compare_rows, in RowKernel's result order
 COMPARE_FIELDS = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref",
                   "nll_cand", "robust")
-_INT_FIELDS = {"top1_ref": np.int64, "top1_cand": np.int64, "robust": bool}
 
 
 def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mmap: bool = True,
@@ -38,26 +37,13 @@ def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mm
     injection in tests: it never changes the values). ``fingerprints``: the captures' content as
     planned (see :attr:`UrlCapture.fingerprint`)."""
     ref, cand = cached_capture(ref_url, mmap, fingerprints[0]), cached_capture(cand_url, mmap, fingerprints[1])
-    n = i1 - i0
-    out = {f: np.full(n, np.nan) for f in COMPARE_FIELDS}
-    for f, dt in _INT_FIELDS.items():
-        out[f] = np.zeros(n, dtype=dt) if dt is bool else np.full(n, -1, dtype=dt)
-    nxt = ref.next_token_ids()[i0:i1]
-    positions = ref.positions[i0:i1]
-    kern = RowKernel(n_vocab)
-    u32_r, u32_c = np.empty(n_vocab, np.uint32), np.empty(n_vocab, np.uint32)
+    td = TokenDivergence.empty(ref.positions[i0:i1], ref.next_token_ids()[i0:i1])
     bad: dict[str, list[int]] = {"reference": [], "candidate": []}
-    with single_threaded_blas():
-        br, bc = ref.read_rows(i0, i1), cand.read_rows(i0, i1)
-        for k in range(n):
-            zr, zc = as_f32(br[k, :n_vocab], u32_r), as_f32(bc[k, :n_vocab], u32_c)
-            res = kern(zr, zc, int(nxt[k]))
-            if res is None:
-                bad[nonfinite_side(zr, zc)].append(int(positions[k]))
-                continue
-            for f, v in zip(COMPARE_FIELDS, res):
-                out[f][k] = v
-        del br, bc  # release the memory map before sleeping
+    br, bc = ref.read_rows(i0, i1)[:, :n_vocab], cand.read_rows(i0, i1)[:, :n_vocab]
+    for k in RowKernel(n_vocab).fill(br, bc, td, 0):  # exactly as the local stream calls it
+        bad[nonfinite_side(as_float64(br[k]), as_float64(bc[k]))].append(int(td.positions[k]))
+    del br, bc  # release the memory map before sleeping
+    out = {f: getattr(td, f) for f in COMPARE_FIELDS}
     if slow_s:
         time.sleep(slow_s)
     out.update(i0=i0, i1=i1, nonfinite=bad)

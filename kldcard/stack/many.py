@@ -288,8 +288,8 @@ def compare_stacks(
                 to_centroid[i, col] = _divergence(kernel, logp[i, r], log_m[r], names[i], pos)[0]
 
     with contextlib.ExitStack() as ctx:
-        # The row kernel makes many short dot products; multi-threaded BLAS makes those ~20x slower.
-        # numpy releases the GIL in its loops, so row-parallel threads use the cores instead.
+        # The compiled row kernel and numpy's loops release the GIL, so row-parallel threads use the
+        # cores; BLAS is held to one thread so that its own pool does not oversubscribe them.
         ctx.enter_context(single_threaded_blas())
         pool = ctx.enter_context(ThreadPoolExecutor(n_threads)) if n_threads > 1 else None
         advance = None
