@@ -127,9 +127,12 @@ def speed_table(n_rows: int, repeats: int, sigma: float) -> None:
     except ImportError:  # pragma: no cover
         torch = None
     threads = default_threads()
+    import numba
+
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs "
           f"({threads} usable), load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, numpy "
-          f"{np.__version__}" + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ""))
+          f"{np.__version__}, numba {numba.__version__}"
+          + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ""))
     print(f"{n_rows} positions per vocabulary, candidate = reference + N(0, {sigma}) logit noise, BF16 captures; "
           f"best of {repeats}; kldcard uses {threads} threads")
     hdr = f"{'':>5} {'vocab':>8} | {'(a) kldcard':>11} {'(b) naive':>10} {'(c) torch':>10} {'(d) floor':>10} | " \
