@@ -149,6 +149,12 @@ class RowKernel:
         # one memory layout per dtype: one compiled specialisation, so a row's value never depends
         # on how it was sliced (local, distributed and single-row calls agree bit for bit)
         z_ref, z_cand = np.ascontiguousarray(z_ref), np.ascontiguousarray(z_cand)
+        if z_ref.ndim != 2 or z_ref.shape != z_cand.shape or z_ref.shape[1] != self.n or self.n == 0:
+            # the compiled loops do not check bounds: refuse here rather than read past a row
+            from .errors import InputError
+
+            raise InputError(f"logit blocks of shapes {list(z_ref.shape)} and {list(z_cand.shape)} do not fit a "
+                             f"kernel for {self.n} vocabulary entries")
         n = len(z_ref)
         sl = slice(start, start + n)
         status = np.empty(n, np.int8)

@@ -191,3 +191,19 @@ def test_values_do_not_depend_on_numbas_disk_cache(tmp_path):
     ns: dict = {}
     exec(SCRIPT.replace("print(", "result = ("), ns)  # this process (whatever its cache state)
     assert json.loads(ns["result"])["sha"] == cold["sha"]
+
+
+def test_blocks_that_do_not_fit_the_kernel_are_refused_not_read_past():
+    # the compiled loops skip bounds checks, so RowKernel checks shapes before calling them
+    from kldcard.errors import InputError
+
+    kern = RowKernel(100)
+    td = TokenDivergence.empty(np.arange(2), np.zeros(2, np.int64))
+    for a, b in ((np.zeros((2, 100)), np.zeros((2, 99))), (np.zeros((2, 101)), np.zeros((2, 101))),
+                 (np.zeros(100), np.zeros(100))):
+        with pytest.raises(InputError, match="do not fit"):
+            kern.fill(a, b, td, 0)
+    with pytest.raises(InputError, match="do not fit"):
+        RowKernel(0).fill(np.zeros((1, 0)), np.zeros((1, 0)), td, 0)
+    with pytest.raises(InputError, match="do not fit"):
+        row_divergence(np.zeros(5), np.zeros(6))
