@@ -29,17 +29,25 @@ error c in u (from ℓ or W) changes each sum only by a relative c.
 
 The shift is s = δ at the candidate's most likely token (its argmax, known from the first pass, so
 it costs no pass of its own): a constant offset between the two sides then gives d = 0 and exactly
-0 nats. Each d_i = δ_i − s is rounded once, and d_i = u_i + ℓ with ℓ = −u_top (the log-ratio at that
-token), so u_i carries an error of at most ε(|u_i| + |u_top|). Since Σq̃u² ≥ q_top·u_top², the
-sums' relative error from it is at most about 2ε(1 + 1/√q_top) ≤ 2ε(1 + √V) (q_top ≥ 1/V): below
-3e-13 even at V = 262,144, and a few ε in practice.
+0 nats. Then ℓ = −u_top, the log-ratio at that token; when |ℓ| > 0.25 the row is shifted again by ℓ
+(one more expm1 pass, rare: the top token's log-ratio is far from the bulk's) so that |ℓ| stays
+small, because T below is formed as (t − E)/(1 + E) and loses ~ε|ℓ|/|u| of itself. ℓ is taken from
+log1p(Σq̃·expm1(d)) near 0 and from log(Σq̃·e^d) far below it, so neither cancels. Each d_i = δ_i − s
+is rounded once and d_i = u_i + ℓ, so u_i carries an error of at most ε(|u_i| + |ℓ|) with
+|ℓ| ≤ |u_top|. Since Σq̃u² ≥ q_top·u_top², the sums' relative error from it is at most about
+2ε(1 + 1/√q_top) ≤ 2ε(1 + √V) (q_top ≥ 1/V): below 3e-13 even at V = 262,144, a few ε in practice.
 
-Evaluation. With T = expm1(u) = (expm1(d) − E)/(1 + E), E = expm1(ℓ):
-ψ = T − u, φ = u·(1+T) − T, χ = ½[u·(1+T) − (2+T)·log1p(T/2)]. These closed forms cancel for small
-|u| (relative error ~ε/|u|), so entries with |u| < τ = 0.01 use the Taylor series to u^7 instead
-(the first omitted term is < 4e-16 relative). Each entry takes the series or the closed form, so
-every term is non-negative and relatively accurate; the sums add non-negative terms only.
-Checked against 40-digit mpmath over KL 1e-20 .. 4 nats: relative error < 1e-13 (typically 1e-15).
+Evaluation. With t = expm1(d), E = expm1(ℓ): T = expm1(u) = (t − E)/(1 + E), e^u = 1 + T, and
+ψ = T − u, φ = u·e^u − T, χ = ½[u·e^u − (1 + e^u)·log1p(T/2)]. (Where p is negligible against q,
+1 + T keeps a rounding error of ε that u·e^u multiplies by |u|: both logit ranges are held below 700
+nats on this path, so that is below 4e-13 of the entry's φ ≈ 1.) These
+closed forms cancel for small |u| (relative error ~4ε(|u| + |ℓ|)/u², at most 3e-13 at |u| = τ), so
+entries with |u| < τ = 0.03 use the Taylor series to u^8 instead (the first omitted term is below
+half an ulp). Each entry takes
+the series or the closed form, so every term is non-negative and relatively accurate; the sums add
+non-negative terms only. Checked against 40-digit mpmath over KL 1e-20 .. 4 nats and on extreme
+rows (masks at -1e30, ranges beyond 700 nats, logits of 1e20): relative error < 1e-13, typically
+1e-15.
 
 Transcendental work per vocabulary entry: exp (for w), expm1 (for d), log1p (for JS) -- the same
 count as the "two exp and one log" floor. The loops are compiled (:mod:`kldcard.kernel`): three
@@ -53,7 +61,9 @@ both sides -inf contributes 0; ref -inf only (p = 0 < q): forward term 0, revers
 JS term ½q·ln 2; cand -inf only (q = 0 < p): forward +inf, reverse 0, JS ½p·ln 2. So a forward KL
 is +inf exactly when the candidate masks a token the reference can emit — reported as inf, never
 NaN. A finite logit has probability > 0 even when exp underflows, so the rule is exact. Rows with
--inf, or with logit gaps so extreme that exp/expm1 overflow, take a slower robust path
+-inf, with a logit range beyond 700 nats on either side (masks written as -1e30 or the dtype's
+minimum; candidate entries whose exp underflows while p may not), or with gaps so extreme that
+expm1 overflows take a slower robust path
 (:func:`_robust_row`) with the same accuracy.
 """
 
@@ -70,9 +80,9 @@ from .kernel import TAU
 __all__ = ["RowKernel", "TokenDivergence", "divergence_logits", "row_divergence"]
 
 # Taylor coefficients of φ, ψ, χ for u^2 .. u^7
-_PHI = (1 / 2, 1 / 3, 1 / 8, 1 / 30, 1 / 144, 1 / 840)
-_PSI = (1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040)
-_CHI = (1 / 8, 1 / 16, 1 / 64, 1 / 384, 1 / 2304, 1 / 11520)
+_PHI = (1 / 2, 1 / 3, 1 / 8, 1 / 30, 1 / 144, 1 / 840, 1 / 5760, 1 / 45360)
+_PSI = (1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040, 1 / 40320, 1 / 362880)
+_CHI = (1 / 8, 1 / 16, 1 / 64, 1 / 384, 1 / 2304, 1 / 11520, 1 / 92160, -1 / 3870720)
 _LN2 = math.log(2.0)
 
 
@@ -146,9 +156,10 @@ class RowKernel:
         """Divergences of the rows of ``z_ref``/``z_cand`` ([n, n_vocab]) into ``out[start:start+n]``
         (next-token ids are read from ``out.next_token``). Returns the block-relative indices of
         rows with NaN/+inf or no finite logit; nothing is written for those."""
-        # one memory layout per dtype: one compiled specialisation, so a row's value never depends
-        # on how it was sliced (local, distributed and single-row calls agree bit for bit)
-        z_ref, z_cand = np.ascontiguousarray(z_ref), np.ascontiguousarray(z_cand)
+        # C-contiguous and writable (memory maps and byte-range reads are read-only): one compiled
+        # specialisation per dtype, so a row's value never depends on how it was read or sliced
+        # (local, distributed and single-row calls agree bit for bit)
+        z_ref, z_cand = (np.require(z, requirements=["C", "W"]) for z in (z_ref, z_cand))
         if z_ref.ndim != 2 or z_ref.shape != z_cand.shape or z_ref.shape[1] != self.n or self.n == 0:
             # the compiled loops do not check bounds: refuse here rather than read past a row
             from .errors import InputError
@@ -200,18 +211,32 @@ def _series(u: np.ndarray, coef: tuple) -> np.ndarray:
     return acc * u * u
 
 
-def _lse(z: np.ndarray) -> float:
+def _lse_parts(z: np.ndarray) -> tuple[float, float]:
+    """(m, log Σ e^(z − m)) with m = max z: a log-sum-exp kept as its two parts, so that
+    differences of two of them lose nothing to the size of the logits."""
     m = float(z.max())
-    return m + math.log(float(np.exp(z - m).sum()))
+    return m, math.log(float(np.exp(z - m).sum()))
 
 
-def _elementwise(zr: np.ndarray, zc: np.ndarray, lse_r: float, lse_c: float) -> tuple[float, float, float]:
-    """Σ q·φ(u), Σ q·ψ(u), Σ q·χ(u) entry by entry, with p = exp(zr − lse_r), q = exp(zc − lse_c)
-    (finite logits). Series for |u| < τ, closed forms in T = expm1(u) up to u = 1, and forms in p, q
-    beyond (no overflow however extreme the gap). Relative accuracy per entry."""
-    lp, lq = zr - lse_r, zc - lse_c
+def _log_mass(logp_in: np.ndarray, p_out: float) -> float:
+    """log of the mass inside a set, from its entries' log-probabilities or (more accurately when
+    little lies outside) from the mass outside it."""
+    if p_out < 0.5:
+        return math.log1p(-p_out)
+    m, ls = _lse_parts(logp_in)
+    return m + ls
+
+
+def _elementwise(zr: np.ndarray, zc: np.ndarray, norm_r: tuple[float, float],
+                 norm_c: tuple[float, float]) -> tuple[float, float, float]:
+    """Σ q·φ(u), Σ q·ψ(u), Σ q·χ(u) entry by entry, with p = exp(zr − m_r − ls_r), q likewise
+    (finite logits; ``norm_*`` = (m, ls) from :func:`_lse_parts`). Series for |u| < τ, closed forms
+    in T = expm1(u) up to u = 1, and forms in p, q beyond (no overflow however extreme the gap)."""
+    (m_r, ls_r), (m_c, ls_c) = norm_r, norm_c
+    xr, xc = zr - m_r, zc - m_c  # exact for BF16/F32 logits: no rounding of size |z|
+    lp, lq = xr - ls_r, xc - ls_c
     p, q = np.exp(lp), np.exp(lq)
-    u = (zr - zc) - (lse_r - lse_c)  # log(p/q), rounding relative to u
+    u = (xr - xc) - (ls_r - ls_c)  # log(p/q)
     small, high = np.abs(u) < TAU, u > 1.0
     mid = ~small & ~high
     um = np.where(mid, u, 0.0)
@@ -232,14 +257,15 @@ def _robust_row(zr: np.ndarray, zc: np.ndarray) -> tuple[float, float, float, np
     Set B: entries finite on both sides whose candidate probability does not underflow. On B the
     fast kernel compares the renormalised restrictions p̃_B, q̃_B; the rest is put back exactly:
     Σ_B p·log(p/q) = P(B)·[KL(p̃_B ‖ q̃_B) + log(P(B)/Q(B))], plus p·(log p − log q) summed in log
-    space over finite entries whose q underflows. A one-sided mask makes its direction +inf (a
-    finite logit has probability > 0). JS is summed entry by entry (no normalisation identity is
-    involved) plus ½·ln2 per unit of one-sided mass.
+    space over finite entries whose q underflows. log P(B) comes from the mass outside B
+    (log1p(−P_out)) when that is small, so a tiny outside mass is not lost to rounding. A one-sided
+    mask makes its direction +inf (a finite logit has probability > 0). JS is summed entry by entry
+    (no normalisation identity is involved) plus ½·ln2 per unit of one-sided mass.
     """
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         fin_r, fin_c = np.isfinite(zr), np.isfinite(zc)
-        lse_r, lse_c = _lse(zr[fin_r]), _lse(zc[fin_c])
-        lp, lq = zr - lse_r, zc - lse_c
+        norm_r, norm_c = _lse_parts(zr[fin_r]), _lse_parts(zc[fin_c])
+        lp, lq = (zr - norm_r[0]) - norm_r[1], (zc - norm_c[0]) - norm_c[1]
         both = fin_r & fin_c
         inf_f, inf_r = bool(np.any(fin_r & ~fin_c)), bool(np.any(fin_c & ~fin_r))
         p_only = float(np.exp(lp[fin_r & ~fin_c]).sum())
@@ -253,7 +279,7 @@ def _robust_row(zr: np.ndarray, zc: np.ndarray) -> tuple[float, float, float, np
         res = RowKernel(len(a), nested=True)(a, b) if len(a) else None
         whole = not (inf_f or inf_r or under.any())  # then p̃_B = p and q̃_B = q: nothing to put back
         if res is None or res[-1]:  # the restriction is itself extreme: entry by entry
-            f, r, jb = _elementwise(zr[both], zc[both], lse_r, lse_c)
+            f, r, jb = _elementwise(zr[both], zc[both], norm_r, norm_c)
             # over these entries Σq·φ(u) = Σp·log(p/q) − P + Q and Σq·ψ(u) = Σq·log(q/p) + P − Q:
             # put back the one-sided mass (q_only for forward, p_only for reverse; the other one
             # makes that direction infinite anyway)
@@ -261,11 +287,14 @@ def _robust_row(zr: np.ndarray, zc: np.ndarray) -> tuple[float, float, float, np
             r += p_only
             j += jb
         else:
-            j += res[2] if whole else _elementwise(zr[both], zc[both], lse_r, lse_c)[2]
-            log_pb, log_qb = _lse(a) - lse_r, _lse(b) - lse_c
+            j += res[2] if whole else _elementwise(zr[both], zc[both], norm_r, norm_c)[2]
+            out_r, out_c = fin_r & ~in_b, fin_c & ~in_b
+            log_pb = _log_mass(lp[in_b], float(np.exp(lp[out_r]).sum()))
+            log_qb = _log_mass(lq[in_b], float(np.exp(lq[out_c]).sum()))
             pb, qb = math.exp(log_pb), math.exp(log_qb)
-            f = pb * (res[0] + log_pb - log_qb) + float((np.exp(lp[under]) * (lp[under] - lq[under])).sum())
-            r = qb * (res[1] + log_qb - log_pb)
+            du = (zr[under] - norm_r[0]) - (zc[under] - norm_c[0]) - (norm_r[1] - norm_c[1])
+            f = pb * (res[0] + (log_pb - log_qb)) + float((np.exp(lp[under]) * du).sum())
+            r = qb * (res[1] + (log_qb - log_pb))
         fwd = math.inf if inf_f else f
         rev = math.inf if inf_r else r
         return max(fwd, 0.0), max(rev, 0.0), max(j, 0.0), lp, lq

@@ -5,7 +5,8 @@ three passes over the vocabulary, reading the stored logits (BF16 bits, float32 
 
 1. max, first argmax and min of each side (NaN and +inf show up there);
 2. ``w = exp(z_cand − max)``, ``t = expm1(δ − s)`` with s = δ at the candidate's argmax; ``W = Σw``
-   and ``Σ w·t`` (which fixes the normalisation ℓ);
+   and ``Σ w·t`` (which fixes the normalisation ℓ); repeated with s + ℓ in the rare rows where
+   |ℓ| > 0.25;
 3. per entry ``u = δ − s − ℓ``, ``T = expm1(u)`` from ``t``, and φ, ψ, χ: the Taylor series for
    ``|u| < τ``, the closed forms (with ``log1p(T/2)``) above; summed against w.
 
@@ -18,15 +19,18 @@ Why exp, expm1 and log1p are written out here
 LLVM vectorises a loop only if every call in it has a vector form; libm's scalar ``exp`` has none
 (numba has no SVML on Linux wheels), so the loops would run one entry at a time, slower than
 numpy. The polynomial versions below vectorise and are as accurate as libm for this use (max error
-measured against 40-digit mpmath: exp 1 ulp, expm1 2 ulp, log1p 2 ulp; tests/test_kernel.py).
+measured against 40-digit mpmath: exp 1 ulp, expm1 2 ulp, log1p 3 ulp; tests/test_kernel.py).
 
 Floating-point flags
 --------------------
 Only the sum loops may reassociate (``reassoc``: how LLVM vectorises a reduction); the elementary
-functions are compiled without it because reassociation would undo their compensated steps
-(Cody–Waite argument reduction, log1p's rounding correction). numba keeps each function's flags on
+functions and the per-entry arithmetic are compiled without it because reassociation would undo
+their careful steps (Cody–Waite argument reduction; δ − s − ℓ regrouped as δ − (s + ℓ) measured
+2e-12 relative error instead of 4e-15). numba keeps each function's flags on
 its own instructions when LLVM inlines it, so the split holds after inlining. Sums therefore follow
-a vectorised order, fixed for a given machine and build (results are deterministic there).
+a vectorised order, fixed for a given CPU type and numba/llvmlite build (results are deterministic
+there; numba compiles for the host CPU, so another vector width or FMA support may change the last
+bits, ~1e-15 relative).
 ``nnan``/``ninf`` are never set: NaN and ±inf must stay visible to the checks.
 """
 
@@ -39,7 +43,10 @@ from numba.extending import overload
 
 __all__ = ["OK", "NONFINITE", "ROBUST", "TAU", "rows"]
 
-TAU = 0.01  # |u| below this uses the Taylor series (closed forms cancel there)
+TAU = 0.03  # |u| below this uses the Taylor series (closed forms cancel there)
+_RESHIFT = 0.25  # |ℓ| above this: shift again by ℓ (T = (t − E)/(1 + E) loses ~ε|ℓ|/|u| of T)
+_ATTEMPTS = 4  # shifts tried before a row goes to the robust path (each moves ℓ by up to 36 nats)
+_EPS = 2.0**-52
 OK, NONFINITE, ROBUST = 0, 1, 2  # row status: done / NaN, +inf or no finite logit / needs the robust path
 
 _SUM = {"reassoc", "contract", "nsz"}  # loops whose only reordering is in their sums
@@ -48,7 +55,7 @@ _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k·_LN2_HI is exact for |k| < 2^20
 _LN2_LO = 1.90821492927058770002e-10
 _SQRT_HALF_BITS = 0x3FE6A09E667F3BCD
-_RANGE = 700.0  # a candidate logit range beyond this (w would underflow) goes to the robust path
+_RANGE = 700.0  # a logit range beyond this on either side goes to the robust path (see rows())
 
 
 def widen(v):  # pragma: no cover - only its numba overload is ever called
@@ -134,31 +141,31 @@ def vlog1p(y):
     return kd * _LN2_HI + ((2.0 * s + s * z * p) + kd * _LN2_LO)
 
 
-# φ, ψ, χ of one entry: the Taylor series to u^7 below τ, the closed forms in T = expm1(u) above
-# (both are evaluated and one selected, so the loop body has no branch). Three scalar functions
-# rather than one returning a tuple: LLVM inlines and vectorises these.
+# φ, ψ, χ of one entry: the Taylor series to u^8 below τ, the closed forms above, in T = expm1(u)
+# and eu = e^u (both are evaluated and one selected, so the loop body has no branch). Three scalar
+# functions rather than one returning a tuple: LLVM inlines and vectorises these.
 @_jit_exact
 def _psi_series(u):
-    return u * u * (1 / 2 + u * (1 / 6 + u * (1 / 24 + u * (1 / 120 + u * (1 / 720 + u * (1 / 5040))))))
+    return u * u * (1 / 2 + u * (1 / 6 + u * (1 / 24 + u * (1 / 120 + u * (1 / 720 + u * (1 / 5040 + u * (1 / 40320)))))))
 
 
 @_jit_exact
-def _phi(u, T):
+def _phi(u, T, eu):
     # series: φ = u² + (u − 1)·ψ (ψ = e^u − 1 − u), sharing ψ's series; no cancellation for |u| < τ
     series = u * u + (u - 1.0) * _psi_series(u)
-    closed = u * (1.0 + T) - T  # u·e^u − T: no cancellation against u when u << 0
+    closed = u * eu - T  # u·e^u − T: no cancellation against u when u << 0 (eu is then 0 or tiny)
     return series if abs(u) < TAU else closed
 
 
 @_jit_exact
-def _psi(u, T):
+def _psi(u, T, eu):
     return _psi_series(u) if abs(u) < TAU else T - u
 
 
 @_jit_exact
-def _chi(u, T):
-    series = u * u * (1 / 8 + u * (1 / 16 + u * (1 / 64 + u * (1 / 384 + u * (1 / 2304 + u * (1 / 11520))))))
-    closed = 0.5 * (u * (1.0 + T) - (2.0 + T) * vlog1p(0.5 * T))
+def _chi(u, T, eu):
+    series = u * u * (1 / 8 + u * (1 / 16 + u * (1 / 64 + u * (1 / 384 + u * (1 / 2304 + u * (1 / 11520 + u * (1 / 92160)))))))
+    closed = 0.5 * (u * eu - (1.0 + eu) * vlog1p(0.5 * T))
     return series if abs(u) < TAU else closed
 
 
@@ -176,8 +183,13 @@ def _shifted(a, b, s):
 
 @_jit_exact
 def _log_ratio(a, b, s, ell, t, E, k):
-    """u = d − ℓ = log(p/q) and T = expm1(u) = (expm1(d) − E)/(1 + E)."""
-    return ((widen(a) - widen(b)) - s) - ell, (t - E) * k
+    """u = d − ℓ = log(p/q), T = expm1(u) = (expm1(d) − E)/(1 + E) and e^u = 1 + T.
+
+    Where p is negligible against q (u << 0), 1 + T carries an absolute rounding error of ε that
+    u·e^u multiplies by |u|; both logit ranges are below 700 nats here, so |u| < 1500 and that stays
+    below 4e-13 of the entry's φ ≈ 1."""
+    T = (t - E) * k
+    return ((widen(a) - widen(b)) - s) - ell, T, 1.0 + T
 
 
 _jit_sum = nb.njit(fastmath=_SUM, error_model="numpy", nogil=True, inline="always")
@@ -193,32 +205,38 @@ def from_key(k, like):  # pragma: no cover - only its numba overload is ever cal
 
 @overload(order_key, inline="always")
 def _order_key(v):
-    """A signed integer that orders like the float (sign-magnitude to two's complement), so max and
-    min vectorise as integer reductions, which need no fast-math flags. A positive NaN sorts above
-    +inf, a negative one below -inf. The map is an involution, so it also decodes."""
+    """A signed integer that orders like the float (sign-magnitude to two's complement, then -0.0
+    moved onto +0.0 so that they tie, as floats do), so max and min vectorise as integer
+    reductions, which need no fast-math flags. A positive NaN sorts above +inf, a negative one
+    below -inf. :func:`from_key` decodes."""
     if isinstance(v, types.Integer):  # BF16 bits: the float32 they widen to
         def impl(v):
             b = np.int32(np.uint32(np.uint32(v) << np.uint32(16)))
-            return b ^ ((b >> np.int32(31)) & np.int32(0x7FFFFFFF))
+            k = b ^ ((b >> np.int32(31)) & np.int32(0x7FFFFFFF))
+            return k + ((k >> np.int32(31)) & np.int32(1))
     elif v == types.float32:
         def impl(v):
             b = np.float32(v).view(np.int32)
-            return b ^ ((b >> np.int32(31)) & np.int32(0x7FFFFFFF))
+            k = b ^ ((b >> np.int32(31)) & np.int32(0x7FFFFFFF))
+            return k + ((k >> np.int32(31)) & np.int32(1))
     else:
         def impl(v):
             b = np.float64(v).view(np.int64)
-            return b ^ ((b >> np.int64(63)) & np.int64(0x7FFFFFFFFFFFFFFF))
+            k = b ^ ((b >> np.int64(63)) & np.int64(0x7FFFFFFFFFFFFFFF))
+            return k + ((k >> np.int64(63)) & np.int64(1))
     return impl
 
 
 @overload(from_key, inline="always")
 def _from_key(k, like):
-    """The float64 value of an order key of ``like``'s type."""
+    """The float64 value of an order key of ``like``'s type (-0.0 comes back as +0.0)."""
     if isinstance(like, types.Integer) or like == types.float32:
         def impl(k, like):
+            k = k - ((k >> np.int32(31)) & np.int32(1))
             return np.float64(np.int32(k ^ ((k >> np.int32(31)) & np.int32(0x7FFFFFFF))).view(np.float32))
     else:
         def impl(k, like):
+            k = k - ((k >> np.int64(63)) & np.int64(1))
             return np.int64(k ^ ((k >> np.int64(63)) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64)
     return impl
 
@@ -259,36 +277,46 @@ def _scan(z):
 
 @_jit_sum
 def _row(zr, zc, mc, s, w, t):
-    """Passes 2 and 3 for one row: (status, W, ℓ, forward, reverse, JS); see the module docstring."""
+    """Passes 2 and 3 for one row: (status, W, s, ℓ, forward, reverse, JS); see the module
+    docstring. ``s`` may come back changed (shifted again by ℓ)."""
     n = zr.shape[0]
-    W = 0.0
-    S1 = 0.0
-    for i in range(n):
-        e = vexp(widen(zc[i]) - mc)
-        tt = vexpm1(_shifted(zr[i], zc[i], s))
-        w[i] = e
-        t[i] = tt
-        W += e
-        S1 += e * tt
-    S1 = S1 / W
-    if not (np.isfinite(s) and np.isfinite(S1) and S1 > -1.0):
-        return ROBUST, W, 0.0, 0.0, 0.0, 0.0  # -inf entries, or gaps so wide that expm1 overflows
-    ell = np.log1p(S1)
+    for attempt in range(_ATTEMPTS):
+        W = 0.0
+        S1 = 0.0
+        for i in range(n):
+            e = vexp(widen(zc[i]) - mc)
+            tt = vexpm1(_shifted(zr[i], zc[i], s))
+            w[i] = e
+            t[i] = tt
+            W += e
+            S1 += e * tt
+        S1 = S1 / W
+        if not (np.isfinite(s) and np.isfinite(S1)):
+            return ROBUST, W, s, 0.0, 0.0, 0.0, 0.0  # -inf entries, or gaps so wide that expm1 overflows
+        # ℓ = log Σq̃·e^d; far below 0 the sum 1 + S1 cancels, so cap it at ε: the estimate is then
+        # only a step towards the bulk, and the next attempt lands closer
+        ell = np.log1p(max(S1, _EPS - 1.0))
+        if abs(ell) <= _RESHIFT:
+            break
+        # the argmax token's log-ratio is far from the bulk's (ℓ = −u_top): centre on the bulk
+        s = s + ell
+    else:
+        return ROBUST, W, s, 0.0, 0.0, 0.0, 0.0
     E = np.expm1(ell)
     k = 1.0 / (1.0 + E)
     F = 0.0
     R = 0.0
     J = 0.0
     for i in range(n):
-        u, T = _log_ratio(zr[i], zc[i], s, ell, t[i], E, k)
+        u, T, eu = _log_ratio(zr[i], zc[i], s, ell, t[i], E, k)
         wi = w[i]
-        F += wi * _phi(u, T)
-        R += wi * _psi(u, T)
-        J += wi * _chi(u, T)
+        F += wi * _phi(u, T, eu)
+        R += wi * _psi(u, T, eu)
+        J += wi * _chi(u, T, eu)
     F, R, J = F / W, R / W, J / W
     if not (np.isfinite(F) and np.isfinite(R) and np.isfinite(J)):
-        return ROBUST, W, ell, 0.0, 0.0, 0.0
-    return OK, W, ell, max(F, 0.0), max(R, 0.0), max(J, 0.0)
+        return ROBUST, W, s, ell, 0.0, 0.0, 0.0
+    return OK, W, s, ell, max(F, 0.0), max(R, 0.0), max(J, 0.0)
 
 
 @nb.njit(fastmath=_SUM, error_model="numpy", nogil=True, cache=True)
@@ -310,11 +338,13 @@ def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, lp, lq, status, w, t):
         if minr != minr or minc != minc or not (np.isfinite(mr) and np.isfinite(mc)):
             status[i] = NONFINITE
             continue
-        if mc - minc > _RANGE:  # some w underflow: their p may not (robust path sums in log space)
+        if mc - minc > _RANGE or mr - minr > _RANGE:
+            # the candidate's: some w underflow while their p may not (the robust path sums those
+            # in log space); the reference's: |u| unbounded where p underflows (masks at -1e30)
             status[i] = ROBUST
             continue
         s = _delta(zr[i, ic], zc[i, ic])  # shift δ by its value at the candidate's top token
-        st, W, ell, f, r, j = _row(zr[i], zc[i], mc, s, w, t)
+        st, W, s, ell, f, r, j = _row(zr[i], zc[i], mc, s, w, t)
         status[i] = st
         fwd[i], rev[i], js[i] = f, r, j
         tg = targets[i]

@@ -175,3 +175,30 @@ def test_masked_row_whose_finite_part_is_itself_extreme(order):
     ref = mp_reference(zr, zc)
     assert r == math.inf and close(f, ref["forward"]) and close(j, ref["js"])
     assert close(f, math.log(3.0))
+
+
+# Rows found by review of the compiled kernel; each was wrong by 1e-10 .. 100% before its fix.
+@pytest.mark.parametrize("zr, zc", [
+    # reference masks far below any candidate logit (finfo.min, -1e30): e^u underflows to 0 there
+    (np.float32([1.57, -1e30, 1.61, 0.66]), np.float32([1.15, -2.37, 1.23, 0.34])),
+    (np.float32([0.3, np.finfo(np.float32).min, -0.2, 1.1, np.finfo(np.float32).min]), np.float32([0.1, 0.2, -0.3, 1.0, 0.5])),
+    (np.float32([0.3, -690.0, -0.2, 1.1, -650.0]), np.float32([0.1, 0.2, -0.3, 1.0, 0.5])),  # fast path, |u| ~ 690
+    # the candidate's top token carries a log-ratio far from the rest (ℓ far from 0: shifted again)
+    (np.where(np.arange(20000) == 0, 30.0, 0.0), np.zeros(20000)),
+    (np.where(np.arange(3000) == 7, -25.0, 0.0), np.where(np.arange(3000) == 7, 3.0, 0.0)),
+    # candidate ranges beyond 700 nats (robust path): outside mass must not be lost to rounding
+    (np.array([0.0, 0.0, 0.0, -30.0]), np.array([0.0, 0.0, 0.0, -710.0])),
+    (np.array([5.0, 1.0, 0.0, -20.0]), np.array([5.0, 1.0, 0.0, -720.0])),
+    (np.array([0.0, 0.0, 1.0, 2.0]), np.array([-10000.0, 0.0, 1.0, 2.0])),
+    # huge logits: differences of log-sum-exps must not carry rounding of size |z|
+    (np.array([0.0, 0.0]), np.array([1e20, 0.0])),
+    (np.array([0.0, 16385.0]), np.array([0.0, 0.0])),
+    (np.array([16385.0, 0.0]), np.array([0.0, 0.0])),
+])
+def test_extreme_rows_stay_relatively_accurate(zr, zc):
+    _check(zr, zc)
+
+
+def test_negative_zero_ties_with_positive_zero_for_top1():
+    td = divergence_logits(np.array([[-0.0, 0.0, -1.0]]), np.array([[0.0, -0.0, -1.0]]))
+    assert td.top1_ref[0] == td.top1_cand[0] == 0  # as numpy's argmax: -0.0 == 0.0
