@@ -169,13 +169,12 @@ class RowKernel:
         n = len(z_ref)
         sl = slice(start, start + n)
         status = np.empty(n, np.int8)
-        lp, lq = out.nll_ref[sl], out.nll_cand[sl]  # log-probabilities first, NLL below
         kernel.rows(z_ref, z_cand, out.next_token[sl], out.forward_kl[sl], out.reverse_kl[sl], out.js[sl],
-                    out.top1_ref[sl], out.top1_cand[sl], lp, lq, status, self.w, self.t)
-        np.exp(lp, out=out.p_ref[sl])
-        np.exp(lq, out=out.p_cand[sl])
-        np.negative(lp, out=lp)
-        np.negative(lq, out=lq)
+                    out.top1_ref[sl], out.top1_cand[sl], out.p_ref[sl], out.p_cand[sl], out.nll_ref[sl],
+                    out.nll_cand[sl], status, self.w, self.t)
+        out.robust[sl] = False
+        if not status.any():  # the common case: one numpy call of Python work per block
+            return []
         out.robust[sl] = status == kernel.ROBUST
         for k in np.flatnonzero(status == kernel.ROBUST):
             out.store(start + k, self._robust(z_ref[k], z_cand[k], int(out.top1_ref[start + k]),

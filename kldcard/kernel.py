@@ -320,14 +320,14 @@ def _row(zr, zc, mc, s, w, t):
 
 
 @nb.njit(fastmath=_SUM, error_model="numpy", nogil=True, cache=True)
-def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, lp, lq, status, w, t):
+def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nll_cand, status, w, t):
     """Divergences of rows ``zr[i]`` vs ``zc[i]`` ([n, V] BF16 bits as uint16, float32 or float64).
 
     Writes per row: forward KL(P_ref ‖ P_cand), reverse KL, JS (nats), the argmax of each side
-    (first maximum), the log-probabilities ``lp``/``lq`` of ``targets[i]`` under each side (NaN
-    when the target is outside [0, V)), and ``status``: OK, NONFINITE (NaN or +inf logits, or no
-    finite logit: nothing else is written) or ROBUST (-inf entries or extreme ranges: only the
-    argmaxes are written; the caller takes :func:`kldcard.divergence._robust_row`).
+    (first maximum), the probability and negative log-probability (nats) of ``targets[i]`` under
+    each side (NaN when the target is outside [0, V)), and ``status``: OK, NONFINITE (NaN or +inf
+    logits, or no finite logit) or ROBUST (-inf entries or extreme ranges); for those two only the
+    argmaxes are meaningful, and the caller takes :func:`kldcard.divergence._robust_row`.
     ``w`` and ``t`` are float64 scratch rows of length V (one pair per thread).
     """
     n, v = zr.shape
@@ -335,6 +335,7 @@ def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, lp, lq, status, w, t):
         mr, ir, minr = scan(zr[i])
         mc, ic, minc = scan(zc[i])
         top_r[i], top_c[i] = ir, ic
+        p_ref[i] = p_cand[i] = nll_ref[i] = nll_cand[i] = np.nan
         if minr != minr or minc != minc or not (np.isfinite(mr) and np.isfinite(mc)):
             status[i] = NONFINITE
             continue
@@ -349,7 +350,8 @@ def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, lp, lq, status, w, t):
         fwd[i], rev[i], js[i] = f, r, j
         tg = targets[i]
         if st != OK or not (0 <= tg < v):
-            lp[i] = lq[i] = np.nan
+            lp = lq = np.nan
         else:
-            lq[i] = (widen(zc[i, tg]) - mc) - np.log(W)
-            lp[i] = lq[i] + _log_ratio(zr[i, tg], zc[i, tg], s, ell, 0.0, 0.0, 1.0)[0]
+            lq = (widen(zc[i, tg]) - mc) - np.log(W)
+            lp = lq + _log_ratio(zr[i, tg], zc[i, tg], s, ell, 0.0, 0.0, 1.0)[0]
+        p_ref[i], p_cand[i], nll_ref[i], nll_cand[i] = np.exp(lp), np.exp(lq), -lp, -lq

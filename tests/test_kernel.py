@@ -107,7 +107,7 @@ def test_non_finite_entries_route_each_row(dtype, value, status):
     n = 2
     status_out = np.empty(n, np.int8)
     outs = [np.full(n, np.nan) for _ in range(3)] + [np.zeros(n, np.int64) for _ in range(2)] + \
-        [np.full(n, np.nan) for _ in range(2)]
+        [np.full(n, np.nan) for _ in range(4)]
     kernel.rows(zr_, zc_, np.array([3, 3]), *outs, status_out, np.empty(300), np.empty(300))
     assert list(status_out) == [kernel.OK, status]
 
