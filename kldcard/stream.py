@@ -39,7 +39,7 @@ def single_threaded_blas() -> Iterator[None]:
     log-softmax), so that BLAS's own pool does not oversubscribe the cores."""
     try:
         from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency; degrade to slower dots
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency; without it BLAS may oversubscribe
         yield
         return
     with threadpool_limits(limits=1, user_api="blas"):
