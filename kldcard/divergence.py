@@ -75,6 +75,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernel
+from .capture.bf16 import to_float64
 from .kernel import TAU
 
 __all__ = ["RowKernel", "TokenDivergence", "divergence_logits", "row_divergence"]
@@ -184,7 +185,7 @@ class RowKernel:
     def _robust(self, z_ref, z_cand, ir: int, ic: int, target: int) -> tuple:
         if self.nested:
             return (math.nan,) * 3 + (ir, ic) + (math.nan,) * 4 + (1,)
-        fwd, rev, js, lp, lq = _robust_row(as_float64(z_ref), as_float64(z_cand))
+        fwd, rev, js, lp, lq = _robust_row(to_float64(z_ref), to_float64(z_cand))
         if not 0 <= target < len(lp):
             tail = (math.nan,) * 4
         else:
@@ -194,13 +195,6 @@ class RowKernel:
 
 
 _RESULT = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref", "nll_cand")
-
-
-def as_float64(z: np.ndarray) -> np.ndarray:
-    """A stored row (BF16 bits as uint16, float32 or float64) as float64, exactly."""
-    if z.dtype == np.uint16:
-        return (z.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    return np.asarray(z, np.float64)
 
 
 def _series(u: np.ndarray, coef: tuple) -> np.ndarray:

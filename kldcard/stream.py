@@ -16,8 +16,8 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
-from .capture.store import Capture
-from .divergence import RowKernel, TokenDivergence, as_float64
+from .capture.store import Capture, to_float64
+from .divergence import RowKernel, TokenDivergence
 from .errors import NonFiniteLogits
 
 __all__ = ["default_threads", "divergence_captures", "nonfinite_side", "single_threaded_blas"]
@@ -101,7 +101,7 @@ def divergence_captures(
         br = ref.read_rows_into(i0, i1, worker.buf_r)[:, :n_vocab]
         bc = cand.read_rows_into(i0, i1, worker.buf_c)[:, :n_vocab]
         for k in worker.kern.fill(br, bc, out, i0):  # the kernel reads BF16 bits / F32 directly
-            zr, zc = as_float64(br[k]), as_float64(bc[k])
+            zr, zc = to_float64(br[k]), to_float64(bc[k])
             with lock:
                 bad[nonfinite_side(zr, zc)].append(int(out.positions[i0 + k]))
         return i1 - i0

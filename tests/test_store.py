@@ -248,3 +248,11 @@ def test_manifest_validates_against_generated_schema(tmp_path):
     c = _capture(tmp_path)
     schema = json.loads((ROOT / "schemas" / "capture-manifest.schema.json").read_text())
     jsonschema.validate(json.loads((c / "manifest.json").read_text()), schema)
+
+
+def test_to_float64_passes_float64_through_unnarrowed():
+    from kldcard.capture.store import to_float64
+
+    x = np.array([0.1, 1e-300, -3.0000000000000004])  # not representable in float32
+    assert to_float64(x).dtype == np.float64 and np.array_equal(to_float64(x), x)
+    assert np.array_equal(to_float64(x, out=np.empty(3)), x)

@@ -26,8 +26,13 @@ def bf16_to_f32(raw: np.ndarray) -> np.ndarray:
 
 
 def to_float64(raw: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Stored logits (uint16 BF16 bits or float32) -> float64, exactly."""
+    """Stored logits (uint16 BF16 bits, float32, or float64 passed through) -> float64, exactly."""
     raw = np.asarray(raw)
+    if raw.dtype == np.float64:  # in-memory logits (divergence_logits, the robust path): never narrowed
+        if out is None:
+            return raw
+        np.copyto(out, raw)
+        return out
     f32 = bf16_to_f32(raw) if raw.dtype == np.uint16 else raw.astype(np.float32, copy=False)
     if out is None:
         return f32.astype(np.float64)

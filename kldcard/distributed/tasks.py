@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..capture.store import to_float64
-from ..divergence import RowKernel, TokenDivergence, as_float64
+from ..divergence import RowKernel, TokenDivergence
 from ..stream import nonfinite_side, single_threaded_blas
 from .urls import cached_capture
 
@@ -41,7 +41,7 @@ def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mm
     bad: dict[str, list[int]] = {"reference": [], "candidate": []}
     br, bc = ref.read_rows(i0, i1)[:, :n_vocab], cand.read_rows(i0, i1)[:, :n_vocab]
     for k in RowKernel(n_vocab).fill(br, bc, td, 0):  # exactly as the local stream calls it
-        bad[nonfinite_side(as_float64(br[k]), as_float64(bc[k]))].append(int(td.positions[k]))
+        bad[nonfinite_side(to_float64(br[k]), to_float64(bc[k]))].append(int(td.positions[k]))
     del br, bc  # release the memory map before sleeping
     out = {f: getattr(td, f) for f in COMPARE_FIELDS}
     if slow_s:
