@@ -22,4 +22,4 @@ test: $(STAMP)
 
 ## generate: regenerate committed artefacts (JSON Schemas, rule docs, pre-commit hook file)
 generate: $(STAMP)
-	$(VENV)/bin/python -m kldcard.generate
+	$(VENV)/bin/python scripts/generate.py

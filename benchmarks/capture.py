@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kldcard.capture.fingerprint import cpu_count, cpu_model  # noqa: E402
-from kldcard.testmodels import TinyParams, build_tiny_models, params_key  # noqa: E402
+from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
 
 WORDS = (
     "the a of and to in is was that for on with as by at from it be this are have which or one had not but "

@@ -48,12 +48,11 @@ make_pair, rss_check = _div.make_pair, _div.rss_check
 
 from helpers_dist import Cluster  # noqa: E402  (tests/helpers_dist.py: real scheduler + workers)
 
-from kldcard.compare import compare  # noqa: E402
+from kldcard.compare.run import compare  # noqa: E402
+from kldcard.compare.stream import default_threads  # noqa: E402
 from kldcard.distributed.cluster import connect  # noqa: E402
 from kldcard.distributed.compare import CompareJob, compare_on_cluster  # noqa: E402
 from kldcard.distributed.urls import open_capture_url  # noqa: E402
-from kldcard.stream import default_threads  # noqa: E402
-
 
 CPU = {}
 
@@ -72,7 +71,7 @@ def best(fn, repeats: int, label: str = ""):
 def summary_seconds(n: int) -> float:
     """Client-side (serial) cost of one pair's summaries at n tokens: three bootstrapped means
     (1000 resamples), percentiles, ranges -- measured, as the compare result builds them."""
-    from kldcard.summary import BootstrapOptions, summarize
+    from kldcard.compare.summary import BootstrapOptions, summarize
 
     x = np.random.default_rng(0).gamma(0.5, 0.01, size=n)
     t0 = time.perf_counter()

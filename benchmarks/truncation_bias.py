@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kldcard.capture.run import run_capture  # noqa: E402
-from kldcard.testmodels import TinyParams, build_tiny_models, params_key  # noqa: E402
-from kldcard.truncated import TREATMENTS, kl_truncated_rows, sparse_rows  # noqa: E402
+from kldcard.compare.truncated import TREATMENTS, kl_truncated_rows, sparse_rows  # noqa: E402
+from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
 
 KS = (1, 5, 20, 100)
 

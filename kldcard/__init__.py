@@ -16,6 +16,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from kldcard import _moved
+
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -26,6 +28,8 @@ _LAZY = {
 }
 
 __all__ = ["__version__", *_LAZY]
+
+_moved.install()  # old module paths keep working for one release, with a DeprecationWarning
 
 
 def __getattr__(name: str) -> Any:

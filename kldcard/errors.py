@@ -24,15 +24,22 @@ class UsageError(KldcardError):
     """A command line or configuration that cannot be acted on."""
 
 
-class EngineNotInstalled(KldcardError):
+class MissingExtra(KldcardError, ImportError):
+    """An optional part of kldcard is not installed; the message names the extra that brings it.
+    Also an ImportError, so ``except ImportError`` around an optional import keeps working."""
+
+    def __init__(self, feature: str, extra: str, missing: str | None = None):
+        self.feature, self.extra, self.missing = feature, extra, missing
+        what = f" (cannot import {missing})" if missing else ""
+        super().__init__(f"{feature} is not installed{what}; install it with: pip install 'kldcard[{extra}]'")
+
+
+class EngineNotInstalled(MissingExtra):
     """An optional engine is missing; the message names the extra to install."""
 
     def __init__(self, engine: str, extra: str, missing: str | None = None):
-        self.engine, self.extra, self.missing = engine, extra, missing
-        what = f" (cannot import {missing})" if missing else ""
-        super().__init__(
-            f"engine {engine!r} is not installed{what}; install it with: pip install 'kldcard[{extra}]'"
-        )
+        self.engine = engine
+        super().__init__(f"engine {engine!r}", extra, missing)
 
 
 class TokenMismatch(KldcardError):

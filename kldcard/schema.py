@@ -22,7 +22,7 @@ validation error maps to exactly one disclosure (see :func:`disclosure_for_loc`)
 strict (a YAML 1.1 string such as ``1e-3`` is not silently accepted as a number) and forbid unknown
 keys so that typos surface. Numbers are in nats; KL(P_ref ‖ P_cand) is "forward".
 
-The JSON Schemas in ``schemas/`` are generated from these models (``python -m kldcard.generate``).
+The JSON Schemas in ``schemas/`` are generated from these models (``python scripts/generate.py``).
 """
 
 from __future__ import annotations
@@ -54,8 +54,28 @@ Dtype = Annotated[
 ]
 
 
-class _Model(BaseModel):
+class ClosedModel(BaseModel):
+    """The one base of kldcard's closed models (card disclosures, compare results): unknown keys are
+    errors, so a typo in a card is a finding rather than a silently ignored field."""
+
     model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=True)
+
+
+class RecordModel(BaseModel):
+    """The base of what kldcard writes and reads back itself (capture manifests, compare results,
+    disclosure files): unknown keys are errors, values are coerced as JSON would, and an infinite
+    statistic (a real outcome: a candidate masks a token the reference can emit) is written as
+    ``Infinity`` rather than refused."""
+
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
+
+
+class OpenModel(BaseModel):
+    """The base of provenance records (capture manifests) that later versions may extend."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 
 
 # --------------------------------------------------------------------------------------------
@@ -63,7 +83,7 @@ class _Model(BaseModel):
 # --------------------------------------------------------------------------------------------
 
 
-class StackFingerprint(_Model):
+class StackFingerprint(ClosedModel):
     """Where logits came from: the exact hardware/software coordinate.
 
     Each coordinate is bit-reproducible; changing any arithmetic-relevant field (device, SM count,
@@ -117,7 +137,7 @@ class StackFingerprint(_Model):
 # --------------------------------------------------------------------------------------------
 
 
-class Reference(_Model):
+class Reference(ClosedModel):
     """Disclosure 1: the reference checkpoint (and, for disclosure 2, its runtime)."""
 
     model: str = Field(description="repo id (owner/name) or a file name")
@@ -133,24 +153,24 @@ class Reference(_Model):
         return self
 
 
-class DatasetSource(_Model):
+class DatasetSource(ClosedModel):
     dataset: str = Field(description="dataset repo id, e.g. Salesforce/wikitext")
     config: str | None = None
     split: str
     revision: GitRevision
 
 
-class UrlSource(_Model):
+class UrlSource(ClosedModel):
     url: Annotated[str, Field(pattern=r"^https?://")]
 
 
-class TokenizerParity(_Model):
+class TokenizerParity(ClosedModel):
     engines: Annotated[list[str], Field(min_length=1)]
     tokens_checked: NonNegInt
     outcome: Literal["identical", "mismatch", "overridden"]
 
 
-class EvaluationText(_Model):
+class EvaluationText(ClosedModel):
     """Disclosure 3: the exact text the logits were computed on."""
 
     name: str
@@ -164,7 +184,7 @@ class EvaluationText(_Model):
     tokenizer_parity: TokenizerParity
 
 
-class Calibration(_Model):
+class Calibration(ClosedModel):
     """Disclosure 4 (per candidate): calibration data, or an explicit none."""
 
     none: bool = Field(False, description="true when the quantization used no calibration data")
@@ -185,7 +205,7 @@ class Calibration(_Model):
         return self
 
 
-class Context(_Model):
+class Context(ClosedModel):
     """Disclosure 5: context lengths."""
 
     n_ctx: PosInt = Field(description="tokens per sequence / chunk")
@@ -194,7 +214,7 @@ class Context(_Model):
     prefill_chunk: PosInt = Field(description="tokens per forward pass within a chunk")
 
 
-class Positions(_Model):
+class Positions(ClosedModel):
     """Disclosure 6: which positions were scored."""
 
     scheme: Literal["all", "every-n", "second-half", "explicit", "llama-perplexity"]
@@ -215,14 +235,14 @@ class Positions(_Model):
 Direction = Literal["forward", "reverse", "js"]
 
 
-class DirectionDisclosure(_Model):
+class DirectionDisclosure(ClosedModel):
     """Disclosure 7: forward = KL(P_ref ‖ P_cand), reverse = KL(P_cand ‖ P_ref), js = Jensen-Shannon."""
 
     reported: Annotated[list[Direction], Field(min_length=1)]
     log_base: Literal["e"] = Field(description="e: all values in nats")
 
 
-class Vocabulary(_Model):
+class Vocabulary(ClosedModel):
     """Disclosure 8: how much of the vocabulary entered the sum."""
 
     truncation: Literal["full", "top-k", "floor"]
@@ -246,7 +266,7 @@ class Vocabulary(_Model):
         return self
 
 
-class Uncertainty(_Model):
+class Uncertainty(ClosedModel):
     method: Literal["bootstrap", "se-iid", "none"]
     level: float | None = Field(None, gt=0, lt=1)
     resamples: PosInt | None = None
@@ -259,7 +279,7 @@ class Uncertainty(_Model):
         return self
 
 
-class Aggregation(_Model):
+class Aggregation(ClosedModel):
     """Disclosure 9: how per-token values became the numbers shown."""
 
     statistic: Literal["token-mean", "sequence-mean", "median"]
@@ -276,7 +296,7 @@ class Aggregation(_Model):
 # --------------------------------------------------------------------------------------------
 
 
-class Summary(_Model):
+class Summary(ClosedModel):
     """Summary of one per-token quantity (nats for divergences)."""
 
     mean: float
@@ -289,7 +309,7 @@ class Summary(_Model):
     max: float | None = None
 
 
-class RangeResult(_Model):
+class RangeResult(ClosedModel):
     start: NonNegInt
     end: NonNegInt
     n: NonNegInt
@@ -298,7 +318,7 @@ class RangeResult(_Model):
     top1_agreement: float | None = None
 
 
-class Results(_Model):
+class Results(ClosedModel):
     """Per-candidate numbers. All divergences in nats, over the scored positions."""
 
     n_positions: PosInt
@@ -311,14 +331,14 @@ class Results(_Model):
     ranges: list[RangeResult] = Field(default_factory=list)
 
 
-class CandidateModel(_Model):
+class CandidateModel(ClosedModel):
     model: str
     revision: GitRevision | None = None
     sha256: Sha256 | None = None
     quantization: str = Field(description="q4_k_m, 4bit-awq, ...")
 
 
-class Candidate(_Model):
+class Candidate(ClosedModel):
     name: str
     model: CandidateModel
     runtime: StackFingerprint
@@ -326,7 +346,7 @@ class Candidate(_Model):
     results: Results
 
 
-class KldEvaluation(_Model):
+class KldEvaluation(ClosedModel):
     """The ``kld_evaluation`` front-matter block: all nine disclosures plus results."""
 
     schema_version: Literal[1] = SCHEMA_VERSION

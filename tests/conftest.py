@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from kldcard.testmodels import ARCHS, TinyParams, build_tiny_models, fetch_tokenizer, params_key
+from kldcard.demo.tiny_models import (
+    ARCHS,
+    TinyParams,
+    build_tiny_models,
+    fetch_tokenizer,
+    params_key,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 

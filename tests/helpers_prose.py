@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from kldcard.card import read_card
+from kldcard.card.document import read_card
 from kldcard.lint.prose import ProseReport, analyse
 
 CORPUS = Path(__file__).parent / "data" / "prose_corpus"

@@ -10,9 +10,9 @@ import functools
 import hashlib
 from pathlib import Path
 
-from kldcard.testmodels import fetch_tokenizer
-from kldcard import tokenizer_files
-from kldcard.tokenizer_files import write_vocab_gguf
+from kldcard.demo import tokenizer_files
+from kldcard.demo.tiny_models import fetch_tokenizer
+from kldcard.demo.tokenizer_files import write_vocab_gguf
 from kldcard.tokens import EngineTokenizer, load_tokenizer, parse_spec
 
 REPO = Path(__file__).resolve().parent.parent

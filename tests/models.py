@@ -1,6 +1,6 @@
-"""Tiny test models (re-exported from :mod:`kldcard.testmodels`, which ``kldcard demo`` also uses)."""
+"""Tiny test models (re-exported from :mod:`kldcard.demo.tiny_models`, which ``kldcard demo`` also uses)."""
 
-from kldcard.testmodels import (  # noqa: F401
+from kldcard.demo.tiny_models import (  # noqa: F401
     ARCHS,
     TOKENIZER_PACKAGES,
     TinyParams,

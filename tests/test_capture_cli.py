@@ -106,7 +106,7 @@ def test_bad_inputs_are_one_line_and_touch_nothing(tiny_qwen3, engines_text, tmp
     bad_utf8.write_bytes("caf\xe9".encode("latin-1"))
     assert cli("capture", "--engine", "llama.cpp", "--model", tiny_qwen3["gguf_f32"], "--text", bad_utf8,
                "--out", tmp_path / "c") == 2
-    assert "not UTF-8" in capsys.readouterr().err
+    assert "not valid UTF-8" in capsys.readouterr().err
 
 
 def _start_slow_capture(tiny_qwen3: dict, tmp_path: Path) -> tuple[subprocess.Popen, Path]:

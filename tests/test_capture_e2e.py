@@ -13,12 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_engines import kl_per_position, mean_kl, top1_prob
 
 from kldcard.capture.run import capture
 from kldcard.capture.store import Capture, open_capture
-from kldcard.compare import compare
-
-from helpers_engines import kl_per_position, mean_kl, top1_prob
+from kldcard.compare.run import compare
 
 pytestmark = pytest.mark.engines
 
@@ -71,7 +70,7 @@ def test_engines_on_identical_weights_differ_finitely_small_and_nonzero(captures
         st = forward_kl(ref, captures[name])
         assert st.n_infinite == 0 and np.isfinite(st.max), name
         assert 0.0 < st.mean < bound, (name, st.mean)
-        # An independent float64 implementation agrees with kldcard.compare.
+        # An independent float64 implementation agrees with kldcard.compare.run.
         assert st.mean == pytest.approx(kl_per_position(ref, captures[name]).mean(), rel=1e-6)
     # Same weights, same F32 arithmetic class: llama.cpp is far closer than the BF16 MLX run.
     assert mean_kl(ref, captures["llama_f32"]) < mean_kl(ref, captures["mlx_bf16"])

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from helpers_tokens import vocab_gguf
 
+from kldcard.capture.llama_perplexity import llama_perplexity_plan
 from kldcard.capture.run import capture
 from kldcard.capture.store import open_capture
 from kldcard.errors import TokenMismatch
-from kldcard.llamacpp.protocol import llama_perplexity_plan
 
 pytestmark = pytest.mark.engines
 

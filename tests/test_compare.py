@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers_compare import capture_pair, close, logits_pair, mp_reference
 
-from kldcard.compare import CompareResult, compare, write_per_token, write_result
+from kldcard.compare.run import CompareResult, compare, write_per_token, write_result
 from kldcard.errors import CaptureMismatch, CorruptCapture, NonFiniteLogits
 from kldcard.schema import Results
 
@@ -182,9 +182,9 @@ def test_progress_callback_and_interrupt_leave_no_result(pair, tmp_path):
 def test_json_schema_on_disk_is_current():
     from pathlib import Path
 
-    from kldcard.generate import model_schema
+    from generate import model_schema
 
     root = Path(__file__).resolve().parents[1]
     on_disk = (root / "schemas" / "compare-result.schema.json").read_text(encoding="utf-8")
-    assert on_disk == model_schema("kldcard.compare", "CompareResult", "compare-result.schema.json")
+    assert on_disk == model_schema("kldcard.compare.result", "CompareResult", "compare-result.schema.json")
     json.loads(on_disk)

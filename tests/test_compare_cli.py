@@ -11,7 +11,7 @@ import pytest
 from helpers_compare import capture_pair, logits_pair
 
 from kldcard.cli.main import main
-from kldcard.compare import CompareResult
+from kldcard.compare.run import CompareResult
 
 
 @pytest.fixture

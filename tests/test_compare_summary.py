@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from kldcard.errors import UsageError
-from kldcard.summary import (
+from kldcard.compare.summary import (
     BootstrapOptions,
     bucket_edges,
     disagreement_runs,
@@ -18,6 +17,7 @@ from kldcard.summary import (
     rms,
     summarize,
 )
+from kldcard.errors import UsageError
 
 
 def test_summary_of_four_values():

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers_dist import Cluster, make_pair
+
 from kldcard.capture.store import create_capture_from_arrays
-from kldcard.compare import CompareResult, compare
+from kldcard.compare.run import CompareResult, compare
+from kldcard.compare.stacks import compare_stacks
 from kldcard.distributed.cluster import connect
 from kldcard.distributed.compare import compare_on_cluster, compare_stacks_on_cluster
 from kldcard.distributed.tasks import compare_rows
 from kldcard.distributed.urls import open_capture_url
 from kldcard.errors import InputError, NonFiniteLogits
-from kldcard.stack.many import compare_stacks
 
 VOLATILE = {"created_utc", "numerics"}  # numerics.threads records the thread count, nothing else differs
 
@@ -286,7 +286,7 @@ def _command_parser(name: str):
     import argparse
     from importlib import import_module
 
-    from kldcard.distributed.cli import add_scheduler_arguments
+    from kldcard.cli.cluster import add_scheduler_arguments
 
     sub = argparse.ArgumentParser(prog="kldcard").add_subparsers()
     p = import_module(f"kldcard.cli.{name}").add_parser(sub)
@@ -296,8 +296,8 @@ def _command_parser(name: str):
 
 
 def test_compare_hook_takes_the_compare_commands_arguments(cluster, pair):
-    from kldcard.distributed.cli import compare_from_args
-    from kldcard.summary import DEFAULT_PERCENTILES
+    from kldcard.cli.cluster import compare_from_args
+    from kldcard.compare.summary import DEFAULT_PERCENTILES
 
     ref, cand = pair
     args = _command_parser("compare").parse_args(
@@ -311,7 +311,7 @@ def test_compare_hook_takes_the_compare_commands_arguments(cluster, pair):
 
 
 def test_stacks_hook_takes_the_stacks_commands_arguments(cluster, tmp_path):
-    from kldcard.distributed.cli import stacks_from_args
+    from kldcard.cli.cluster import stacks_from_args
 
     a, b = make_pair(tmp_path, n=50, v=128, shard=20, seed=2)
     args = _command_parser("stacks").parse_args([str(a), str(b), "--gap", "3", "--scheduler", str(cluster.file)])

@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from helpers_compare import close, logits_pair, mp_reference, mp_token
 
-from kldcard.divergence import RowKernel, _robust_row, divergence_logits, row_divergence
+from kldcard.compare.divergence import (
+    RowKernel,
+    _robust_row,
+    divergence_logits,
+    row_divergence,
+)
 from kldcard.errors import InputError, NonFiniteLogits
 
 V = 1500

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from kldcard.divergence import RowKernel, _robust_row, row_divergence
+from kldcard.compare.divergence import RowKernel, _robust_row, row_divergence
 
 finite = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False, width=32)
 with_masks = st.one_of(finite, finite, finite, st.just(-math.inf))

@@ -8,14 +8,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_engines import mean_kl
 
-from kldcard.capture.engines import ENGINES, canonical_name, installed_engines, load_engine
+from kldcard.capture.engines import (
+    ENGINES,
+    canonical_name,
+    installed_engines,
+    load_engine,
+)
 from kldcard.capture.fingerprint import cpu_model, model_file_hashes, sha256_file
 from kldcard.capture.run import capture
+from kldcard.demo.tiny_models import ARCHS, _round_bf16
 from kldcard.errors import UsageError
-from kldcard.testmodels import ARCHS, _round_bf16
-
-from helpers_engines import mean_kl
 
 pytestmark = pytest.mark.engines
 

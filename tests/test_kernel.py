@@ -1,4 +1,4 @@
-"""The compiled row kernel (kldcard/kernel.py): its elementary functions against 40-digit mpmath,
+"""The compiled row kernel (kldcard/compare/kernel.py): its elementary functions against 40-digit mpmath,
 its max/argmax/NaN scan per storage dtype, the routing of extreme rows, agreement across input
 dtypes, and values that do not depend on numba's disk cache."""
 
@@ -16,8 +16,13 @@ import numpy as np
 import pytest
 from helpers_compare import close, mp_reference
 
-from kldcard import kernel
-from kldcard.divergence import RowKernel, TokenDivergence, divergence_logits, row_divergence
+from kldcard.compare import kernel
+from kldcard.compare.divergence import (
+    RowKernel,
+    TokenDivergence,
+    divergence_logits,
+    row_divergence,
+)
 
 
 def _vectorised(fn):
@@ -159,8 +164,8 @@ def test_blocks_single_rows_and_threads_give_the_same_bits():
 
 SCRIPT = """
 import hashlib, json, numpy as np
-from kldcard import kernel
-from kldcard.divergence import divergence_logits
+from kldcard.compare import kernel
+from kldcard.compare.divergence import divergence_logits
 rng = np.random.default_rng(8)
 z = (rng.normal(size=(6, 4000)) * 3).astype(np.float32)
 zc = z + rng.normal(size=z.shape).astype(np.float32) * np.float32(0.2)

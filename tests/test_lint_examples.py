@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers_lint import COMPLIANT, EXAMPLES, FAILING, front_matter, run_cli, run_subprocess, write_card
+from helpers_lint import (
+    COMPLIANT,
+    EXAMPLES,
+    FAILING,
+    front_matter,
+    run_cli,
+    run_subprocess,
+    write_card,
+)
 
 from kldcard.lint.registry import all_rules
 from kldcard.lint.runner import lint_card

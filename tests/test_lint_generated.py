@@ -10,12 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import generate
 import pytest
 import yaml
 from helpers_lint import COMPLIANT, EXAMPLES, ROOT, front_matter
 
-from kldcard import generate
-from kldcard.config import tomllib
+from kldcard.lint.config import tomllib
 from kldcard.lint.registry import all_rules
 
 CHECK_JSONSCHEMA = Path(sys.executable).with_name("check-jsonschema")
@@ -23,8 +23,8 @@ PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 
 
 def test_generated_files_are_up_to_date():
-    proc = subprocess.run([sys.executable, "-m", "kldcard.generate", "--check"], capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0, f"stale generated files (run `python -m kldcard.generate`):\n{proc.stdout}"
+    proc = subprocess.run([sys.executable, "scripts/generate.py", "--check"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, f"stale generated files (run `python scripts/generate.py`):\n{proc.stdout}"
 
 
 def test_check_detects_drift_and_generate_repairs_it(tmp_path):
@@ -44,7 +44,7 @@ def test_check_detects_drift_and_generate_repairs_it(tmp_path):
 
 def test_schema_models_table_skips_modules_that_do_not_exist_yet():
     assert ("kldcard.capture.manifest", "CaptureManifest", "capture-manifest.schema.json") in generate.SCHEMA_MODELS
-    assert ("kldcard.compare", "CompareResult", "compare-result.schema.json") in generate.SCHEMA_MODELS
+    assert ("kldcard.compare.result", "CompareResult", "compare-result.schema.json") in generate.SCHEMA_MODELS
     assert generate.model_schema("kldcard.not_written_yet", "Model", "x.json") is None
 
 

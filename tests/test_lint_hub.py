@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers_lint import COMPLIANT, EXAMPLES, run_subprocess
 
+from kldcard.card.hub import parse_spec
 from kldcard.errors import InputError
-from kldcard.hub import parse_spec
 
 COMMIT = "3f1c9a7e5b2d4c6a8e0f1b3d5c7a9e2f4b6d8c0a"
 OLD_COMMIT = "0a8c6e4b2d0f9a7c5e3b1d8f6a4c2e0b9d7f5a3c"

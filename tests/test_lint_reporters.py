@@ -7,7 +7,15 @@ import re
 
 import jsonschema
 import pytest
-from helpers_lint import COMPLIANT, DATA, EXAMPLES, FAILING, ROOT, run_cli, run_subprocess
+from helpers_lint import (
+    COMPLIANT,
+    DATA,
+    EXAMPLES,
+    FAILING,
+    ROOT,
+    run_cli,
+    run_subprocess,
+)
 
 from kldcard.lint.findings import Finding, LintResult
 from kldcard.lint.reporters import render_github, render_text

@@ -7,8 +7,8 @@ import json
 import pytest
 from helpers_lint import COMPLIANT, EXAMPLES, FAILING, front_matter, run_cli, write_card
 
-from kldcard.config import find_pyproject, load_config
 from kldcard.errors import UsageError
+from kldcard.lint.config import find_pyproject, load_config
 from kldcard.lint.registry import all_rules
 from kldcard.lint.runner import lint_card
 

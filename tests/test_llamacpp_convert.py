@@ -8,12 +8,16 @@ import numpy as np
 import pytest
 from helpers_llamacpp import peaked_logits, write_file
 
+from kldcard.capture.llama_perplexity import llama_perplexity_plan
 from kldcard.capture.store import create_capture_from_arrays, open_capture
 from kldcard.cli.main import main
 from kldcard.errors import CaptureMismatch, InputError, TokenMismatch
 from kldcard.llamacpp.basefile import encode_records, open_base_file
-from kldcard.llamacpp.convert import base_to_capture, capture_to_base, compare_base_with_capture
-from kldcard.llamacpp.protocol import llama_perplexity_plan
+from kldcard.llamacpp.convert import (
+    base_to_capture,
+    capture_to_base,
+    compare_base_with_capture,
+)
 from kldcard.llamacpp.stats import LlamaKldAccumulator, per_token
 
 N_CTX, N_CHUNK, V = 32, 8, 257  # 8 chunks × 15 records = 120 scored tokens (final blocks print)
@@ -136,7 +140,7 @@ def test_compare_cli_prints_the_block_with_a_labelled_preface(setup, capsys, tmp
 
 def test_masked_floor_decode_and_re_encoding(setup, tmp_path):
     _, base_z, _, base_path, cand = setup
-    from kldcard.divergence import divergence_logits
+    from kldcard.compare.divergence import divergence_logits
 
     with open_base_file(base_path) as bf:
         cap = base_to_capture(bf, tmp_path / "masked", bos_id=0)  # masked is the default

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import llama_cpp  # noqa: E402  (the [llama] extra is part of the test install)
 import numpy as np
 import pytest
 
+from kldcard.capture.llama_perplexity import llama_perplexity_plan
 from kldcard.capture.store import CaptureWriter
 from kldcard.cli.main import main
 from kldcard.llamacpp.basefile import BaseFileWriter, encode_records, open_base_file
 from kldcard.llamacpp.convert import compare_base_with_capture
 from kldcard.llamacpp.floor import measure_format_floor
-from kldcard.llamacpp.protocol import llama_perplexity_plan
 from kldcard.llamacpp.stats import LlamaKldAccumulator, format_report, per_token
-
-import llama_cpp  # noqa: E402  (the [llama] extra is part of the test install)
 
 pytestmark = pytest.mark.engines
 TEXT = (Path(__file__).parent / "data" / "llamacpp" / "text.txt").read_text(encoding="utf-8")

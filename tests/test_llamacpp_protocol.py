@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kldcard.capture.llama_perplexity import llama_perplexity_plan
 from kldcard.errors import InputError
-from kldcard.llamacpp.protocol import llama_perplexity_plan
 
 
 def test_plan_without_bos_cuts_whole_chunks_and_scores_the_second_half():

@@ -17,7 +17,7 @@ import pytest
 from kldcard.capture.run import run_capture
 from kldcard.capture.sparse import open_any_capture, open_sparse_capture
 from kldcard.cli.main import main
-from kldcard.truncated import TREATMENTS, compare_truncated
+from kldcard.compare.truncated import TREATMENTS, compare_truncated
 
 pytestmark = pytest.mark.engines
 
@@ -131,7 +131,7 @@ def test_truncated_against_same_engine_is_zero(server_capture, local_full):
 def test_lumped_is_a_lower_bound(tiny_qwen3, local_full, tmp_path):
     q4 = run_capture("llama.cpp", tiny_qwen3["gguf_q4"], TEXT, tmp_path / "q4", positions="all",
                      store_dtype="f32", progress=False).capture
-    from kldcard.truncated import kl_truncated_rows, sparse_rows
+    from kldcard.compare.truncated import kl_truncated_rows, sparse_rows
 
     full = kl_truncated_rows(sparse_rows(local_full), sparse_rows(q4), "lumped")  # both full: exact
     assert full.mean() > 1e-4

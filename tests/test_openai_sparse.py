@@ -7,10 +7,20 @@ import json
 import numpy as np
 import pytest
 
-from kldcard.capture.sparse import open_any_capture, open_sparse_capture, tail_logprob, write_sparse_capture
+from kldcard.capture.sparse import (
+    open_any_capture,
+    open_sparse_capture,
+    tail_logprob,
+    write_sparse_capture,
+)
 from kldcard.capture.store import create_capture_from_arrays, open_capture
+from kldcard.compare.truncated import (
+    compare_truncated,
+    kl_truncated_rows,
+    render_note,
+    sparse_rows,
+)
 from kldcard.errors import CaptureMismatch, CorruptCapture, InputError, UsageError
-from kldcard.truncated import compare_truncated, kl_truncated_rows, render_note, sparse_rows
 
 META = {"model": {"name": "m", "format": "npy"}}
 V, N = 50, 6

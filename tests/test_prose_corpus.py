@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from helpers_prose import CORPUS, claim_lines, flags, labels, report, score, statuses, table
+from helpers_prose import (
+    CORPUS,
+    claim_lines,
+    flags,
+    labels,
+    report,
+    score,
+    statuses,
+    table,
+)
 
-from kldcard.card import read_card
+from kldcard.card.document import read_card
 from kldcard.lint.prose import check_prose
 from kldcard.lint.runner import lint_card
 

@@ -9,11 +9,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kldcard.card import parse_card, read_card
+from kldcard.card.document import parse_card, read_card
 from kldcard.errors import InputError
-from kldcard.lint import rules_prose  # noqa: F401  (registers the rules)
 from kldcard.lint.prose import analyse, block_values, check_prose
 from kldcard.lint.registry import RULES
+from kldcard.lint.rules import prose as rules_prose  # noqa: F401  (the rules under test)
 from kldcard.lint.runner import lint_card
 from kldcard.schema import KldEvaluation
 

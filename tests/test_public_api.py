@@ -9,7 +9,7 @@ import sys
 import pytest
 
 
-@pytest.mark.parametrize("first_import", ["", "import kldcard.compare, kldcard.capture.store, kldcard.render"])
+@pytest.mark.parametrize("first_import", ["", "import kldcard.compare.run, kldcard.capture.store, kldcard.render.section"])
 def test_public_names_are_callables(first_import: str):
     code = f"""
 {first_import}
@@ -18,8 +18,8 @@ for name in ("lint_card", "capture", "compare", "render_section"):
     obj = getattr(kldcard, name)
     assert callable(obj), (name, obj)
     assert getattr(kldcard, name) is obj or callable(getattr(kldcard, name))
-from kldcard.compare import CompareResult
-assert kldcard.compare.CompareResult is CompareResult or callable(kldcard.compare)
+from kldcard.compare.run import CompareResult
+assert kldcard.compare.run.CompareResult is CompareResult or callable(kldcard.compare.run)
 print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

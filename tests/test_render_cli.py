@@ -12,7 +12,7 @@ from helpers_render import evaluation_dict, make_evaluation
 
 from kldcard.cli.main import main
 from kldcard.lint.runner import lint_card
-from kldcard.plot import PlotSeries, plot_per_position
+from kldcard.render.plot import PlotSeries, plot_per_position
 
 DATA = Path(__file__).parent / "data" / "render"
 
@@ -118,7 +118,7 @@ def test_plot_is_written_deterministically(tmp_path: Path) -> None:
 
 
 def test_section_references_the_plot(tmp_path: Path) -> None:
-    from kldcard.render import render_section
+    from kldcard.render.section import render_section
 
     text = render_section(make_evaluation(), plot="kld_per_position.png")
     assert "](kld_per_position.png)" in text

@@ -15,12 +15,12 @@ import yaml
 from huggingface_hub import ModelCard
 
 from kldcard.cli.main import main
-from kldcard.compare import CompareResult
-from kldcard.demo import run_demo
+from kldcard.compare.run import CompareResult
+from kldcard.demo.steps import run_demo
 from kldcard.errors import InputError
 from kldcard.lint.runner import lint_card
-from kldcard.render_compare import evaluation_from_results
-from kldcard.render_inputs import Disclosures
+from kldcard.render.disclosures import Disclosures
+from kldcard.render.evaluation import evaluation_from_results
 
 pytestmark = pytest.mark.engines
 

@@ -4,7 +4,7 @@ Every case checks (a) byte identity outside the managed regions — the new card
 regions removed equals the old card with its (stale) regions removed, apart from blank lines and an
 inserted ``## Evaluation`` heading — (b) idempotence: a second render is byte-identical, and (c) the
 line ending, comments, anchors and unknown keys survive. The region remover below is written
-independently of kldcard.splice (line rules, not YAML marks), so the test is not circular.
+independently of kldcard.card.splice (line rules, not YAML marks), so the test is not circular.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import pytest
 import yaml
 from helpers_render import make_evaluation
 
-from kldcard.card import parse_card
-from kldcard.card_metadata import is_kld_result
-from kldcard.card_update import render_card_text, update_card, write_atomic
+from kldcard.card.document import parse_card
+from kldcard.card.regions import is_kld_result
 from kldcard.errors import InputError
+from kldcard.files import write_atomic
 from kldcard.lint.runner import lint_card
-from kldcard.render import render_section
+from kldcard.render.section import render_section
+from kldcard.render.update import render_card_text, update_card
 from kldcard.schema import KldEvaluation
 
 DATA = Path(__file__).parent / "data" / "render"
@@ -168,8 +169,8 @@ def test_bom_is_dropped_and_nothing_else_changes_on_rerender(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("name", "needle"),
     [
-        ("duplicate_markers.md", "2 start, 2 end: start on line 3, start on line 7"),
-        ("unbalanced_markers.md", "1 start, 0 end: start on line 3"),
+        ("duplicate_markers.md", "2 kldcard:start and 2 kldcard:end markers (lines 3, 5, 7, 9)"),
+        ("unbalanced_markers.md", "kldcard:start marker on line 3 has no matching"),
         ("flow_unknown_evaluation_last.md", "block-style YAML mapping"),
     ],
 )
@@ -180,6 +181,40 @@ def test_unusable_cards_are_one_line_errors_and_untouched(tmp_path: Path, name: 
         update_card(card, EV)
     assert needle in str(err.value) and "\n" not in str(err.value)
     assert card.read_bytes() == (DATA / name).read_bytes()
+
+
+SPELLINGS = [
+    "<!-- kldcard:start schema=1 -->|<!-- kldcard:end -->",
+    "<!-- kldcard:start -->|<!-- kldcard:end -->",
+    "<!--kldcard:start-->|<!--kldcard:end-->",
+    "<!--kldcard:start schema=1-->|<!--  kldcard:end  -->",
+    "   <!-- kldcard:start schema=1 -->  |<!--\tkldcard:end\t-->",
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS, ids=range(len(SPELLINGS)))
+def test_every_marker_spelling_lint_accepts_is_replaced_not_duplicated(tmp_path: Path, spelling: str) -> None:
+    """Lint and render read markers through one grammar (kldcard.card.regions): a spelling that lint
+    takes for the section is the one render replaces, so the card ends with exactly one section."""
+    start, end = spelling.split("|")
+    card = tmp_path / "README.md"
+    card.write_text(f"# Card\n\nBefore.\n\n{start}\nold section\n{end}\n\nAfter.\n")
+    assert not [f for f in lint_card(card).findings if f.rule_id == "KLD005"]
+    new = update_card(card, EV).new.decode()
+    assert "old section" not in new
+    assert len(re.findall(r"kldcard:start", new)) == 1 and len(re.findall(r"kldcard:end", new)) == 1
+    assert new.index("Before.") < new.index("kldcard:start") < new.index("After.")
+
+
+def test_a_marker_sharing_its_line_is_a_lint_finding_and_refused_by_render(tmp_path: Path) -> None:
+    card = tmp_path / "README.md"
+    text = "# Card\n\nSee <!-- kldcard:start --> here.\nold\n<!-- kldcard:end -->\n"
+    card.write_text(text)
+    kld005 = [f for f in lint_card(card).findings if f.rule_id == "KLD005"]
+    assert len(kld005) == 1 and "own" in kld005[0].message and kld005[0].line == 3
+    with pytest.raises(InputError, match="shares its line"):
+        update_card(card, EV)
+    assert card.read_text() == text
 
 
 def test_markers_inside_code_fences_are_not_regions(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from helpers_render import make_evaluation
 
-from kldcard.render import render_section
+from kldcard.render.section import render_section
 
 SIZES = {"reference_vocab_size": 151936, "candidate_vocab_size": 151936, "alignment": "identical"}
 

@@ -15,7 +15,7 @@ import pytest
 
 from kldcard.capture.run import capture
 from kldcard.cli.main import main
-from kldcard.stack.many import compare_stacks
+from kldcard.compare.stacks import compare_stacks
 
 pytestmark = pytest.mark.engines
 

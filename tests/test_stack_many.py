@@ -7,12 +7,13 @@ import json
 import mpmath
 import numpy as np
 import pytest
-
 from helpers_stack import CPU, make_capture, stack
+
 from kldcard.capture.store import to_float64
 from kldcard.cli.main import main
+from kldcard.compare.stacks import CENTROID, compare_stacks
+from kldcard.compare.stacks_plots import write_plots
 from kldcard.errors import CaptureMismatch, UsageError
-from kldcard.stack.many import CENTROID, compare_stacks, write_plots
 
 V, N = 300, 120
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from helpers_stack import CPU, H200, make_capture, stack
+
 from kldcard.stack.portability import (
     CROSS_STACK_RULE,
     NOT_A_FIXED_TARGET,
@@ -188,7 +188,7 @@ def test_compare_result_carries_the_portability_warning(tmp_path):
 
     from kldcard.capture.manifest import CaptureMeta
     from kldcard.capture.store import create_capture_from_arrays
-    from kldcard.compare import compare
+    from kldcard.compare.run import compare
     from kldcard.schema import StackFingerprint
 
     def fp(attn: str) -> StackFingerprint:

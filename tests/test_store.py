@@ -236,11 +236,11 @@ def test_nan_logits_are_stored_as_given(tmp_path):
 
 
 def test_manifest_json_schema_is_current():
-    from kldcard.generate import model_schema
+    from generate import model_schema
 
     on_disk = (ROOT / "schemas" / "capture-manifest.schema.json").read_text(encoding="utf-8")
     fresh = model_schema("kldcard.capture.manifest", "CaptureManifest", "capture-manifest.schema.json")
-    assert on_disk == fresh, "run: python -m kldcard.generate"
+    assert on_disk == fresh, "run: python scripts/generate.py"
 
 
 def test_manifest_validates_against_generated_schema(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from helpers_tokens import CHATML_BLANK_LINE, CONVERSATION, CORPUS, vocab_gguf
 
 from kldcard.cli.main import main
-from kldcard.testmodels import fetch_tokenizer
+from kldcard.demo.tiny_models import fetch_tokenizer
 
 pytestmark = pytest.mark.engines
 

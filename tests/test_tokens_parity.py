@@ -5,12 +5,25 @@ chat-template differences detected and named."""
 from __future__ import annotations
 
 import pytest
-from helpers_tokens import CHATML_BLANK_LINE, CONVERSATION, CORPUS, tokenizer, trio, vocab_gguf
+from helpers_tokens import (
+    CHATML_BLANK_LINE,
+    CONVERSATION,
+    CORPUS,
+    tokenizer,
+    trio,
+    vocab_gguf,
+)
 
+from kldcard.demo.tiny_models import fetch_tokenizer
 from kldcard.errors import InputError, TokenMismatch
 from kldcard.schema import TokenizerParity
-from kldcard.testmodels import fetch_tokenizer
-from kldcard.tokens import check_chat_parity, check_parity, parity_for_capture, read_conversation, read_text
+from kldcard.tokens import (
+    check_chat_parity,
+    check_parity,
+    parity_for_capture,
+    read_conversation,
+    read_text,
+)
 
 pytestmark = pytest.mark.engines
 
@@ -26,7 +39,7 @@ def test_qwen3_identical_ids_across_three_engines(test_cache, name):
     assert report.outcome == "identical", report.to_text()
     assert report.tokens_checked == len(report.engines[0].ids) > 10
     assert report.engines[0].ids == report.engines[1].ids == report.engines[2].ids
-    assert [e.engine for e in report.engines] == ["hf", "llama.cpp", "mlx"]
+    assert [e.engine for e in report.engines] == ["transformers", "llama.cpp", "mlx"]
     assert all(e.bos_id is None and e.leading_bos == 0 for e in report.engines)  # Qwen3 has no BOS
 
 

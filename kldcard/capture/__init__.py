@@ -4,6 +4,10 @@
 - :mod:`kldcard.capture.manifest` — the manifest models (provenance + storage facts).
 
 Engine adapters live in their own modules and are imported only when used.
+
+Owns the capture store (manifest, shards, sparse top-k captures), the engine adapters, serving
+(OpenAI-compatible) capture, positions and the llama-perplexity evaluation plan. May import: errors,
+files, engines, schema, progress, stack, tokens. Never compare, render, lint or cli.
 """
 
 from __future__ import annotations
@@ -12,8 +16,14 @@ import sys
 import types
 from typing import Any
 
-from .manifest import CaptureManifest, CaptureMeta
-from .store import Capture, CaptureWriter, create_capture_from_arrays, open_capture, to_float64
+from kldcard.capture.manifest import CaptureManifest, CaptureMeta
+from kldcard.capture.store import (
+    Capture,
+    CaptureWriter,
+    create_capture_from_arrays,
+    open_capture,
+    to_float64,
+)
 
 __all__ = [
     "Capture",
@@ -32,7 +42,7 @@ class _CallableModule(types.ModuleType):
     on ``kldcard``. Making the package callable keeps both meanings working."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Capture:
-        from .run import capture
+        from kldcard.capture.run import capture
 
         return capture(*args, **kwargs)
 

@@ -19,8 +19,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..errors import InputError
+from kldcard import __version__, files
+from kldcard.files import sha256_file
 
 # Packages whose versions change the arithmetic of at least one engine.
 TRACKED_PACKAGES = (
@@ -137,38 +137,20 @@ def cpu_device_fields() -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------
 
 
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 22) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
-
-
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def read_text_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of the text file ``path``; InputError (one line, exit 2) when missing or unreadable."""
-    p = Path(path)
-    try:
-        return p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"text file {p} does not exist") from None
-    except OSError as exc:
-        raise InputError(f"cannot read text file {p}: {exc.strerror}") from None
+    return files.read_bytes(path, "text file")
 
 
 def read_text(path: str | os.PathLike) -> tuple[str, bytes]:
     """The evaluation text of ``path`` (UTF-8) and its bytes; InputError (one line, exit 2) when it is
     missing, unreadable or not UTF-8."""
-    p = Path(path)
-    data = read_text_bytes(p)
-    try:
-        return data.decode("utf-8"), data
-    except UnicodeDecodeError as exc:
-        raise InputError(f"text file {p} is not UTF-8 (byte {exc.start})") from None
+    data = files.read_bytes(path, "text file")
+    return files.decode_utf8(data, path, "text file"), data
 
 
 def text_record(data: bytes, name: str) -> dict[str, Any]:

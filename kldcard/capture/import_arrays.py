@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, UsageError
-from .fingerprint import read_text_bytes, text_record
-from .manifest import CaptureMeta
-from .store import Capture, CaptureWriter, bf16_to_f32, open_capture
+from kldcard.capture.fingerprint import read_text_bytes, text_record
+from kldcard.capture.manifest import CaptureMeta
+from kldcard.capture.store import Capture, CaptureWriter, bf16_to_f32, open_capture
+from kldcard.errors import InputError, UsageError
 
 __all__ = ["import_capture", "load_logits", "load_token_ids", "positions_for_rows"]
 

@@ -10,16 +10,16 @@ context -> 5, positions -> 6, truncation -> 8. Sub-models allow extra keys (more
 welcome); the top level forbids them so that a misspelt section name surfaces.
 
 The JSON Schema ``schemas/capture-manifest.schema.json`` is generated from :class:`CaptureManifest` by
-``python -m kldcard.generate``.
+``python scripts/generate.py``.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from ..schema import StackFingerprint
+from kldcard.schema import OpenModel, RecordModel, StackFingerprint
 
 FORMAT = "kldcard-capture"
 FORMAT_VERSION = 1
@@ -27,11 +27,7 @@ FORMAT_VERSION = 1
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="lower-case hex sha256")]
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ModelInfo(_Open):
+class ModelInfo(OpenModel):
     """The model whose logits these are (disclosure 1 for a reference, candidate model otherwise)."""
 
     name: str = Field(description="repo id, directory or file name")
@@ -43,7 +39,7 @@ class ModelInfo(_Open):
     quantization: str | None = None
 
 
-class TextInfo(_Open):
+class TextInfo(OpenModel):
     """The evaluation text (disclosure 3)."""
 
     name: str | None = None
@@ -53,7 +49,7 @@ class TextInfo(_Open):
     chat_template: bool | None = None
 
 
-class TokensInfo(_Open):
+class TokensInfo(OpenModel):
     """How the token ids were produced (BOS handling is part of disclosure 3)."""
 
     bos: Literal["added", "none", "chunk-start-overwrite", "in-text"] | None = None
@@ -62,7 +58,7 @@ class TokensInfo(_Open):
     tokenizer: str | None = Field(None, description="tokenizer name or sha256 of tokenizer.json")
 
 
-class PositionsInfo(_Open):
+class PositionsInfo(OpenModel):
     """Which positions were captured (disclosure 6). Position i predicts token_ids[i + 1]."""
 
     scheme: Literal["all", "every-n", "second-half", "explicit", "llama-perplexity"] = "explicit"
@@ -70,7 +66,7 @@ class PositionsInfo(_Open):
     offset: int | None = Field(None, ge=0)
 
 
-class ContextInfo(_Open):
+class ContextInfo(OpenModel):
     """Context lengths (disclosure 5)."""
 
     n_ctx: int | None = Field(None, ge=1)
@@ -79,13 +75,13 @@ class ContextInfo(_Open):
     prefill_chunk: int | None = Field(None, ge=1)
 
 
-class TokenizerParityInfo(_Open):
+class TokenizerParityInfo(OpenModel):
     engines: list[str] = Field(default_factory=list)
     tokens_checked: int = Field(0, ge=0)
     outcome: Literal["identical", "mismatch", "overridden"]
 
 
-class TruncationInfo(_Open):
+class TruncationInfo(OpenModel):
     """How much of the vocabulary was stored (disclosure 8)."""
 
     kind: Literal["full", "top-k", "floor"] = "full"
@@ -93,10 +89,8 @@ class TruncationInfo(_Open):
     floor_nats: float | None = None
 
 
-class CaptureMeta(BaseModel):
+class CaptureMeta(RecordModel):
     """Provenance supplied by whoever produced the logits."""
-
-    model_config = ConfigDict(extra="forbid")
 
     model: ModelInfo
     text: TextInfo = Field(default_factory=TextInfo)
@@ -109,9 +103,7 @@ class CaptureMeta(BaseModel):
     notes: list[str] = Field(default_factory=list, description="free-form provenance lines")
 
 
-class ShardInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ShardInfo(RecordModel):
     file: str
     n_positions: int = Field(ge=1)
     first_position: int = Field(ge=0)
@@ -120,9 +112,7 @@ class ShardInfo(BaseModel):
     sha256: Sha256
 
 
-class FileInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class FileInfo(RecordModel):
     file: str
     bytes: int = Field(ge=0)
     sha256: Sha256

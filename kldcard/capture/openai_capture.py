@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
-from ..schema import StackFingerprint
-from .fingerprint import os_string, read_text, text_record
-from .manifest import CaptureMeta
-from .openai_engine import OpenAIServer
-from .positions import make_windows, parse_positions, select_positions
-from .sparse import SparseCapture, write_sparse_capture
+from kldcard.capture.fingerprint import os_string, read_text, text_record
+from kldcard.capture.manifest import CaptureMeta
+from kldcard.capture.openai_engine import OpenAIServer
+from kldcard.capture.positions import make_windows, parse_positions, select_positions
+from kldcard.capture.sparse import SparseCapture, write_sparse_capture
+from kldcard.errors import InputError
+from kldcard.schema import StackFingerprint
 
 __all__ = ["OpenAICaptureResult", "capture_openai"]
 
@@ -38,7 +38,7 @@ class OpenAICaptureResult:
 
 
 def _server_stack(api: str, version: str, base_url: str, model: str) -> StackFingerprint:
-    from .. import __version__
+    from kldcard import __version__
 
     return StackFingerprint(
         engine=f"openai-server:{api}", engine_version=version, engine_build=f"{base_url} model={model}",
@@ -92,7 +92,7 @@ def capture_openai(
         raise InputError(f"the server tokenized {p.name} into {len(ids)} token(s); at least 2 are needed")
     parity = None
     if tokenizer:
-        from ..tokens.parity import parity_for_capture
+        from kldcard.tokens.parity import parity_for_capture
 
         parity = parity_for_capture(tokenizer, [tokenizer], text, ids=ids)
         parity["engines"] = [f"server {srv.api} {model}", *parity["engines"][1:]]

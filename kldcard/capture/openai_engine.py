@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from kldcard.engines import not_installed
+from kldcard.errors import InputError
 
 __all__ = ["APIS", "OpenAIServer", "PromptTopK"]
 
@@ -88,10 +89,8 @@ class OpenAIServer:
         try:
             import llama_cpp
         except ImportError:
-            from ..errors import EngineNotInstalled
-
-            raise EngineNotInstalled("llama.cpp", "llamacpp") from None
-        from .engines.llamacpp_engine import quiet_logs
+            raise not_installed("llama.cpp") from None
+        from kldcard.capture.engines.llamacpp_engine import quiet_logs
 
         quiet_logs()
         try:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from kldcard.errors import UsageError
 
 SCHEMES = ("all", "every-n", "explicit", "second-half")
 

@@ -15,38 +15,16 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from ..errors import CorruptCapture, InputError
-from .bf16 import bf16_to_f32
-from .manifest import CaptureManifest
+from kldcard.capture.bf16 import bf16_to_f32
+from kldcard.capture.manifest import CaptureManifest
+from kldcard.errors import CorruptCapture, InputError
+from kldcard.files import sha256_file
 
 __all__ = ["Capture", "next_token_ids", "open_capture"]
 
 MANIFEST = "manifest.json"
 TOKENS_FILE = "tokens.safetensors"
 ST_DTYPE = {"bf16": ("BF16", np.dtype("<u2")), "f32": ("F32", np.dtype("<f4"))}
-
-
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    buf = bytearray(8 << 20)
-    view = memoryview(buf)
-    with open(path, "rb") as f:
-        while n := f.readinto(buf):
-            h.update(view[:n])
-    return h.hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 def make_partial_dir(out_dir: Path) -> Path:
@@ -61,7 +39,7 @@ def make_partial_dir(out_dir: Path) -> Path:
     return partial
 
 
-def _sha256_array(a: np.ndarray, dtype: str) -> str:
+def sha256_array(a: np.ndarray, dtype: str) -> str:
     return hashlib.sha256(np.ascontiguousarray(a, dtype=dtype).tobytes()).hexdigest()
 
 
@@ -183,13 +161,13 @@ class Capture:
         return bf16_to_f32(raw).copy() if raw.dtype == np.uint16 else np.array(raw, dtype=np.float32)
 
 
-def _check_file(path: Path, size: int, sha: str, verify: bool) -> None:
+def check_file(path: Path, size: int, sha: str, verify: bool) -> None:
     if not path.is_file():
         raise CorruptCapture(f"{path}: missing (listed in the manifest)")
     actual = path.stat().st_size
     if actual != size:
         raise CorruptCapture(f"{path}: size {actual} bytes, manifest says {size}")
-    if verify and _sha256_file(path) != sha:
+    if verify and sha256_file(path) != sha:
         raise CorruptCapture(f"{path}: sha256 does not match the manifest")
 
 
@@ -218,7 +196,7 @@ def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
         raise InputError(f"{mpath}: invalid manifest: {loc}: {err['msg']}") from None
 
     tok = manifest.tokens_file
-    _check_file(root / tok.file, tok.bytes, tok.sha256, verify)
+    check_file(root / tok.file, tok.bytes, tok.sha256, verify)
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
@@ -228,14 +206,14 @@ def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
         raise CorruptCapture(f"{root / tok.file}: unreadable token ids ({exc})") from None
     if token_ids.dtype != np.int32 or token_ids.shape != (manifest.n_tokens,):
         raise CorruptCapture(f"{root / tok.file}: expected int32 [{manifest.n_tokens}] token ids")
-    if _sha256_array(token_ids, "<i4") != manifest.token_ids_sha256:
+    if sha256_array(token_ids, "<i4") != manifest.token_ids_sha256:
         raise CorruptCapture(f"{root / tok.file}: token ids do not match token_ids_sha256")
 
     st_dtype, np_dtype = ST_DTYPE[manifest.dtype]
     shards, pos_parts, start = [], [], 0
     for info in manifest.shards:
         spath = root / info.file
-        _check_file(spath, info.bytes, info.sha256, verify)
+        check_file(spath, info.bytes, info.sha256, verify)
         header, data_off = _read_st_header(spath)
         lg, ps = header.get("logits"), header.get("positions")
         n, row = info.n_positions, manifest.n_vocab * np_dtype.itemsize
@@ -258,7 +236,7 @@ def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
     positions = np.concatenate(pos_parts) if pos_parts else np.empty(0, np.int64)
     if len(positions) != manifest.n_positions:
         raise CorruptCapture(f"{root}: {len(positions)} positions in shards, manifest says {manifest.n_positions}")
-    if _sha256_array(positions, "<i8") != manifest.positions_sha256:
+    if sha256_array(positions, "<i8") != manifest.positions_sha256:
         raise CorruptCapture(f"{root}: stored positions do not match positions_sha256")
     if len(positions) and (np.any(np.diff(positions) <= 0) or positions[0] < 0 or positions[-1] >= manifest.n_tokens):
         raise CorruptCapture(f"{root}: positions are not strictly increasing within [0, n_tokens)")

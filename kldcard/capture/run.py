@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,13 +24,26 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError
-from ..schema import StackFingerprint
-from .engines import EngineModel, EngineSettings, TokenizedText, canonical_name, open_model
-from .fingerprint import read_text, text_record
-from .manifest import CaptureMeta, TokenizerParityInfo
-from .positions import PositionScheme, Windows, make_windows, parse_positions, select_positions
-from .store import Capture, CaptureWriter, open_capture
+from kldcard.capture.engines import (
+    EngineModel,
+    EngineSettings,
+    TokenizedText,
+    canonical_name,
+    open_model,
+)
+from kldcard.capture.fingerprint import read_text, text_record
+from kldcard.capture.manifest import CaptureMeta, TokenizerParityInfo
+from kldcard.capture.positions import (
+    PositionScheme,
+    Windows,
+    make_windows,
+    parse_positions,
+    select_positions,
+)
+from kldcard.capture.store import Capture, CaptureWriter, open_capture
+from kldcard.errors import InputError, UsageError
+from kldcard.progress import position_progress
+from kldcard.schema import StackFingerprint
 
 __all__ = ["CaptureResult", "capture", "run_capture"]
 
@@ -55,14 +67,6 @@ class CaptureResult:
         return None if len(self.digests) < 2 else len(set(self.digests)) == 1
 
 
-def _progress(total: int, desc: str, enabled: bool | None) -> Any:
-    from tqdm.auto import tqdm
-
-    # disable=None hides the bar when stderr is not a terminal (CI logs stay clean).
-    return tqdm(total=total, desc=desc, unit="tok", file=sys.stderr, disable=None if enabled is None else not enabled,
-                dynamic_ncols=True, leave=False)
-
-
 def _run_engine(
     m: EngineModel,
     ids: np.ndarray,
@@ -75,7 +79,7 @@ def _run_engine(
 ) -> str:
     """Feed every window in chunks; hand (positions, logits) to ``sink``; return the logits digest."""
     h = hashlib.sha256()
-    with _progress(len(ids), desc, progress) as bar:
+    with position_progress(len(ids), desc, enabled=progress is not False, unit="tokens") as advance:
         for w_start, w_len in zip(windows.starts, windows.lengths):
             m.begin_sequence(w_len)
             for c0 in range(0, w_len, chunk):
@@ -91,7 +95,8 @@ def _run_engine(
                     h.update(np.ascontiguousarray(logits, dtype="<f4"))  # hashed in place, no copy
                     if sink is not None:
                         sink(pos, logits)
-                bar.update(c1 - c0)
+                if advance:
+                    advance(c1 - c0)
     return h.hexdigest()
 
 
@@ -179,14 +184,14 @@ def run_capture(
         ids = tok.ids
         # Token parity before anything is written: a tokenization difference would masquerade as
         # kernel or quantization error in every later comparison.
-        from ..tokens import parity_for_capture
+        from kldcard.tokens import parity_for_capture
 
         parity = None  # not checked: the card's evaluation-text disclosure will say so
         if parity_with:
             parity = parity_for_capture(f"{name}:{model}", list(parity_with), text_str, ids=ids.tolist(),
                                         override=allow_token_mismatch)
         if protocol == "llama-perplexity":
-            from ..llamacpp.protocol import llama_perplexity_plan
+            from kldcard.capture.llama_perplexity import llama_perplexity_plan
 
             ids = llama_perplexity_plan(ids, n_ctx, add_bos=bool(tok.add_bos), bos_id=tok.bos_id).fed_ids
         windows = make_windows(len(ids), n_ctx, scheme)

@@ -36,20 +36,19 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationError
 
-from .. import __version__
-from ..errors import CorruptCapture, InputError
-from .manifest import CaptureMeta, FileInfo, Sha256
-from .reader import (
+from kldcard import __version__
+from kldcard.capture.manifest import CaptureMeta, FileInfo, Sha256
+from kldcard.capture.reader import (
     MANIFEST,
     TOKENS_FILE,
-    _check_file,
-    _fsync_dir,
-    _sha256_array,
-    _sha256_file,
+    check_file,
     make_partial_dir,
     manifest_path,
     next_token_ids,
+    sha256_array,
 )
+from kldcard.errors import CorruptCapture, InputError
+from kldcard.files import fsync_dir, sha256_file
 
 __all__ = [
     "SPARSE_FORMAT",
@@ -192,22 +191,22 @@ def write_sparse_capture(
             n_positions=len(pos),
             n_tokens=len(tok),
             n_unresolved=int(n_unresolved),
-            token_ids_sha256=_sha256_array(tok, "<i4"),
-            positions_sha256=_sha256_array(pos, "<i8"),
-            tokens_file=FileInfo(file=TOKENS_FILE, bytes=tpath.stat().st_size, sha256=_sha256_file(tpath)),
-            topk_file=FileInfo(file=TOPK_FILE, bytes=kpath.stat().st_size, sha256=_sha256_file(kpath)),
+            token_ids_sha256=sha256_array(tok, "<i4"),
+            positions_sha256=sha256_array(pos, "<i8"),
+            tokens_file=FileInfo(file=TOKENS_FILE, bytes=tpath.stat().st_size, sha256=sha256_file(tpath)),
+            topk_file=FileInfo(file=TOPK_FILE, bytes=kpath.stat().st_size, sha256=sha256_file(kpath)),
         )
         with open(partial / MANIFEST, "w", encoding="utf-8") as f:
             f.write(manifest.model_dump_json(indent=2) + "\n")
             f.flush()
             os.fsync(f.fileno())
-        _fsync_dir(partial)
+        fsync_dir(partial)
         old = None
         if out.exists():
             old = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"
             os.replace(out, old)
         os.replace(partial, out)
-        _fsync_dir(out.parent)
+        fsync_dir(out.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:
@@ -240,7 +239,7 @@ def open_sparse_capture(path: str | os.PathLike, verify: bool = True) -> SparseC
         err = exc.errors()[0]
         raise InputError(f"{mpath}: invalid manifest: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     for info in (m.tokens_file, m.topk_file):
-        _check_file(root / info.file, info.bytes, info.sha256, verify)
+        check_file(root / info.file, info.bytes, info.sha256, verify)
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
@@ -257,7 +256,7 @@ def open_sparse_capture(path: str | os.PathLike, verify: bool = True) -> SparseC
         or tail.dtype != np.float64 or tail.shape != (n,)
     ):
         raise CorruptCapture(f"{root}: tensor dtypes/shapes do not match the manifest")
-    if _sha256_array(tok, "<i4") != m.token_ids_sha256 or _sha256_array(pos, "<i8") != m.positions_sha256:
+    if sha256_array(tok, "<i4") != m.token_ids_sha256 or sha256_array(pos, "<i8") != m.positions_sha256:
         raise CorruptCapture(f"{root}: token ids or positions do not match their sha256")
     return SparseCapture(root, m, tok, pos, ids, lps, tail)
 
@@ -275,6 +274,6 @@ def open_any_capture(path: str | os.PathLike, verify: bool = True):
     """Open a full (:class:`~kldcard.capture.store.Capture`) or sparse (:class:`SparseCapture`) capture."""
     if _manifest_format(Path(path)) == SPARSE_FORMAT:
         return open_sparse_capture(path, verify=verify)
-    from .store import open_capture
+    from kldcard.capture.store import open_capture
 
     return open_capture(path, verify=verify)

@@ -31,21 +31,27 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from .. import __version__
-from ..errors import InputError
-from .bf16 import bf16_to_f32, f32_to_bf16, to_float64
-from .manifest import FORMAT, FORMAT_VERSION, CaptureManifest, CaptureMeta, FileInfo, ShardInfo
-from .reader import (
+from kldcard import __version__
+from kldcard.capture.bf16 import bf16_to_f32, f32_to_bf16, to_float64
+from kldcard.capture.manifest import (
+    FORMAT,
+    FORMAT_VERSION,
+    CaptureManifest,
+    CaptureMeta,
+    FileInfo,
+    ShardInfo,
+)
+from kldcard.capture.reader import (
     MANIFEST,
     ST_DTYPE,
     TOKENS_FILE,
     Capture,
-    _fsync_dir,
-    _sha256_array,
-    _sha256_file,
     make_partial_dir,
     open_capture,
+    sha256_array,
 )
+from kldcard.errors import InputError
+from kldcard.files import fsync_dir, sha256_file
 
 __all__ = [  # the reader and BF16 helpers are re-exported: this module is the documented entry point
     "Capture",
@@ -210,7 +216,7 @@ class CaptureWriter:
                 first_position=int(pos[0]),
                 last_position=int(pos[-1]),
                 bytes=shard.path.stat().st_size,
-                sha256=_sha256_file(shard.path),
+                sha256=sha256_file(shard.path),
             )
         )
 
@@ -238,16 +244,16 @@ class CaptureWriter:
                 dtype=self.dtype,  # type: ignore[arg-type]
                 n_positions=len(positions),
                 n_tokens=len(self.token_ids),
-                token_ids_sha256=_sha256_array(self.token_ids, "<i4"),
-                positions_sha256=_sha256_array(positions, "<i8"),
-                tokens_file=FileInfo(file=TOKENS_FILE, bytes=tok_path.stat().st_size, sha256=_sha256_file(tok_path)),
+                token_ids_sha256=sha256_array(self.token_ids, "<i4"),
+                positions_sha256=sha256_array(positions, "<i8"),
+                tokens_file=FileInfo(file=TOKENS_FILE, bytes=tok_path.stat().st_size, sha256=sha256_file(tok_path)),
                 shards=self._shards,
             )
             with open(self.partial / MANIFEST, "w", encoding="utf-8") as f:
                 f.write(manifest.model_dump_json(indent=2) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
-            _fsync_dir(self.partial)
+            fsync_dir(self.partial)
             self._move_into_place()
         except BaseException:
             self.abort()
@@ -263,7 +269,7 @@ class CaptureWriter:
             old = self.out_dir.parent / f".{self.out_dir.name}.old-{secrets.token_hex(4)}"
             os.replace(self.out_dir, old)
         os.replace(self.partial, self.out_dir)
-        _fsync_dir(self.out_dir.parent)
+        fsync_dir(self.out_dir.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
 

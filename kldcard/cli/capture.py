@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
-from ..capture.engines import ENGINES
-from .capture_openai import add_openai_arguments, run_openai
+from kldcard.engines import ENGINES
+from kldcard.cli.capture_openai import add_openai_arguments, run_openai
 
 
 def _flash(value: str) -> bool:
@@ -89,7 +89,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     if args.engine == "openai":  # sparse top-k capture over HTTP: kldcard/cli/capture_openai.py
         return run_openai(args)
-    from ..capture.run import run_capture
+    from kldcard.capture.run import run_capture
 
     settings = {
         k: getattr(args, k)

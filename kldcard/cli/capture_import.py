@@ -28,7 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture.import_arrays import import_capture
+    from kldcard.capture.import_arrays import import_capture
 
     cap = import_capture(
         args.out, args.logits, args.tokens, positions=args.positions, tensor=args.tensor, dtype=args.dtype,

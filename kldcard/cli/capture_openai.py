@@ -30,8 +30,8 @@ def add_openai_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
 
 
 def run_openai(args: argparse.Namespace) -> int:
-    from ..capture.openai_capture import capture_openai
-    from ..errors import UsageError
+    from kldcard.capture.openai_capture import capture_openai
+    from kldcard.errors import UsageError
 
     if not getattr(args, "base_url", None):
         raise UsageError("--engine openai needs --base-url URL")

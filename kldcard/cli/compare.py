@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
-from ..progress import position_progress
-from .summary_options import add_summary_arguments, check_summary_arguments
+from kldcard.cli.summary_options import add_summary_arguments, check_summary_arguments
+from kldcard.errors import UsageError
+from kldcard.progress import position_progress
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -37,17 +37,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="with --reference-llama-base: the block llama-perplexity prints (default) or JSON")
     p.add_argument("--per-token", metavar="FILE", help="also write per-token values (.npz or .csv)")
     add_summary_arguments(p)
-    from ..distributed.cluster import add_scheduler_arguments
+    from kldcard.cli.cluster import add_scheduler_arguments
 
     add_scheduler_arguments(p)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture.store import open_capture
-    from ..compare import compare, write_per_token, write_result
-    from ..compare_io import check_output_file
-    from ..summary import DEFAULT_PERCENTILES
+    from kldcard.capture.store import open_capture
+    from kldcard.compare.run import compare, write_per_token, write_result
+    from kldcard.compare.summary import DEFAULT_PERCENTILES
+    from kldcard.files import check_output_file
 
     if args.reference_llama_base:
         if args.reference:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             # the base-file comparison prints llama-perplexity's block; nothing would be written
             raise UsageError("-o and --per-token are not used with --reference-llama-base; "
                              "use --report json and redirect stdout to keep the numbers")
-        from .llama import compare_with_base
+        from kldcard.cli.llama import compare_with_base
 
         args.no_chunks = False
         return compare_with_base(args)
@@ -68,16 +68,15 @@ def run(args: argparse.Namespace) -> int:
     check_output_file(args.output, "-o")
     if args.per_token:
         check_output_file(args.per_token, "--per-token")
-    from ..capture.sparse import is_sparse_capture, open_any_capture
+    from kldcard.capture.sparse import open_any_capture
+    from kldcard.compare.truncated import needs_truncated
 
-    if is_sparse_capture(args.reference) or is_sparse_capture(args.candidate):
-        if args.scheduler or args.align_vocab or args.per_token:
-            raise UsageError("a top-k (sparse) capture is compared locally over its top-k entries; "
-                             "--scheduler, --align-vocab and --per-token apply to full-vocabulary captures only")
+    if needs_truncated(args.reference, args.candidate, scheduler=bool(args.scheduler),
+                       align_vocab=bool(args.align_vocab), per_token=bool(args.per_token)):
         verify = not args.no_verify
         return _run_truncated(args, open_any_capture(args.reference, verify), open_any_capture(args.candidate, verify))
     if args.scheduler:
-        from ..distributed.cli import compare_from_args
+        from kldcard.cli.cluster import compare_from_args
 
         result, per_token = compare_from_args(args, percentiles=args.percentiles or DEFAULT_PERCENTILES,
                                               show_progress=not args.no_progress)
@@ -102,9 +101,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_truncated(args: argparse.Namespace, ref, cand) -> int:
     """A top-k (sparse) capture on either side: the truncated comparison, with its tail treatment named."""
-    from ..atomic import write_atomic
-    from ..compare_io import output_errors
-    from ..truncated import compare_truncated, render_note
+    from kldcard.compare.truncated import compare_truncated, render_note
+    from kldcard.files import output_errors, write_atomic
 
     res = compare_truncated(ref, cand, treatment=args.tail, verify=not args.no_verify)
     with output_errors(args.output):

@@ -25,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..demo import run_demo
+    from kldcard.demo.steps import run_demo
 
     result = run_demo(args.out)
     if result.card is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from .llama import add_import_log_arguments, import_log
+from kldcard.cli.llama import add_import_log_arguments, import_log
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

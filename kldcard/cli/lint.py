@@ -9,13 +9,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..config import FAIL_LEVELS, OUTPUT_FORMATS, LintConfig, load_config
-from ..errors import InputError, UsageError
-from ..lint.findings import LintResult
-from ..lint.registry import GROUPS, all_rules
-from ..lint.reporters import failing, render, use_color
-from ..lint.runner import enabled_codes, lint_card
+from kldcard.errors import InputError, UsageError
+from kldcard.files import write_atomic
+from kldcard.lint.config import FAIL_LEVELS, OUTPUT_FORMATS, LintConfig, load_config
+from kldcard.lint.findings import LintResult
+from kldcard.lint.registry import GROUPS, all_rules
+from kldcard.lint.reporters import failing, render, use_color
+from kldcard.lint.runner import enabled_codes, lint_card
 
 
 def _codes(text: str) -> list[str]:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{r.code}  {r.severity:<7}  {r.name:<34}  {r.summary}")
         return 0
     if args.show_rule:
-        from ..generate import rule_doc
+        from kldcard.lint.docs import rule_doc
 
         rules = all_rules()
         code = args.show_rule.upper()
@@ -87,16 +87,9 @@ def run(args: argparse.Namespace) -> int:
         result.files.extend(one.files)
 
     if args.output_file:
-        _write_atomic(Path(args.output_file), render(result, fmt, fail_on=fail_on))
+        write_atomic(Path(args.output_file), render(result, fmt, fail_on=fail_on))
     else:
         sys.stdout.write(render(result, fmt, fail_on=fail_on, color=fmt == "text" and use_color(sys.stdout)))
     if bad_input:
         return InputError.exit_code
     return 1 if failing(result, fail_on) else 0
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    try:
-        write_atomic(path, text)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write the report: {exc.strerror or exc}") from None

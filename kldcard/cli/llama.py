@@ -11,7 +11,8 @@ import argparse
 import json
 import sys
 
-from ..errors import InputError, UsageError
+from kldcard.errors import InputError, UsageError
+from kldcard.progress import counted_progress
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -91,8 +92,8 @@ def _protocol_line(n_ctx: int, n_chunk: int, n_vocab: int, floor: float) -> str:
 
 
 def _base_info(args: argparse.Namespace) -> int:
-    from ..llamacpp.basefile import open_base_file
-    from ..llamacpp.convert import detect_floor
+    from kldcard.llamacpp.basefile import open_base_file
+    from kldcard.llamacpp.convert import detect_floor
 
     with open_base_file(args.file) as bf:
         h = bf.header
@@ -121,24 +122,14 @@ def _base_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(label: str):
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        print(f"\r{label}: chunk {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
-
-    return show
-
-
 def _base_to_capture(args: argparse.Namespace) -> int:
-    from ..llamacpp.basefile import open_base_file
-    from ..llamacpp.convert import base_to_capture
+    from kldcard.llamacpp.basefile import open_base_file
+    from kldcard.llamacpp.convert import base_to_capture
 
-    with open_base_file(args.file) as bf:
+    with open_base_file(args.file) as bf, counted_progress("decoding") as progress:
         cap = base_to_capture(
             bf, args.out, bos_id=args.bos_id, floor_nats=args.floor, model_name=args.model_name,
-            floor_decode=args.floor_decode, overwrite=args.force, progress=_progress("decoding"),
+            floor_decode=args.floor_decode, overwrite=args.force, progress=progress,
         )
     t = cap.manifest.truncation
     print(f"wrote capture {cap.path}: {cap.n_positions} positions × {cap.n_vocab} vocab, f32 decoded log-probs "
@@ -147,11 +138,12 @@ def _base_to_capture(args: argparse.Namespace) -> int:
 
 
 def _capture_to_base(args: argparse.Namespace) -> int:
-    from ..capture.store import open_capture
-    from ..llamacpp.convert import capture_to_base
+    from kldcard.capture.store import open_capture
+    from kldcard.llamacpp.convert import capture_to_base
 
     cap = open_capture(args.capture, verify=True)
-    out = capture_to_base(cap, args.out, floor_nats=args.floor, overwrite=args.force, progress=_progress("encoding"))
+    with counted_progress("encoding") as progress:
+        out = capture_to_base(cap, args.out, floor_nats=args.floor, overwrite=args.force, progress=progress)
     print(f"wrote llama.cpp base file {out} (n_ctx={cap.manifest.context.n_ctx}, n_vocab={cap.n_vocab}, "
           f"{args.floor:g}-nat floor)")
     return 0
@@ -169,52 +161,31 @@ def _read_text(path: str) -> str:
 
 def import_log(args: argparse.Namespace) -> int:
     """``llama import-log``: print (or JSON) a pasted llama-perplexity block's statistics."""
-    from ..llamacpp.log import parse_llama_log
+    from kldcard.llamacpp.log import parse_llama_log
+    from kldcard.llamacpp.report import log_document, log_lines
 
     if args.n_ctx is not None and args.n_ctx < 4:
         raise UsageError("--n-ctx must be at least 4")
     log = parse_llama_log(_read_text(args.logfile), n_ctx=args.n_ctx)
-    doc = {
-        "llama_perplexity": log.to_dict(),
-        "results": log.results(),
-        "implied_disclosures": log.implied_disclosures(floor_nats=args.floor),
-    }
     if args.output_format == "json":
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
-        return 0
-    v = log.values
-    print(f"llama-perplexity log ({log.format} format); KLD = KL(P_base || Q_candidate), forward, nats")
-    if "kld_mean" in v:
-        print(f"  mean KLD      {v['kld_mean']:.6f} ± {v.get('kld_se', float('nan')):.6f} nats (token mean ± i.i.d. SE)")
-    for k in ("kld_median", "kld_max", "kld_min"):
-        if k in v:
-            print(f"  {k.replace('kld_', '') + ' KLD':<13} {v[k]:.6f} nats")
-    for k, x in log.kld_percentiles.items():
-        print(f"  {k + '% KLD':<13} {x:.6f} nats")
-    if "same_top" in v:
-        print(f"  same top p    {100 * v['same_top']:.3f} %")
-    if "rms_dp" in v:
-        print(f"  RMS Δp        {100 * v['rms_dp']:.3f} %")
-    print(f"  chunks        {log.n_chunks}, n_ctx {log.n_ctx}, scored tokens {log.n_scored}")
-    print(f"  implied       forward direction; positions n_ctx//2..n_ctx-2 per chunk; {args.floor:g}-nat floor; "
-          "token mean ± i.i.d. SE")
-    for n in log.notes:
-        print(f"  note: {n}")
+        print(json.dumps(log_document(log, floor_nats=args.floor), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(log_lines(log, floor_nats=args.floor)))
     return 0
 
 
 def compare_with_base(args: argparse.Namespace) -> int:
     """``llama compare``: llama-perplexity's statistics of a candidate capture against a base file."""
-    from ..capture.store import open_capture
-    from ..llamacpp.basefile import open_base_file
-    from ..llamacpp.convert import compare_base_with_capture, detect_floor
-    from ..llamacpp.stats import format_report
+    from kldcard.capture.store import open_capture
+    from kldcard.llamacpp.basefile import open_base_file
+    from kldcard.llamacpp.convert import compare_base_with_capture, detect_floor
+    from kldcard.llamacpp.stats import format_report
 
     cand = open_capture(args.candidate, verify=True)
-    with open_base_file(args.reference_llama_base) as bf:
+    with open_base_file(args.reference_llama_base) as bf, counted_progress("scoring") as progress:
         h = bf.header
         floor = detect_floor(bf)
-        stats = compare_base_with_capture(bf, cand, progress=_progress("scoring"))
+        stats = compare_base_with_capture(bf, cand, progress=progress)
     notes = []
     if cand.dtype == "bf16":
         notes.append("candidate logits were stored in BF16; llama-perplexity uses float32 logits, so these numbers "

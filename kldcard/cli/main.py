@@ -12,40 +12,55 @@ import argparse
 import sys
 from importlib import import_module
 
-from .. import __version__
-from ..errors import KldcardError
+from kldcard import __version__
+from kldcard.errors import KldcardError
 
-# Order here is the order in ``kldcard --help``.
-COMMANDS = [
-    "lint",
-    "capture",
-    "capture_import",
-    "tokens",
-    "compare",
-    "render",
-    "demo",
-    "stack",
-    "stacks",
-    "llama",
-    "import_llama_log",
-    "matrix",
-]
+# Command name -> module under kldcard.cli. Order here is the order in ``kldcard --help``.
+COMMANDS = {
+    "lint": "lint",
+    "rule": "rule",
+    "capture": "capture",
+    "capture-import": "capture_import",
+    "tokens": "tokens",
+    "compare": "compare",
+    "evaluate": "evaluate",
+    "render": "render",
+    "demo": "demo",
+    "stack": "stack",
+    "stacks": "stacks",
+    "llama": "llama",
+    "import-llama-log": "import_llama_log",
+    "matrix": "matrix",
+}
+GLOBAL_FLAGS = ("--debug",)
 
 
-def _available_modules() -> list:
+def _modules(names: list[str]) -> list:
     mods = []
-    for name in COMMANDS:
+    for name in names:
+        module = f"kldcard.cli.{COMMANDS[name]}"
         try:
-            mods.append(import_module(f"kldcard.cli.{name}"))
+            mods.append(import_module(module))
         except ModuleNotFoundError as exc:
             # A command module that does not exist yet is simply absent; a missing dependency
             # *inside* an existing module is a real bug and must surface.
-            if exc.name != f"kldcard.cli.{name}":
+            if exc.name != module:
                 raise
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _requested(argv: list[str]) -> str | None:
+    """The command ``argv`` runs, when it names one before any other option: then only that
+    command's module is imported (``kldcard lint`` loads no numpy, numba or engine)."""
+    for token in argv:
+        if token in GLOBAL_FLAGS:
+            continue
+        return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser: every command (``--help``, docs/cli.md), or ``only`` that one."""
     parser = argparse.ArgumentParser(
         prog="kldcard",
         description="Make KL-divergence claims on model cards mean something. "
@@ -55,14 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for mod in _available_modules():
+    for mod in _modules([only] if only else list(COMMANDS)):
         p = mod.add_parser(sub)
         p.set_defaults(_run=mod.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_requested(argv))
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
@@ -71,6 +87,14 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"kldcard: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except ModuleNotFoundError as exc:
+        from kldcard.engines import missing_extra
+
+        hint = missing_extra(exc)
+        if hint is None or args.debug:
+            raise
+        print(f"kldcard: error: kldcard {args.command} needs {hint}", file=sys.stderr)
+        return hint.exit_code
     except KeyboardInterrupt:
         print("kldcard: interrupted; nothing partial was left behind", file=sys.stderr)
         return 130

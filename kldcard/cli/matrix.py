@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 
-from .summary_options import add_summary_arguments, check_summary_arguments
+from kldcard.cli.summary_options import add_summary_arguments, check_summary_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from ..distributed.cluster import add_scheduler_arguments
+    from kldcard.cli.cluster import add_scheduler_arguments
 
     p = subparsers.add_parser(
         "matrix",
@@ -35,11 +35,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..distributed.cli import cluster_progress
-    from ..distributed.cluster import scheduler_from_args
-    from ..distributed.matrix import plan_matrix, run_matrix, write_table
-    from ..compare_io import check_output_file
-    from ..summary import DEFAULT_PERCENTILES
+    from kldcard.cli.cluster import cluster_progress, scheduler_from_args
+    from kldcard.compare.summary import DEFAULT_PERCENTILES
+    from kldcard.distributed.matrix import plan_matrix, run_matrix, write_table
+    from kldcard.files import check_output_file
 
     check_summary_arguments(args)
     check_output_file(args.output, "-o")

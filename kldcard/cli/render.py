@@ -1,8 +1,8 @@
 """``kldcard render``: the KLD card section (and metadata) from compare results.
 
-Parses options, builds a validated evaluation (:mod:`kldcard.render_inputs`), renders it
-(:func:`kldcard.render.render_section`) and, with ``--card``, splices it into the card
-(:mod:`kldcard.card_update`). Exit codes: 0 done / up to date, 1 ``--check`` found the card stale,
+Parses options, builds a validated evaluation (:mod:`kldcard.render.disclosures`), renders it
+(:func:`kldcard.render.section.render_section`) and, with ``--card``, splices it into the card
+(:mod:`kldcard.render.update`). Exit codes: 0 done / up to date, 1 ``--check`` found the card stale,
 2 unusable input.
 """
 
@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import UsageError
+from kldcard.errors import UsageError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -67,10 +67,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..card_update import update_card, write_atomic
-    from ..render import render_section
-    from ..render_inputs import load_evaluation, load_plot_series
-    from ..splice import region_text
+    from kldcard.card.splice import region_text
+    from kldcard.files import write_atomic
+    from kldcard.render.evaluation import load_evaluation, load_plot_series
+    from kldcard.render.section import render_section
+    from kldcard.render.update import update_card
 
     if (args.write or args.check) and not args.card:
         raise UsageError("--write and --check need --card README.md")
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.write:
         if update.changed:
-            write_atomic(args.card, update.new)
+            write_atomic(args.card, update.new, parents=False)
             print(f"{args.card}: written")
         else:
             print(f"{args.card}: up to date, not touched")
@@ -125,6 +126,6 @@ def run(args: argparse.Namespace) -> int:
 def _draw_plot(path: str | None, series: list | None) -> None:
     if path is None or series is None:
         return
-    from ..plot import plot_per_position
+    from kldcard.render.plot import plot_per_position
 
     plot_per_position(path, series)

@@ -15,7 +15,6 @@ import argparse
 import json
 import sys
 from importlib import import_module
-from typing import Any
 
 # Modules that add ``kldcard stack <sub>`` commands through ``add_subcommands(subparsers)``.
 SUBCOMMAND_MODULES = ("kldcard.cli.stack_splits",)
@@ -56,22 +55,9 @@ def run(args: argparse.Namespace) -> int:
     return int(args.stack_run(args) or 0)
 
 
-def machine_fingerprints(engines: list[str] | None = None) -> dict[str, dict[str, Any] | str]:
-    """Engine name -> fingerprint fields, or the install hint for an engine that is not installed."""
-    from ..capture.engines import ENGINES, canonical_name, load_engine
-    from ..errors import EngineNotInstalled
-
-    names = [canonical_name(e) for e in engines] if engines else list(ENGINES)
-    out: dict[str, dict[str, Any] | str] = {}
-    for name in names:
-        try:
-            out[name] = load_engine(name).machine_fingerprint()
-        except EngineNotInstalled as exc:
-            out[name] = str(exc)
-    return out
-
-
 def run_show(args: argparse.Namespace) -> int:
+    from kldcard.capture.engines import machine_fingerprints
+
     fps = machine_fingerprints(args.engine)
     if args.json:
         json.dump(fps, sys.stdout, indent=2)

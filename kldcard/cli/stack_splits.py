@@ -12,7 +12,6 @@ import json
 import sys
 
 
-
 def add_subcommands(stack_subparsers: argparse._SubParsersAction) -> None:
     p = stack_subparsers.add_parser(
         "splits",
@@ -55,7 +54,7 @@ def add_subcommands(stack_subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_splits(args: argparse.Namespace) -> int:
-    from ..stack.splits import block_n_for_head_dim, gpu_table, predict_splits
+    from kldcard.stack.splits import block_n_for_head_dim, gpu_table, predict_splits
 
     # ``is not None``, not truthiness: an explicit 0 must reach the library's "at least 1" check.
     if args.head_dim is not None:
@@ -93,8 +92,8 @@ def run_splits(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from ..stack.simulate import simulate_groupings
-    from ..stack.splits import predict_splits, resolve_sm_count
+    from kldcard.stack.simulate import simulate_groupings
+    from kldcard.stack.splits import predict_splits, resolve_sm_count
 
     if args.gpus:
         counts, names = [], []

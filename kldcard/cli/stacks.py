@@ -7,10 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..compare_io import check_output_file, output_errors
-from ..errors import InputError
-from ..stack.many import CENTROID, compare_stacks, write_plots
+from kldcard.errors import InputError
+from kldcard.files import check_output_file, output_errors, write_atomic
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -29,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    "cluster (default 8)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: usable cores)")
     p.add_argument("--no-verify", action="store_true", help="skip shard checksums (sizes are still checked)")
-    from ..distributed.cluster import add_scheduler_arguments
+    from kldcard.cli.cluster import add_scheduler_arguments
 
     add_scheduler_arguments(p)
     return p
@@ -41,6 +39,9 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kldcard.compare.stacks import CENTROID, compare_stacks
+    from kldcard.compare.stacks_plots import write_plots
+
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     out = Path(args.output) if args.output else None
     if out is not None:
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plots and Path(args.plots).exists() and not Path(args.plots).is_dir():
         raise InputError(f"--plots {args.plots} is a file; give a directory for the plots")
     if args.scheduler:
-        from ..distributed.cli import stacks_from_args
+        from kldcard.cli.cluster import stacks_from_args
 
         report = stacks_from_args(args, labels=labels, show_progress=sys.stderr.isatty())
     else:

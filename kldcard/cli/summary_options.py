@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
+from kldcard.errors import UsageError
 
 __all__ = ["add_summary_arguments", "check_summary_arguments"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import UsageError
+from kldcard.errors import UsageError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -60,7 +60,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..tokens import check_chat_parity, check_parity, read_conversation, read_text
+    from kldcard.tokens import (
+        check_chat_parity,
+        check_parity,
+        read_conversation,
+        read_text,
+    )
 
     if args.n_ctx is not None and args.n_ctx < 1:
         raise UsageError("--n-ctx must be at least 1")

@@ -8,33 +8,17 @@ the tasks being pure, the result does not change.
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import EngineNotInstalled, InputError, UsageError
+from kldcard.errors import EngineNotInstalled, InputError, UsageError
 
-__all__ = ["DEFAULT_CONNECT_TIMEOUT", "add_scheduler_arguments", "connect", "run_tasks", "scheduler_from_args",
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "connect", "run_tasks", 
            "total_threads"]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0  # seconds
-
-
-def add_scheduler_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--scheduler ADDRESS``, ``--connect-timeout S`` and ``--task-positions N`` to a command
-    (once: a parser that already has ``--scheduler`` is left as it is)."""
-    if "--scheduler" in parser._option_string_actions:
-        return
-    g = parser.add_argument_group("distributed (Dask)")
-    g.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run on a Dask cluster: scheduler address (tcp://host:8786) or a scheduler file (.json); "
-                   "captures are opened by path or fsspec URL on the workers")
-    g.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT, metavar="S",
-                   help=f"seconds to wait for the scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})")
-    g.add_argument("--task-positions", type=int, default=None, metavar="N",
-                   help="positions per task (default: about 64 MB of logits per capture, cut at shard boundaries)")
 
 
 def _import_distributed():
@@ -109,15 +93,6 @@ def _close_quietly(client) -> None:
 
     with contextlib.suppress(BaseException):
         client.close(timeout=1)
-
-
-def scheduler_from_args(args: argparse.Namespace):
-    """The client for ``--scheduler`` (None without it)."""
-    if getattr(args, "task_positions", None) is not None and args.task_positions < 1:
-        raise UsageError("--task-positions must be >= 1")
-    if not getattr(args, "scheduler", None):
-        return None
-    return connect(args.scheduler, args.connect_timeout)
 
 
 def total_threads(client) -> int:

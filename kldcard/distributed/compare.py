@@ -2,7 +2,7 @@
 
 The work is cut by shard and position range into pure tasks (:mod:`kldcard.distributed.tasks`); the client
 puts the per-token values back in position order and summarises them with the same code as the
-local run (:func:`kldcard.compare.build_result`, :mod:`kldcard.summary`; the bootstrap is seeded),
+local run (:func:`kldcard.compare.run.build_result`, :mod:`kldcard.compare.summary`; the bootstrap is seeded),
 so every per-token value is bit-for-bit the local one and so is every summary.
 
 Divergences in nats; forward = KL(P_ref ‖ P_cand); full vocabulary (or the aligned common prefix).
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from ..divergence import TokenDivergence
-from ..errors import NonFiniteLogits, UsageError
-from ..summary import DEFAULT_PERCENTILES, BootstrapOptions
-from .cluster import iter_ranges, run_tasks, total_threads
-from .tasks import COMPARE_FIELDS, compare_rows, stack_rows
-from .urls import UrlCapture, open_capture_url
+from kldcard.compare.divergence import TokenDivergence
+from kldcard.compare.summary import DEFAULT_PERCENTILES, BootstrapOptions
+from kldcard.distributed.cluster import iter_ranges, run_tasks, total_threads
+from kldcard.distributed.tasks import COMPARE_FIELDS, compare_rows, stack_rows
+from kldcard.distributed.urls import UrlCapture, open_capture_url
+from kldcard.errors import NonFiniteLogits, UsageError
 
 __all__ = ["CompareJob", "compare_on_cluster", "compare_stacks_on_cluster", "task_rows"]
 
@@ -42,7 +42,7 @@ class CompareJob:
 
     def __init__(self, ref: UrlCapture, cand: UrlCapture, *, align_vocab: str | None = None,
                  task_positions: int | None = None, mmap: bool = True, slow_s: float = 0.0):
-        from ..compare import check_comparable
+        from kldcard.compare.run import check_comparable
 
         self.ref, self.cand, self.mmap, self.slow_s = ref, cand, mmap, slow_s
         self.n_vocab, self.alignment = check_comparable(ref, cand, align_vocab)
@@ -71,9 +71,9 @@ class CompareJob:
 
     def result(self, *, buckets=None, percentiles: Sequence[float] = DEFAULT_PERCENTILES, bootstrap: int = 1000,
                level: float = 0.95, seed: int = 0, threads: int = 1):
-        """The :class:`~kldcard.compare.CompareResult` (the local run's summary code) and the per-token
+        """The :class:`~kldcard.compare.run.CompareResult` (the local run's summary code) and the per-token
         values. Raises NonFiniteLogits as the local stream does."""
-        from ..compare import build_result
+        from kldcard.compare.run import build_result
 
         if self.done != len(self.ranges):  # pragma: no cover - run_tasks returns only when all are in
             raise RuntimeError(f"{len(self.ranges) - self.done} task results missing")
@@ -104,7 +104,7 @@ def compare_on_cluster(
     return_per_token: bool = False,
     slow_s: float = 0.0,
 ):
-    """:func:`kldcard.compare.compare` on a Dask cluster (``client``); same arguments, same result
+    """:func:`kldcard.compare.run.compare` on a Dask cluster (``client``); same arguments, same result
     (``numerics.threads`` records the cluster's worker threads). ``reference``/``candidate`` are
     paths or fsspec URLs the workers can read. ``progress(n_positions)`` as tasks finish."""
     ref = reference if isinstance(reference, UrlCapture) else open_capture_url(reference, verify=verify, mmap=mmap)
@@ -133,9 +133,15 @@ def compare_stacks_on_cluster(
     progress: Callable[[int], None] | None = None,
     slow_s: float = 0.0,
 ):
-    """:func:`kldcard.stack.many.compare_stacks` on a Dask cluster: the same
-    :class:`~kldcard.stack.many.ManyStackReport` (values in nats, float64, full vocabulary)."""
-    from ..stack.many import block_rows, build_report, check_same_tokens, check_stack_arguments, stack_names
+    """:func:`kldcard.compare.stacks.compare_stacks` on a Dask cluster: the same
+    :class:`~kldcard.compare.stacks.ManyStackReport` (values in nats, float64, full vocabulary)."""
+    from kldcard.compare.stacks import (
+        block_rows,
+        build_report,
+        check_same_tokens,
+        check_stack_arguments,
+        stack_names,
+    )
 
     check_stack_arguments(len(paths), labels, gap)
     urls = [str(p) for p in paths]

@@ -4,7 +4,7 @@ Captures are matched by prompt: a reference and a candidate are compared when th
 positions are identical (same ``token_ids_sha256`` and ``positions_sha256``; a "prompt" is that pair of
 hashes, labelled by the manifest's text name). Every pair's tasks go to the cluster at once, so the
 scheduler balances the whole study; without a cluster each pair runs through the local streaming
-:func:`kldcard.compare.compare`. Results come back as one table (JSON + Markdown) whose entries are
+:func:`kldcard.compare.run.compare`. Results come back as one table (JSON + Markdown) whose entries are
 full compare results, which ``kldcard render`` takes as they are.
 
 All divergences in nats; forward = KL(P_ref ‖ P_cand); full vocabulary (or the aligned common prefix).
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from ..summary import DEFAULT_PERCENTILES
-from .cluster import run_tasks, total_threads
-from .compare import CompareJob
-from .urls import UrlCapture, open_capture_url
+from kldcard.compare.summary import DEFAULT_PERCENTILES
+from kldcard.distributed.cluster import run_tasks, total_threads
+from kldcard.distributed.compare import CompareJob
+from kldcard.distributed.urls import UrlCapture, open_capture_url
+from kldcard.errors import UsageError
 
 __all__ = ["MatrixPlan", "MatrixTable", "plan_matrix", "run_matrix"]
 
@@ -100,7 +100,7 @@ class MatrixTable:
     """One row per compared pair (values in nats, forward = KL(P_ref ‖ P_cand)) and the full results."""
 
     rows: list[dict[str, Any]]
-    results: list[Any]  # kldcard.compare.CompareResult, same order as rows
+    results: list[Any]  # kldcard.compare.run.CompareResult, same order as rows
     unmatched: list[str]
     scheduler: str | None
 
@@ -175,7 +175,7 @@ def run_matrix(plan: MatrixPlan, client=None, *, align_vocab: str | None = None,
     summary = dict(buckets=buckets, percentiles=percentiles, bootstrap=bootstrap, level=level, seed=seed)
     results = []
     if client is None:
-        from ..compare import compare
+        from kldcard.compare.run import compare
 
         for e in plan.entries:
             ref, cand = plan.captures[e.reference], plan.captures[e.candidate]
@@ -211,8 +211,8 @@ def write_table(table: MatrixTable, path: str | os.PathLike, markdown: str | os.
                 results_dir: str | os.PathLike | None = None) -> list[Path]:
     """Write the table JSON (and Markdown, and one compare-result JSON per pair for ``kldcard render``)
     atomically. Returns the paths written."""
-    from ..atomic import write_atomic
-    from ..compare_io import output_errors, write_result
+    from kldcard.compare.io import write_result
+    from kldcard.files import output_errors, write_atomic
 
     written = []
     p = Path(path)

@@ -3,8 +3,8 @@ immutable capture files, so the scheduler may run a task twice (a worker died ho
 and nothing changes.
 
 Each function reads one row range of its captures and computes per-token values with kldcard's own
-float64 kernel (:class:`kldcard.divergence.RowKernel`), converting stored rows exactly as the local
-stream (:mod:`kldcard.stream`) and the many-stack code (:mod:`kldcard.stack.many`) do, so every value
+float64 kernel (:class:`kldcard.compare.divergence.RowKernel`), converting stored rows exactly as the local
+stream (:mod:`kldcard.compare.stream`) and the many-stack code (:mod:`kldcard.compare.stacks`) do, so every value
 is bit-for-bit the local one. Divergences in nats; forward = KL(P_ref ‖ P_cand).
 
 Errors that carry structured arguments (non-finite logits) are returned as data, not raised: a
@@ -17,10 +17,10 @@ import time
 
 import numpy as np
 
-from ..capture.store import to_float64
-from ..divergence import RowKernel, TokenDivergence
-from ..stream import nonfinite_side, single_threaded_blas
-from .urls import cached_capture
+from kldcard.capture.store import to_float64
+from kldcard.compare.divergence import RowKernel, TokenDivergence
+from kldcard.compare.stream import nonfinite_side, single_threaded_blas
+from kldcard.distributed.urls import cached_capture
 
 __all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
 
@@ -54,9 +54,9 @@ def stack_rows(urls: list[str], labels: list[str], start: int, stop: int, mmap: 
                slow_s: float = 0.0, fingerprints: list[str | None] | None = None) -> dict:
     """Many-stack per-position values of rows ``[start, stop)``: ``kl`` [N, N, b] with
     KL(P_i ‖ P_j), ``to_centroid`` [N, b] with KL(P_i ‖ M), ``top1`` [N, b]; computed as
-    :func:`kldcard.stack.many.compare_stacks` computes one block (the values of a row depend on
+    :func:`kldcard.compare.stacks.compare_stacks` computes one block (the values of a row depend on
     that row only). ``nonfinite``: (label, position) of the first bad row, or None."""
-    from ..stack.many import log_mean_prob, log_softmax
+    from kldcard.compare.stacks import log_mean_prob, log_softmax
 
     caps = [cached_capture(u, mmap, f) for u, f in zip(urls, fingerprints or [None] * len(urls))]
     n_stacks, n_vocab, b = len(caps), caps[0].n_vocab, stop - start

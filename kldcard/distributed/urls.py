@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import ValidationError
 
-from ..capture.manifest import CaptureManifest
-from ..capture.reader import MANIFEST, ST_DTYPE, _sha256_array, next_token_ids
-from ..capture.store import Capture, open_capture
-from ..errors import CorruptCapture, InputError
+from kldcard.capture.manifest import CaptureManifest
+from kldcard.capture.reader import MANIFEST, ST_DTYPE, next_token_ids, sha256_array
+from kldcard.capture.store import Capture, open_capture
+from kldcard.errors import CorruptCapture, InputError
 
 __all__ = ["UrlCapture", "open_capture_url", "cached_capture", "is_local"]
 
@@ -32,7 +32,7 @@ def _fs(url: str):
     try:
         import fsspec.core
     except ImportError as exc:  # pragma: no cover - fsspec comes with dask
-        from ..errors import EngineNotInstalled
+        from kldcard.errors import EngineNotInstalled
 
         raise EngineNotInstalled("fsspec", "dist", "fsspec") from exc
     try:
@@ -186,7 +186,7 @@ def _open_remote(url: str, fs, root: str, verify: bool) -> UrlCapture:
         if isinstance(exc, (CorruptCapture, InputError)):
             raise
         raise CorruptCapture(f"{url}/{tok.file}: unreadable token ids ({exc})") from None
-    if _sha256_array(token_ids, "<i4") != manifest.token_ids_sha256:
+    if sha256_array(token_ids, "<i4") != manifest.token_ids_sha256:
         raise CorruptCapture(f"{url}/{tok.file}: token ids do not match token_ids_sha256")
 
     st_dtype, np_dtype = ST_DTYPE[manifest.dtype]
@@ -210,7 +210,7 @@ def _open_remote(url: str, fs, root: str, verify: bool) -> UrlCapture:
         shards.append(_ShardRef(path, off, start, n))
         start += n
     positions = np.concatenate(pos_parts) if pos_parts else np.empty(0, np.int64)
-    if len(positions) != manifest.n_positions or _sha256_array(positions, "<i8") != manifest.positions_sha256:
+    if len(positions) != manifest.n_positions or sha256_array(positions, "<i8") != manifest.positions_sha256:
         raise CorruptCapture(f"{url}: stored positions do not match the manifest")
     return UrlCapture(url, manifest, token_ids, positions, fs=fs, shards=shards)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.markdown import LIST_ITEM, Doc, Table
 
 # ASCII semantics: case-insensitive matching with Unicode folding is ~3x slower and every keyword is
 # ASCII; the few non-ASCII symbols (μ, Δp, β) stand outside \b groups because \b is ASCII-only here.

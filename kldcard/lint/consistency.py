@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..card import Card
-from ..schema import is_quantized_dtype
+from kldcard.card.document import Card
+from kldcard.card.regions import KLD_METRIC, find_markers, marker_problem
+from kldcard.schema import is_quantized_dtype
 
 BLOCK_KEY = "kld_evaluation"
 # float64 rounding on (near-)identical distributions can leave a mean a hair below zero; anything
@@ -69,41 +70,15 @@ def check_consistency(card: Card, raw: Any) -> Check:
 # --------------------------------------------------------------------------------------------
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_MARKER = re.compile(r"<!--\s*kldcard:(start|end)\b[^>]*-->")
-
-
 def check_section_markers(card: Card) -> Check:
-    """KLD005: at most one start/end pair, start first (markers inside code fences don't count)."""
-    markers: list[tuple[str, int]] = []
-    fence: str | None = None
-    for i, line in enumerate(re.split(r"\r\n|\r|\n", card.body)):
-        m = _FENCE.match(line)
-        if m:
-            if fence is None:
-                fence = m.group(1)
-            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if fence is None:
-            markers.extend((mm.group(1), card.body_line + i) for mm in _MARKER.finditer(line))
-    kinds = [k for k, _ in markers]
-    if not markers or kinds == ["start", "end"]:
-        return
-    starts = [ln for k, ln in markers if k == "start"]
-    ends = [ln for k, ln in markers if k == "end"]
-    if len(starts) > 1 or len(ends) > 1:
-        lines = ", ".join(str(ln) for _, ln in markers)
-        msg = f"{len(starts)} kldcard:start and {len(ends)} kldcard:end markers (lines {lines}); keep exactly one pair"
-    elif not ends:
-        msg = f"kldcard:start marker on line {starts[0]} has no matching <!-- kldcard:end -->"
-    elif not starts:
-        msg = f"kldcard:end marker on line {ends[0]} has no matching <!-- kldcard:start -->"
-    else:
-        msg = f"kldcard:end (line {ends[0]}) comes before kldcard:start (line {starts[0]})"
-    # Body findings carry no JSON pointer; the line is encoded in the pointer slot as a
-    # "#Lnn" fragment and resolved by the structured checker.
-    yield "KLD005", msg, f"#L{markers[0][1]}"
+    """KLD005: at most one start/end pair, start first, each on its own line (markers inside code
+    fences don't count); the grammar is :mod:`kldcard.card.regions`, the one render splices with."""
+    markers = find_markers(re.split(r"\r\n|\r|\n", card.body))
+    problem = marker_problem(markers, card.body_line)
+    if problem:
+        # Body findings carry no JSON pointer; the line is encoded in the pointer slot as a
+        # "#Lnn" fragment and resolved by the structured checker.
+        yield "KLD005", problem, f"#L{card.body_line + markers[0].index}"
 
 
 def check_model_index(metadata: dict[str, Any], raw: Any) -> Check:
@@ -114,7 +89,7 @@ def check_model_index(metadata: dict[str, Any], raw: Any) -> Check:
         for r, result in enumerate(_list(_dict(entry).get("results"))):
             metrics = [(k, m) for k, m in enumerate(_list(_dict(result).get("metrics"))) if _is_kld_metric(m)]
             headline_direction = any(
-                m.get("type") == "kl_divergence" and "direction" in _dict(m.get("args")) for _, m in metrics
+                m.get("type") == KLD_METRIC and "direction" in _dict(m.get("args")) for _, m in metrics
             )
             for k, metric in metrics:
                 base = ("model-index", e, "results", r, "metrics", k)
@@ -145,7 +120,7 @@ def check_model_index(metadata: dict[str, Any], raw: Any) -> Check:
                         '"KL(P_ref || P_cand)" (forward) or the reverse',
                         _ptr(*base),
                     )
-                if mtype == "kl_divergence" and means and not any(_matches(value, mean) for mean in means):
+                if mtype == KLD_METRIC and means and not any(_matches(value, mean) for mean in means):
                     shown = ", ".join(f"{m!r}" for m in means)
                     yield (
                         "KLD206",
@@ -156,7 +131,7 @@ def check_model_index(metadata: dict[str, Any], raw: Any) -> Check:
 
 
 def _is_kld_metric(metric: Any) -> bool:
-    return isinstance(metric, dict) and isinstance(metric.get("type"), str) and metric["type"].startswith("kl_divergence")
+    return isinstance(metric, dict) and isinstance(metric.get("type"), str) and metric["type"].startswith(KLD_METRIC)
 
 
 def _candidate_means(raw: Any) -> list[float]:
@@ -181,7 +156,7 @@ def _matches(value: float, mean: float) -> bool:
 
 def check_cross_stack_runtime(raw: dict[Any, Any]) -> Check:
     """KLD207: a candidate measured on a stack whose arithmetic differs from the reference's."""
-    from ..stack.portability import check_cross_stack
+    from kldcard.stack.portability import check_cross_stack
 
     for pointer, message in check_cross_stack(raw, prefix=_ptr(BLOCK_KEY)):
         yield ("KLD207", message, pointer)

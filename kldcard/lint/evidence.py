@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .claims import TRAINING_CONTEXT, Claim
-from .markdown import Doc
-from .tool_defaults import Tool, defaults, recognise
+from kldcard.lint.claims import TRAINING_CONTEXT, Claim
+from kldcard.lint.markdown import Doc
+from kldcard.lint.tool_defaults import Tool, defaults, recognise
 
 Status = Literal["stated", "inferred", "missing"]
 # ASCII: case-insensitive matching with Unicode case folding is ~3x slower, and every keyword here

@@ -10,7 +10,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+from kldcard.card.regions import fenced
+
 TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -110,17 +111,7 @@ def scan(body: str, first_line: int) -> Doc:
         lines.append(r.rstrip("\r\n"))
         off += len(r)
     n = len(lines)
-    code = [False] * n
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        m = FENCE.match(line)
-        if fence is None and m:
-            fence = m.group(1)[0] * 3
-            code[i] = True
-        elif fence is not None:
-            code[i] = True
-            if line.strip().startswith(fence):
-                fence = None
+    code = fenced(lines)
 
     tables: list[Table] = []
     in_table = [False] * n

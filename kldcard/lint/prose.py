@@ -12,11 +12,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..card import Card
-from .claims import Claim, KldNumber, find_claims
-from .evidence import NAMES, CardEvidence, assess
-from .findings import Finding
-from .markdown import Doc, scan
+from kldcard.card.document import Card
+from kldcard.lint.claims import Claim, KldNumber, find_claims
+from kldcard.lint.evidence import NAMES, CardEvidence, assess
+from kldcard.lint.findings import Finding
+from kldcard.lint.markdown import Doc, scan
 
 HINTS = {
     1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",

@@ -10,55 +10,22 @@ Groups:
   KLD1xx a missing or incomplete disclosure (KLD101–KLD109, DESIGN.md's table order)
   KLD2xx consistency
   KLD3xx free-form cards (claims in prose and tables)
-Rules are defined in ``rules_*.py`` modules, which call :func:`rule`.
+Rules are defined in :mod:`kldcard.lint.rules` (one :class:`~kldcard.lint.rule.RuleSet` per module).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kldcard.lint.rule import GROUPS, Rule
+from kldcard.lint.rules import collect, prose, structured
 
-from .findings import Severity
+__all__ = ["GROUPS", "RULES", "Rule", "all_rules", "select_codes"]
 
-GROUPS = {
-    "KLD0": "card structure and front matter",
-    "KLD1": "missing or incomplete disclosure",
-    "KLD2": "consistency",
-    "KLD3": "free-form cards",
-}
-
-
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    severity: Severity
-    summary: str  # one line, used as SARIF shortDescription
-    what: str
-    why: str
-    example: str  # a card fragment that triggers the rule
-    fix: str  # "Use instead": the same fragment, corrected
-
-    @property
-    def group(self) -> str:
-        return GROUPS[self.code[:4]]
-
-
-RULES: dict[str, Rule] = {}
-
-
-def rule(**kwargs: str) -> Rule:
-    r = Rule(**kwargs)  # type: ignore[arg-type]
-    if r.code in RULES:
-        raise ValueError(f"duplicate rule code {r.code}")
-    RULES[r.code] = r
-    return r
+RULES: dict[str, Rule] = collect(prose.RULES, structured.RULES)
 
 
 def all_rules() -> dict[str, Rule]:
-    """All rules, sorted by code. Importing the rule modules registers them."""
-    from . import rules_prose, rules_structured  # noqa: F401  (import registers)
-
-    return dict(sorted(RULES.items()))
+    """All rules, sorted by code."""
+    return RULES
 
 
 def select_codes(select: list[str] | None, ignore: list[str] | None) -> set[str]:
@@ -67,7 +34,7 @@ def select_codes(select: list[str] | None, ignore: list[str] | None) -> set[str]
     known_prefixes = {c[:n] for c in codes for n in range(3, 7)}
     for entry in [*(select or []), *(ignore or [])]:
         if entry.upper() not in known_prefixes and entry.upper() != "ALL":
-            from ..errors import UsageError
+            from kldcard.errors import UsageError
 
             raise UsageError(f"unknown rule code or prefix {entry!r}; see `kldcard lint --list-rules`")
     if select:

@@ -13,9 +13,9 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from .. import __version__
-from .findings import SEVERITY_RANK, Finding, LintResult
-from .registry import all_rules
+from kldcard import __version__
+from kldcard.lint.findings import SEVERITY_RANK, Finding, LintResult
+from kldcard.lint.registry import all_rules
 
 FORMATS = ("text", "json", "github", "sarif")
 RULE_DOCS_URL = "https://github.com/kldcard/kldcard/blob/main/docs/rules/{code}.md"

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from .. import hub
-from ..card import parse_card, read_bytes
-from ..config import LintConfig
-from .findings import LintResult
-from .prose import check_prose
-from .registry import select_codes
-from .structured import check_structured, unique_sorted
+from kldcard.card import hub
+from kldcard.card.document import parse_card, read_bytes
+from kldcard.lint.config import LintConfig
+from kldcard.lint.findings import LintResult
+from kldcard.lint.prose import check_prose
+from kldcard.lint.registry import select_codes
+from kldcard.lint.structured import check_structured, unique_sorted
 
 __all__ = ["lint_card", "lint_paths", "enabled_codes"]
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .. import schema
-from ..card import Card
-from .consistency import check_consistency
-from .findings import Finding
-from .registry import RULES
+from kldcard import schema
+from kldcard.card.document import Card
+from kldcard.lint.consistency import check_consistency
+from kldcard.lint.findings import Finding
+from kldcard.lint.registry import RULES
 
 BLOCK_KEY = "kld_evaluation"
 

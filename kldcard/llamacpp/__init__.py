@@ -9,23 +9,35 @@
 
 KLD in llama.cpp is KL(P_base ‖ Q_candidate) — forward — in nats, at positions n_ctx//2 … n_ctx−2 of
 every non-overlapping n_ctx chunk, with the base stored at a 16-nat floor (24 in ik_llama.cpp).
+
+Owns llama.cpp's formats and printed statistics. May import: errors, files, schema, capture, compare.
+Never render, lint or cli.
 """
 
-from .basefile import (
+from kldcard.capture.llama_perplexity import LlamaPerplexityPlan, llama_perplexity_plan
+from kldcard.llamacpp.basefile import (
     BaseFile,
     BaseFileHeader,
     BaseFileWriter,
-    encode_records,
     decode_codes,
+    encode_records,
     expected_size,
     open_base_file,
     write_base_file,
 )
-from .convert import base_to_capture, capture_to_base, compare_base_with_capture
-from .floor import FormatFloor, measure_format_floor
-from .log import LlamaLog, parse_llama_log
-from .protocol import LlamaPerplexityPlan, llama_perplexity_plan
-from .stats import LlamaKldAccumulator, LlamaKldStats, format_report, per_token
+from kldcard.llamacpp.convert import (
+    base_to_capture,
+    capture_to_base,
+    compare_base_with_capture,
+)
+from kldcard.llamacpp.floor import FormatFloor, measure_format_floor
+from kldcard.llamacpp.log import LlamaLog, parse_llama_log
+from kldcard.llamacpp.stats import (
+    LlamaKldAccumulator,
+    LlamaKldStats,
+    format_report,
+    per_token,
+)
 
 __all__ = [
     "BaseFile",

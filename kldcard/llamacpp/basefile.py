@@ -34,7 +34,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..errors import InputError
+from kldcard.errors import InputError
 
 MAGIC = b"_logits_"
 MAGIC_V2 = b"_logits_v2"

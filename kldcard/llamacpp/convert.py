@@ -25,8 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import CaptureMismatch, InputError, TokenMismatch
-from .basefile import (
+from kldcard.errors import CaptureMismatch, InputError, TokenMismatch
+from kldcard.llamacpp.basefile import (
     IK_FLOOR_NATS,
     MAINLINE_FLOOR_NATS,
     BaseFile,
@@ -34,7 +34,7 @@ from .basefile import (
     encode_records,
     record_slots,
 )
-from .stats import LlamaKldAccumulator, LlamaKldStats, per_token
+from kldcard.llamacpp.stats import LlamaKldAccumulator, LlamaKldStats, per_token
 
 F32 = np.float32
 _BLOCK = 32  # rows per vectorised step: ~32·n_vocab·(4·6 + 8) bytes of temporaries
@@ -112,7 +112,7 @@ def base_to_capture(
     reference (tiny Qwen3 test model, n_ctx 512: self-floor mean 7.6e-4 nats with ``value`` against
     1.3e-4 masked, the latter being exactly the probability mass the floor cut off). ``value`` keeps
     base → capture → base byte-identical."""
-    from ..capture.store import CaptureWriter, open_capture
+    from kldcard.capture.store import CaptureWriter, open_capture
 
     if floor_decode not in FLOOR_DECODES:
         raise InputError(f"floor_decode must be one of {', '.join(FLOOR_DECODES)}, not {floor_decode!r}")

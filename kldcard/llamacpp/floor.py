@@ -8,7 +8,7 @@ collapsed to one code, the −16 cutoff on terms). This measures it per token on
   (as the candidate Q) against their encoded record (as P_base) — what llama-perplexity prints for a
   model scored against its own file on a bit-identical stack;
 - ``float64``: kldcard's float64 KL(P_decoded ‖ P_original) over the full vocabulary
-  (:func:`kldcard.divergence.divergence_logits`), the decoded record renormalised, with code-0
+  (:func:`kldcard.compare.divergence.divergence_logits`), the decoded record renormalised, with code-0
   entries decoded to ``min_log_prob`` (as llama.cpp's reader sees them: every tail entry gets the
   floor probability, which with a 150k vocabulary adds real mass);
 - ``float64_masked``: the same with code-0 entries decoded to −inf (probability 0, "truncated").
@@ -22,8 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .basefile import MAINLINE_FLOOR_NATS, decode_codes, encode_records, split_records
-from .stats import per_token
+from kldcard.llamacpp.basefile import (
+    MAINLINE_FLOOR_NATS,
+    decode_codes,
+    encode_records,
+    split_records,
+)
+from kldcard.llamacpp.stats import per_token
 
 
 @dataclass
@@ -60,7 +65,7 @@ def measure_format_floor(
     ``float64=False`` skips the (slower) float64 measures, leaving them NaN."""
     z_all = np.asarray(logits, dtype=np.float32)
     n, v = z_all.shape
-    from ..divergence import divergence_logits
+    from kldcard.compare.divergence import divergence_logits
 
     llama = np.empty(n)
     f64 = np.full(n, np.nan)

@@ -16,10 +16,10 @@ Percent values in the log are converted to fractions (Δp, RMS Δp, Same top p, 
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 
-from ..errors import InputError
+from kldcard.errors import InputError
 
 _NUM = r"([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|-nan|inf|-inf))"
 _PM = r"\s*(?:±|\+/-|Â±|\+-)\s*"
@@ -99,9 +99,9 @@ class LlamaLog:
 
     def to_dict(self) -> dict:
         """JSON-ready (NaN, e.g. a printed "-nan", becomes None)."""
-        from .stats import _nan_to_none
+        from kldcard.llamacpp.stats import nan_to_none
 
-        d = _nan_to_none(asdict(self))
+        d = nan_to_none(asdict(self))
         d.update(n_chunks=self.n_chunks, n_scored=self.n_scored)
         d["units"] = {"kld": "nats", "dp": "fraction", "same_top": "fraction", "cor_ln_ppl": "fraction"}
         d["direction"] = "forward: KL(P_base || Q_candidate)"
@@ -109,11 +109,11 @@ class LlamaLog:
 
     def results(self) -> dict:
         """A ``kldcard.schema.Results``-shaped dict (validate it when ``n_positions`` is known)."""
-        from .stats import _nan_to_none
+        from kldcard.llamacpp.stats import nan_to_none
 
         v = self.values
         pcts = dict(self.kld_percentiles)
-        return _nan_to_none({
+        return nan_to_none({
             "n_positions": self.n_scored,
             "kld": {
                 "mean": v.get("kld_mean"),

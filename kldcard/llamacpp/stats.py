@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .basefile import KLD_TERM_CUTOFF, row_sums_in_order, split_records
+from kldcard.llamacpp.basefile import KLD_TERM_CUTOFF, row_sums_in_order, split_records
 
 F32 = np.float32
 KLD_PERCENTILES = (0.999, 0.990, 0.950, 0.900, 0.100, 0.050, 0.010, 0.001)
@@ -258,7 +258,7 @@ class LlamaKldStats:
 
     def to_dict(self) -> dict:
         """JSON-ready: NaN and ±inf (undefined uncertainties, as llama.cpp computes them) become None."""
-        d = _nan_to_none(asdict(self))
+        d = nan_to_none(asdict(self))
         d["units"] = {"kld": "nats", "dp": "fraction", "same_top": "fraction"}
         d["direction"] = "forward: KL(P_base || Q_candidate)"
         return d
@@ -314,11 +314,11 @@ class LlamaKldStats:
         )
 
 
-def _nan_to_none(x):
+def nan_to_none(x):
     if isinstance(x, dict):
-        return {k: _nan_to_none(v) for k, v in x.items()}
+        return {k: nan_to_none(v) for k, v in x.items()}
     if isinstance(x, list):
-        return [_nan_to_none(v) for v in x]
+        return [nan_to_none(v) for v in x]
     if isinstance(x, float) and not math.isfinite(x):
         return None
     return x

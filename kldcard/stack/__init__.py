@@ -6,13 +6,22 @@
   bf16 attention outputs under different group boundaries.
 - :mod:`kldcard.stack.portability` — which recorded stack coordinates change arithmetic between two
   stack fingerprints (used by compare, lint and render; lint rule KLD206).
-- :mod:`kldcard.stack.many` — many stacks at once: pairwise forward KL, top-1 disagreement and each
+- :mod:`kldcard.compare.stacks` — many stacks at once: pairwise forward KL, top-1 disagreement and each
   stack's KL to the centroid of stacks.
-- :mod:`kldcard.stack.plots` — the many-stack report's heatmap and per-position plots.
+- :mod:`kldcard.compare.stacks_plots` — the many-stack report's heatmap and per-position plots.
+
+Knowledge about stacks only (no captures, no numbers of a run). May import: errors. The modules
+lint uses (splits, portability) load no numpy.
 """
 
 from __future__ import annotations
 
-from .splits import GPU_SM_COUNTS, SplitPrediction, fa2_num_splits, lookup_gpu, predict_splits
+from kldcard.stack.splits import (
+    GPU_SM_COUNTS,
+    SplitPrediction,
+    fa2_num_splits,
+    lookup_gpu,
+    predict_splits,
+)
 
 __all__ = ["GPU_SM_COUNTS", "SplitPrediction", "fa2_num_splits", "lookup_gpu", "predict_splits"]

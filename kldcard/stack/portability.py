@@ -28,9 +28,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
-from .splits import ceil_div, fa2_num_splits, lookup_gpu
+from kldcard.stack.splits import ceil_div, fa2_num_splits, lookup_gpu
 
 NOT_A_FIXED_TARGET = "the reference is not a fixed target for that stack"
 GPU_BACKENDS = ("cuda", "rocm")
@@ -124,16 +122,13 @@ def split_mismatches(
     return out
 
 
-def decode_lengths(positions: Sequence[int] | np.ndarray, stride: int | None = None) -> list[int]:
+def decode_lengths(positions: Sequence[int], stride: int | None = None) -> list[int]:
     """KV lengths seen when the logits at ``positions`` are computed one token at a time.
 
     Position ``i`` (chunk-local ``i mod stride``) attends over ``i + 1`` tokens. Prefill passes with many
     query tokens fill the GPU and take 1 split (FA2's 80% rule), so decode is where splits differ.
     """
-    p = np.asarray(positions, dtype=np.int64)
-    if stride:
-        p = p % stride
-    return sorted({int(x) + 1 for x in np.unique(p)})
+    return sorted({(int(x) % stride if stride else int(x)) + 1 for x in positions})
 
 
 def _kv_heads_of(*stacks: Mapping[str, Any]) -> int | None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import UsageError
+from kldcard.errors import UsageError
 
 
 def round_bf16(x: np.ndarray) -> np.ndarray:

@@ -22,18 +22,18 @@ This module re-implements the heuristic from its description in FlashAttention 2
 For single-token decode with grouped-query attention, FA2 swaps the query-head groups into the
 query-length dimension, so ``heads`` is the number of KV heads and ``m_blocks`` is
 ``ceil(q_heads_per_kv_head / 64)`` = 1 in practice. The kernel's arithmetic is float32; the
-emulation below reproduces it with numpy float32 so that ties at the 80% / 85% thresholds fall
+emulation below reproduces it in float32 arithmetic so that ties at the 80% / 85% thresholds fall
 the same way.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
-from ..errors import UsageError
+from kldcard.errors import UsageError
 
 # FA2 caps the split count at 128 (TORCH_CHECK(num_splits <= 128)).
 MAX_SPLITS = 128
@@ -122,6 +122,13 @@ def block_n_for_head_dim(head_dim: int) -> int:
     return 256 if head_dim <= 64 else 128 if head_dim <= 128 else 64
 
 
+def f32(x: float) -> float:
+    """``x`` rounded to the nearest float32 (as a Python float). One float64 operation on float32
+    inputs followed by this rounding equals the float32 operation (53 ≥ 2·24 + 2 bits: double rounding
+    is innocuous for +, −, ×, ÷), so FA2's float32 heuristic is reproduced without numpy."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -136,20 +143,19 @@ def fa2_num_splits(work_tiles: int, sm_count: int, n_blocks: int, max_splits: in
     if work_tiles < 1 or sm_count < 1 or n_blocks < 1:
         raise UsageError("work tiles, SM count and KV blocks must all be at least 1")
     slots = BLOCKS_PER_SM * sm_count
-    f32 = np.float32
     # "Enough to almost fill the SMs": float32 comparison, as in the kernel launcher.
-    if f32(work_tiles) >= f32(0.8) * f32(slots):
+    if f32(work_tiles) >= f32(f32(0.8) * f32(slots)):
         return 1
     limit = min(max_splits, slots, n_blocks)
 
     def eligible(s: int) -> bool:
         return s == 1 or ceil_div(n_blocks, s) != ceil_div(n_blocks, s - 1)
 
-    eff: dict[int, np.float32] = {}
+    eff: dict[int, float] = {}
     for s in range(1, limit + 1):
         if eligible(s):
             waves = f32(f32(work_tiles * s) / f32(slots))
-            eff[s] = f32(waves / f32(np.ceil(waves)))
+            eff[s] = f32(waves / f32(math.ceil(waves)))
     best = max(eff.values())
     for s in range(1, limit + 1):
         # 0.85 is a double literal in the kernel: the comparison happens in float64.
@@ -226,7 +232,7 @@ def predict_splits(
     work = batch * kv_heads * m_blocks
     splits = fa2_num_splits(work, sms, n_blocks)
     per = ceil_div(n_blocks, splits)
-    shortcut = float(np.float32(work)) >= float(np.float32(0.8) * np.float32(BLOCKS_PER_SM * sms))
+    shortcut = f32(work) >= f32(f32(0.8) * f32(BLOCKS_PER_SM * sms))
     return SplitPrediction(
         seqlen_k=seqlen_k,
         kv_heads=kv_heads,

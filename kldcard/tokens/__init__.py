@@ -10,12 +10,14 @@ Public API:
 - :func:`require_parity` (raises :class:`~kldcard.errors.TokenMismatch`)
 - :func:`parity_for_capture` -> the ``tokenizer_parity`` dict of a capture manifest
 - :func:`parse_spec` (``hf:DIR``, ``llama.cpp:FILE.gguf``, ``mlx:DIR``), :func:`load_tokenizer`
+
+Owns tokenizer loading per engine and the parity report. May import: errors, files, engines, schema.
 """
 
 from __future__ import annotations
 
-from .engines import EngineTokenizer, load_tokenizer
-from .parity import (
+from kldcard.tokens.engines import EngineTokenizer, load_tokenizer
+from kldcard.tokens.parity import (
     check_chat_parity,
     check_parity,
     parity_for_capture,
@@ -24,8 +26,8 @@ from .parity import (
     read_text,
     require_parity,
 )
-from .report import KINDS, ChatDiff, EngineResult, Mismatch, ParityReport
-from .specs import EngineSpec, parse_spec
+from kldcard.tokens.report import KINDS, ChatDiff, EngineResult, Mismatch, ParityReport
+from kldcard.tokens.specs import EngineSpec, parse_spec
 
 __all__ = [
     "KINDS",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from .engines import EngineTokenizer
-from .report import Mismatch
+from kldcard.tokens.engines import EngineTokenizer
+from kldcard.tokens.report import Mismatch
 
 _WINDOW_BEFORE, _WINDOW_AFTER, _CONTEXT_CHARS = 2, 5, 40
 

@@ -27,8 +27,9 @@ from importlib import metadata as _md
 from pathlib import Path
 from typing import Any
 
-from ..errors import EngineNotInstalled, InputError
-from .specs import EngineSpec
+from kldcard.engines import not_installed
+from kldcard.errors import InputError
+from kldcard.tokens.specs import EngineSpec
 
 
 def _version(dist: str) -> str:
@@ -153,7 +154,7 @@ class HfTokenizer(EngineTokenizer):
             try:
                 from transformers import AutoTokenizer
             except ImportError as exc:
-                raise EngineNotInstalled("transformers", "hf", exc.name) from None
+                raise not_installed("transformers", exc.name) from None
             if not (spec.path / "tokenizer.json").is_file() and not (
                 spec.path / "tokenizer_config.json"
             ).is_file():
@@ -201,7 +202,7 @@ class MlxTokenizer(HfTokenizer):
         try:
             from mlx_lm.utils import load_tokenizer
         except ImportError as exc:
-            raise EngineNotInstalled("mlx-lm", "mlx", exc.name) from None
+            raise not_installed("mlx", exc.name) from None
         if not (spec.path / "tokenizer.json").is_file():
             raise InputError(f"{spec}: no tokenizer.json in the folder")
         try:
@@ -236,7 +237,7 @@ class LlamaCppTokenizer(EngineTokenizer):
             import llama_cpp
             from llama_cpp._internals import LlamaModel
         except ImportError as exc:
-            raise EngineNotInstalled("llama.cpp", "llama", exc.name) from None
+            raise not_installed("llama.cpp", exc.name) from None
         self.spec = spec
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
@@ -327,7 +328,7 @@ class LlamaCppTokenizer(EngineTokenizer):
         return result.prompt, not result.added_special
 
 
-_LOADERS = {"hf": HfTokenizer, "llama.cpp": LlamaCppTokenizer, "mlx": MlxTokenizer}
+_LOADERS = {"transformers": HfTokenizer, "llama.cpp": LlamaCppTokenizer, "mlx": MlxTokenizer}
 
 
 def _signature(path: Path) -> tuple:

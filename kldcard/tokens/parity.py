@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from ..errors import InputError, TokenMismatch
-from .diff import describe_mismatch, first_char_difference, leading_bos
-from .engines import EngineTokenizer, load_tokenizer
-from .report import ChatDiff, EngineResult, ParityReport
-from .specs import EngineSpec, parse_spec
+from kldcard import files
+from kldcard.errors import InputError, TokenMismatch
+from kldcard.tokens.diff import describe_mismatch, first_char_difference, leading_bos
+from kldcard.tokens.engines import EngineTokenizer, load_tokenizer
+from kldcard.tokens.report import ChatDiff, EngineResult, ParityReport
+from kldcard.tokens.specs import EngineSpec, parse_spec
 
 SpecLike = Union[str, EngineSpec, EngineTokenizer]
 _MODES = {"auto": None, "yes": True, "no": False, "parse": True, "text": False}
@@ -34,17 +35,9 @@ def _mode(value: str | bool | None, names: tuple[str, str, str]) -> tuple[bool |
 
 def read_text(path: str | Path) -> str:
     """The exact UTF-8 text of ``path``; one-line :class:`InputError` when empty or not UTF-8."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read the text ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{p}: not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
+    text = files.read_text(path, "text")
     if not text:
-        raise InputError(f"{p}: the text is empty; nothing to tokenize")
+        raise InputError(f"{path}: the text is empty; nothing to tokenize")
     return text
 
 

@@ -5,25 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
-
-# Accepted prefixes -> canonical engine name.
-_ALIASES = {
-    "hf": "hf",
-    "transformers": "hf",
-    "llama.cpp": "llama.cpp",
-    "llama": "llama.cpp",
-    "gguf": "llama.cpp",
-    "mlx": "mlx",
-    "mlx-lm": "mlx",
-}
+from kldcard.engines import ENGINES, lookup
+from kldcard.errors import InputError
 
 
 @dataclass(frozen=True)
 class EngineSpec:
     """Which engine tokenizes, and from which files."""
 
-    engine: str  # hf | llama.cpp | mlx
+    engine: str  # canonical name (kldcard.engines): transformers | llama.cpp | mlx
     path: Path
 
     @property
@@ -43,11 +33,10 @@ def parse_spec(spec: str | EngineSpec) -> EngineSpec:
         raise InputError(
             f"engine spec {spec!r} is not ENGINE:PATH (use hf:DIR, llama.cpp:FILE.gguf or mlx:DIR)"
         )
-    canonical = _ALIASES.get(engine.lower())
-    if canonical is None:
-        raise InputError(
-            f"unknown engine {engine!r} in {spec!r}; known engines: hf, llama.cpp, mlx"
-        )
+    found = lookup(engine)
+    if found is None:
+        raise InputError(f"unknown engine {engine!r} in {spec!r}; known engines: {', '.join(ENGINES)} (or hf)")
+    canonical = found.name
     p = Path(path).expanduser()
     if canonical == "llama.cpp":
         if not p.is_file():

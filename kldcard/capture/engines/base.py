@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...schema import StackFingerprint
+from kldcard.schema import StackFingerprint
 
 
 @dataclass

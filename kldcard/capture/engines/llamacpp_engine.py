@@ -22,10 +22,10 @@ from typing import Any
 import llama_cpp
 import numpy as np
 
-from ...errors import InputError, UsageError
-from ...schema import StackFingerprint
-from .. import fingerprint as fp
-from .base import EngineModel, EngineSettings, TokenizedText
+from kldcard.capture import fingerprint as fp
+from kldcard.capture.engines.base import EngineModel, EngineSettings, TokenizedText
+from kldcard.errors import InputError, UsageError
+from kldcard.schema import StackFingerprint
 
 REQUIRES = ("llama_cpp",)
 

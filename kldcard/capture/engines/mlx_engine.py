@@ -18,10 +18,15 @@ import mlx_lm
 import numpy as np
 from mlx_lm.models.cache import make_prompt_cache
 
-from ...errors import InputError, UsageError
-from ...schema import StackFingerprint
-from .. import fingerprint as fp
-from .base import EngineModel, EngineSettings, TokenizedText, normalize_dtype
+from kldcard.capture import fingerprint as fp
+from kldcard.capture.engines.base import (
+    EngineModel,
+    EngineSettings,
+    TokenizedText,
+    normalize_dtype,
+)
+from kldcard.errors import InputError, UsageError
+from kldcard.schema import StackFingerprint
 
 REQUIRES = ("mlx.core", "mlx_lm")
 

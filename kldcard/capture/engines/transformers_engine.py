@@ -17,10 +17,15 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from ...errors import InputError, UsageError
-from ...schema import StackFingerprint
-from .. import fingerprint as fp
-from .base import EngineModel, EngineSettings, TokenizedText, normalize_dtype
+from kldcard.capture import fingerprint as fp
+from kldcard.capture.engines.base import (
+    EngineModel,
+    EngineSettings,
+    TokenizedText,
+    normalize_dtype,
+)
+from kldcard.errors import InputError, UsageError
+from kldcard.schema import StackFingerprint
 
 REQUIRES = ("torch", "transformers")
 

