@@ -55,6 +55,7 @@ def lint_card(
     extend_select: list[str] | None = None,
     config: LintConfig | None = None,
     local_files_only: bool = False,
+    cache: hub.CardCache | None = None,
 ) -> LintResult:
     """Lint one card: a local file or ``hf://OWNER/NAME[@REVISION]``.
 
@@ -65,7 +66,10 @@ def lint_card(
     """
     name = str(path_or_url)
     if hub.is_hub_spec(name):
-        local = hub.fetch_card(name, local_files_only=local_files_only)
+        if cache is not None:
+            local, _ = cache.fetch(name)
+        else:
+            local = hub.fetch_card(name, local_files_only=local_files_only)
         name = f"{hub.parse_spec(name)}/README.md"
     else:
         local = path_or_url
