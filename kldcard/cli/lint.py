@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"kldcard: error: {exc}", file=sys.stderr)
             bad_input += 1
             continue
-        if hub.is_hub_spec(path):
+        if args.repos and hub.is_hub_spec(path):  # one summary line per repo
             _, rev = cache.fetch(path)
             n = len(one.findings)
             at = f" @ {rev[:12]}" if rev else ""

@@ -74,8 +74,7 @@ def render_text(result: LintResult, *, fail_on: str = "info", color: bool = Fals
             sev = f"{_COLORS[sev]}{sev}{_RESET}"
             code, where = f"{_BOLD}{code}{_RESET}", f"{_BOLD}{where}{_RESET}"
             pointer = f"{_DIM}{pointer}{_RESET}" if pointer else ""
-        fix = " [*]" if f.fixable else ""
-        lines.append(f"{where} {sev} {code}{fix} {f.message}{pointer}")
+        lines.append(f"{where} {sev} {code} {f.message}{pointer}")
     lines.append(summary_line(result, fail_on))
     return "\n".join(lines) + "\n"
 

@@ -137,7 +137,11 @@ def _with_subjects(card: Card, findings: list[Finding]) -> list[Finding]:
         else:
             doc = doc or scan(card.body, card.body_line)
             i = f.line - doc.first_line
-            if 0 <= i < len(doc.lines):
+            table = next((t for t in doc.tables if t.header <= i <= max([t.header + 1, *t.rows])), None)
+            if table is not None:
+                # a table claim is its column: the whole table, so that any changed number is new
+                text = "\n".join(doc.lines[table.header : max([table.header + 1, *table.rows]) + 1])
+            elif 0 <= i < len(doc.lines):
                 start, end = doc.sentence_at(doc.starts[i] + min(f.column - 1, len(doc.lines[i])))
                 text = doc.text[start:end]
             else:

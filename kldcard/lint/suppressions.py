@@ -32,7 +32,7 @@ from kldcard.lint.registry import RULES
 
 _KINDS = ("disable-next-line", "disable-line", "disable-file", "disable", "enable")
 _HTML = re.compile(r"<!--\s*kldcard-(disable-next-line|disable-line|disable-file|disable|enable)(?=\s|-->)(.*?)-->")
-_HTML_ANY = re.compile(r"<!--\s*kldcard-(?:dis|en)abl", re.IGNORECASE)
+_HTML_ANY = re.compile(r"<!--\s*kldcard-(?:dis|en(?!d\b))", re.IGNORECASE)  # not the kldcard-end near-miss marker
 _YAML = re.compile(r"#\s*kldcard\s*:\s*ignore\b(.*)$")
 _YAML_ANY = re.compile(r"#\s*kldcard\s*:\s*\w", re.IGNORECASE)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1")
@@ -92,7 +92,7 @@ def parse_directives(card: Card) -> Directives:
         for m in _HTML.finditer(line):
             spans.append(m.start())
             selectors, reason, unknown = _parse_args(m.group(2))
-            text = " ".join(m.group(0)[4:-3].split())
+            text = " ".join([f"kldcard-{m.group(1)}", *selectors])
             if unknown:
                 invalid.append(_invalid(card, n, m.start() + 1, f"`{text}` names unknown rule code(s) {', '.join(unknown)}; see `kldcard lint --list-rules`"))
                 selectors = tuple(s for s in selectors if s not in unknown)
@@ -132,7 +132,7 @@ def _front_matter_directives(card: Card, invalid: list[Finding]) -> Iterable[Dir
             invalid.append(_invalid(card, n, m.start() + 1, "malformed kldcard comment; write `# kldcard: ignore CODES [-- reason]`"))
             continue
         selectors, reason, unknown = _parse_args(good.group(1))
-        text = " ".join(good.group(0)[1:].split())
+        text = " ".join(["kldcard: ignore", *selectors])
         if unknown:
             invalid.append(_invalid(card, n, m.start() + 1, f"`{text}` names unknown rule code(s) {', '.join(unknown)}; see `kldcard lint --list-rules`"))
             selectors = tuple(s for s in selectors if s not in unknown)
