@@ -89,3 +89,42 @@ def test_spec_parsing():
     assert str(parse_spec("hf://org/model")) == "hf://org/model"
     spec = parse_spec(f"hf://org/model.v2@{COMMIT}")
     assert (spec.repo_id, spec.revision) == ("org/model.v2", COMMIT)
+
+
+def test_repos_file_one_summary_line_per_repo_and_errors_do_not_stop_the_run(hub_cache, tmp_path):
+    _, env = hub_cache
+    repos = tmp_path / "repos.txt"
+    repos.write_text(
+        "# cards of the org\nexample-org/Llama-3.1-8B-GGUF\n\nexample-org/missing-repo  # not cached\n"
+        f"example-org/Llama-3.1-8B-GGUF@{OLD_COMMIT}\nexample-org/Llama-3.1-8B-GGUF\n",
+        encoding="utf-8",
+    )
+    proc = run_subprocess("lint", "--repos", repos, "-o", "json", env=env)
+    assert proc.returncode == 2  # one repo could not be read: exit 2 at the end, after the others
+    summary = [ln for ln in proc.stderr.splitlines() if ln.startswith("kldcard: hf://")]
+    assert summary == [
+        f"kldcard: hf://example-org/Llama-3.1-8B-GGUF @ {COMMIT[:12]}: 1 finding",
+        f"kldcard: hf://example-org/Llama-3.1-8B-GGUF@{OLD_COMMIT} @ {OLD_COMMIT[:12]}: 0 findings",
+        f"kldcard: hf://example-org/Llama-3.1-8B-GGUF @ {COMMIT[:12]}: 1 finding",
+    ]
+    assert "kldcard: error: hf://example-org/missing-repo" in proc.stderr
+    import json
+
+    report = json.loads(proc.stdout)
+    assert [e["rule_id"] for e in report["errors"]] == ["KLD206", "KLD206"]
+
+
+def test_card_cache_fetches_a_repeated_repo_once(hub_cache, monkeypatch):
+    cache_dir, env = hub_cache
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    from kldcard.card.hub import CardCache, read_repo_list
+
+    cache = CardCache(local_files_only=True)
+    a, rev_a = cache.fetch("hf://example-org/Llama-3.1-8B-GGUF")
+    b, rev_b = cache.fetch("hf://example-org/Llama-3.1-8B-GGUF")
+    assert a == b and rev_a == rev_b == COMMIT and cache.fetches == 1
+    with pytest.raises(InputError, match="not a repo id"):
+        bad = cache_dir.parent / "bad.txt"
+        bad.write_text("not a repo\n", encoding="utf-8")
+        read_repo_list(bad)
