@@ -114,17 +114,26 @@ def test_repos_file_one_summary_line_per_repo_and_errors_do_not_stop_the_run(hub
     assert [e["rule_id"] for e in report["errors"]] == ["KLD206", "KLD206"]
 
 
-def test_card_cache_fetches_a_repeated_repo_once(hub_cache, monkeypatch):
-    cache_dir, env = hub_cache
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    from kldcard.card.hub import CardCache, read_repo_list
+def test_card_cache_fetches_a_repeated_repo_once(hub_cache, tmp_path):
+    # huggingface_hub reads HF_HUB_CACHE at import time: run in a fresh interpreter
+    _, env = hub_cache
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a repo\n", encoding="utf-8")
+    code = (
+        "from kldcard.card.hub import CardCache, read_repo_list\n"
+        "from kldcard.errors import InputError\n"
+        "c = CardCache(local_files_only=True)\n"
+        "a, ra = c.fetch('hf://example-org/Llama-3.1-8B-GGUF')\n"
+        "b, rb = c.fetch('hf://example-org/Llama-3.1-8B-GGUF')\n"
+        "assert a == b and ra == rb, (a, b)\n"
+        "print(ra, c.fetches)\n"
+        "try:\n    read_repo_list(%r)\nexcept InputError as e:\n    print('bad:', e)\n" % str(bad)
+    )
+    import subprocess
+    import sys
 
-    cache = CardCache(local_files_only=True)
-    a, rev_a = cache.fetch("hf://example-org/Llama-3.1-8B-GGUF")
-    b, rev_b = cache.fetch("hf://example-org/Llama-3.1-8B-GGUF")
-    assert a == b and rev_a == rev_b == COMMIT and cache.fetches == 1
-    with pytest.raises(InputError, match="not a repo id"):
-        bad = cache_dir.parent / "bad.txt"
-        bad.write_text("not a repo\n", encoding="utf-8")
-        read_repo_list(bad)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.splitlines()
+    assert first == f"{COMMIT} 1"
+    assert "not a repo id" in second
