@@ -58,3 +58,40 @@ def test_bad_baseline_is_a_usage_error(tmp_path, capsys):
     bad.write_text("{}", encoding="utf-8")
     rc, _, err = run_cli(capsys, "lint", "--baseline", bad, KLD303)
     assert rc == 2 and "not a kldcard baseline" in err
+
+
+KLD312 = EXAMPLES / "KLD312-prose-unlabelled-kld-number.md"
+SENTENCE = "In short, Q4_K_M reaches a KLD of 0.0231 against BF16."
+
+
+def test_prose_claim_moved_and_rewrapped_stays_baselined_changed_number_does_not(tmp_path, capsys):
+    card = tmp_path / "README.md"
+    text = KLD312.read_text(encoding="utf-8")
+    card.write_text(text, encoding="utf-8")
+    base = tmp_path / "b.json"
+    run_cli(capsys, "lint", "--write-baseline", base, card)
+    # the sentence moves to the top of the body and is wrapped over two lines
+    moved = text.replace(SENTENCE, "").replace("\n# ", "\n" + SENTENCE.replace(" against", "\nagainst") + "\n\n# ", 1)
+    card.write_text(moved, encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "lint", "-o", "json", card)
+    assert [e["rule_id"] for e in json.loads(out)["errors"]] == ["KLD312"]
+    rc, out, _ = run_cli(capsys, "lint", "--baseline", base, "-o", "json", card)
+    assert rc == 0 and json.loads(out)["errors"] == []
+    card.write_text(moved.replace("0.0231", "0.0233", 1), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "lint", "--baseline", base, "-o", "json", card)
+    assert rc == 1 and [e["rule_id"] for e in json.loads(out)["errors"]] == ["KLD312"] and "no longer occurs" in err
+
+
+def test_front_matter_finding_moved_keeps_its_baseline(tmp_path, capsys):
+    src = EXAMPLES / "KLD206-model-index-mismatch.md"
+    card = tmp_path / "README.md"
+    text = src.read_text(encoding="utf-8")
+    card.write_text(text, encoding="utf-8")
+    base = tmp_path / "b.json"
+    run_cli(capsys, "lint", "--write-baseline", base, card)
+    card.write_text(text.replace("license: llama3.1\n", "license: llama3.1\nlanguage:\n- en\n- fr\n", 1), encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "lint", "--baseline", base, "-o", "json", card)
+    assert rc == 0 and json.loads(out)["errors"] == []
+    card.write_text(text.replace("value: 0.0125", "value: 0.0126"), encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "lint", "--baseline", base, "-o", "json", card)
+    assert rc == 1 and [e["rule_id"] for e in json.loads(out)["errors"]] == ["KLD206"]

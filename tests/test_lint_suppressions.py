@@ -132,3 +132,24 @@ def test_extend_select_adds_to_select(capsys):
     assert rc == 0 and json.loads(out)["errors"] == []
     rc, out, _ = run_cli(capsys, "lint", "--select", "KLD1", "--extend-select", "KLD303", "-o", "json", KLD303)
     assert rc == 1 and [e["rule_id"] for e in json.loads(out)["errors"]] == ["KLD303"]
+
+
+KLD312 = EXAMPLES / "KLD312-prose-unlabelled-kld-number.md"
+SENTENCE = "In short, Q4_K_M reaches a KLD of 0.0231 against BF16."
+
+
+def test_disable_line_on_a_prose_claim(tmp_path):
+    assert _codes(KLD312) == ["KLD312"]
+    text = KLD312.read_text(encoding="utf-8")
+    assert SENTENCE in text
+    p = _card(tmp_path, text.replace(SENTENCE, SENTENCE + " <!-- kldcard-disable-line KLD312 -- a summary of the table above -->"))
+    result = lint_card(p)
+    assert result.findings == [] and result.suppressed == 1
+    # the wrong code on that line suppresses nothing and is reported
+    p = _card(tmp_path, text.replace(SENTENCE, SENTENCE + " <!-- kldcard-disable-line KLD311 -->"), "b.md")
+    assert _codes(p) == ["KLD009", "KLD312"]
+
+
+def test_bare_directive_covers_every_rule(tmp_path):
+    text = KLD312.read_text(encoding="utf-8").replace(SENTENCE, "<!-- kldcard-disable-next-line -->\n" + SENTENCE)
+    assert _codes(_card(tmp_path, text)) == []
