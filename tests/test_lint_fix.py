@@ -115,3 +115,40 @@ def test_fix_keeps_crlf_and_bom(tmp_path, capsys):
     card.write_bytes(b"\xef\xbb\xbf" + src)
     run_cli(capsys, "lint", "--fix", card)
     assert card.read_bytes() == b"\xef\xbb\xbf" + src.replace(b"mean: 213e-4", b"mean: 213.0e-04")
+
+
+RENDER_DATA = EXAMPLES.parent.parent / "tests" / "data" / "render"
+ALL_CARDS = sorted([*EXAMPLES.glob("*.md"), *RENDER_DATA.glob("*.md")])
+
+
+@pytest.mark.parametrize("src", ALL_CARDS, ids=lambda p: p.name)
+def test_fix_clears_exactly_the_fixable_findings(src, tmp_path, capsys):
+    """On every real card: after --fix the findings marked fixable are gone and every other finding
+    is still there, word for word; a card without fixable findings is not touched. A finding the
+    fixed value used to mask (a respelled number now checked for its direction arg) may appear, at
+    the fixed place only."""
+    card = tmp_path / src.name
+    shutil.copyfile(src, card)
+    before = lint_card(card).findings
+    data = card.read_bytes()
+    run_cli(capsys, "lint", "--fix", card)
+    after = lint_card(card).findings
+    remaining = sorted((f.rule_id, f.message) for f in before if not f.fixable)
+    now = sorted((f.rule_id, f.message) for f in after)
+    assert all(r in now for r in remaining)
+    fixed_at = [f.pointer.rsplit("/", 1)[0] for f in before if f.fixable and f.pointer]
+    for f in after:
+        if (f.rule_id, f.message) not in remaining:
+            assert not f.fixable and any(f.pointer.startswith(p) for p in fixed_at), f
+    if not any(f.fixable for f in before):
+        assert card.read_bytes() == data
+
+
+def test_fix_on_a_hand_written_model_index_keeps_comments_and_other_results(tmp_path, capsys):
+    card = tmp_path / "README.md"
+    shutil.copyfile(RENDER_DATA / "model_index_existing.md", card)
+    before = card.read_bytes()
+    rc, out, _ = run_cli(capsys, "lint", "--fix", card)
+    # no kld_evaluation block: the value is respelled, nothing is regenerated or invented (KLD008 stays)
+    assert rc == 1 and "KLD008" in out and "KLD004" not in out
+    assert _changed_lines(before, card.read_bytes()) == ["-      value: 1e-3\n", "+      value: 1.0e-03\n"]
