@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import json
 from pathlib import Path
 
 import pytest
@@ -108,8 +109,6 @@ def test_repos_file_one_summary_line_per_repo_and_errors_do_not_stop_the_run(hub
         f"kldcard: hf://example-org/Llama-3.1-8B-GGUF @ {COMMIT[:12]}: 1 finding",
     ]
     assert "kldcard: error: hf://example-org/missing-repo" in proc.stderr
-    import json
-
     report = json.loads(proc.stdout)
     assert [e["rule_id"] for e in report["errors"]] == ["KLD206", "KLD206"]
 
@@ -137,3 +136,20 @@ def test_card_cache_fetches_a_repeated_repo_once(hub_cache, tmp_path):
     first, second = proc.stdout.splitlines()
     assert first == f"{COMMIT} 1"
     assert "not a repo id" in second
+
+
+def test_unfetchable_repo_is_an_error_case_in_junit_and_an_issue_in_gitlab(hub_cache, tmp_path):
+    from junitparser import Error, JUnitXml
+
+    _, env = hub_cache
+    repos = tmp_path / "repos.txt"
+    repos.write_text("example-org/Llama-3.1-8B-GGUF\nexample-org/missing-repo\n", encoding="utf-8")
+    out = tmp_path / "junit.xml"
+    proc = run_subprocess("lint", "--repos", repos, "-o", "junit", "--output-file", out, env=env)
+    assert proc.returncode == 2
+    cases = {c.name: c for suite in JUnitXml.fromfile(str(out)) for c in suite}
+    errors = [r for r in cases["hf://example-org/missing-repo"].result if isinstance(r, Error)]
+    assert len(errors) == 1 and "not in the local Hugging Face cache" in errors[0].message
+    proc = run_subprocess("lint", "--repos", repos, "-o", "gitlab", env=env)
+    issues = json.loads(proc.stdout)
+    assert proc.returncode == 2 and [i["check_name"] for i in issues] == ["KLD206", "kldcard-input-error"]

@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             one = lint_card(path, select=args.select, ignore=args.ignore, extend_select=args.extend_select, config=config, cache=cache)
         except InputError as exc:
             print(f"kldcard: error: {exc}", file=sys.stderr)
+            result.unreadable[path] = str(exc)
             bad_input += 1
             continue
         if args.repos and hub.is_hub_spec(path):  # one summary line per repo

@@ -49,12 +49,16 @@ class LintResult:
     files: list[str] = field(default_factory=list)
     suppressed: int = 0  # findings hidden by inline directives
     sources: dict[str, str] = field(default_factory=dict)  # file -> card text (for the ``full`` format)
+    # cards that could not be read or fetched (path or hf:// spec -> the one-line reason); the CLI
+    # goes on with the others and exits 2 at the end; junit and gitlab reports carry them too
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def extend(self, other: LintResult) -> None:
         self.findings.extend(other.findings)
         self.files.extend(other.files)
         self.suppressed += other.suppressed
         self.sources.update(other.sources)
+        self.unreadable.update(other.unreadable)
 
     @property
     def ok(self) -> bool:

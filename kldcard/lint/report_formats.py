@@ -6,6 +6,7 @@ Formatting only, like :mod:`kldcard.lint.reporters`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -82,6 +83,17 @@ def render_gitlab(result: LintResult) -> str:
                 "location": {"path": f.file, "lines": {"begin": f.line}},
             }
         )
+    for name, why in result.unreadable.items():
+        digest = hashlib.sha256(f"{name}|unreadable|{why}".encode()).hexdigest()[:16]
+        issues.append(
+            {
+                "description": f"card could not be linted: {why}",
+                "check_name": "kldcard-input-error",
+                "fingerprint": digest,
+                "severity": "blocker",
+                "location": {"path": name, "lines": {"begin": 1}},
+            }
+        )
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -91,13 +103,17 @@ def render_junit(result: LintResult) -> str:
     for f in result.findings:
         by_file.setdefault(f.file, []).append(f)
     failures = sum(len(v) for v in by_file.values())
-    suites = ET.Element("testsuites", name="kldcard", tests=str(len(by_file)), failures=str(failures), errors="0")
-    suite = ET.SubElement(suites, "testsuite", name="kldcard lint", tests=str(len(by_file)), failures=str(failures), errors="0", skipped="0")
+    tests, errors = str(len(by_file) + len(result.unreadable)), str(len(result.unreadable))
+    suites = ET.Element("testsuites", name="kldcard", tests=tests, failures=str(failures), errors=errors)
+    suite = ET.SubElement(suites, "testsuite", name="kldcard lint", tests=tests, failures=str(failures), errors=errors, skipped="0")
     for name, findings in by_file.items():
         case = ET.SubElement(suite, "testcase", name=name, classname="kldcard.lint")
         for f in findings:
             fail = ET.SubElement(case, "failure", message=f"{f.rule_id} {f.message}", type=f.rule_id)
             fail.text = f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule_id} {f.message}" + (f" [{f.pointer}]" if f.pointer else "")
+    for name, why in result.unreadable.items():  # a card that could not be read or fetched
+        case = ET.SubElement(suite, "testcase", name=name, classname="kldcard.lint")
+        ET.SubElement(case, "error", message=why, type="InputError").text = why
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
