@@ -80,14 +80,6 @@ def render_text(result: LintResult, *, fail_on: str = "info", color: bool = Fals
 
 
 def summary_line(result: LintResult, fail_on: str = "info") -> str:
-    line = _summary(result, fail_on)
-    n = len(result.unreadable)
-    if n:
-        line += f" {n} card{'s' if n != 1 else ''} could not be read (see the errors above)."
-    return line
-
-
-def _summary(result: LintResult, fail_on: str) -> str:
     n_files = len(result.files)
     if not n_files:
         return "No cards linted."
