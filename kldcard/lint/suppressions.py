@@ -46,7 +46,7 @@ class Directive:
     column: int
     selectors: tuple[str, ...]  # codes or prefixes, upper case; () means every rule
     reason: str
-    text: str  # the directive as written (for messages)
+    text: str  # the directive, normalised (kind and codes, no reason), for messages
     used: set[str] = field(default_factory=set)  # selectors ("" for a bare directive) that suppressed a finding
 
     def matches(self, code: str) -> str | None:
