@@ -24,7 +24,7 @@ from kldcard.lint.registry import select_codes
 from kldcard.lint.structured import check_structured, unique_sorted
 from kldcard.lint.suppressions import parse_directives, suppress
 
-__all__ = ["lint_card", "lint_paths", "lint_text", "enabled_codes"]
+__all__ = ["enabled_codes", "fix_text", "lint_card", "lint_paths", "lint_text"]
 
 
 def enabled_codes(
