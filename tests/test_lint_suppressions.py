@@ -153,3 +153,18 @@ def test_disable_line_on_a_prose_claim(tmp_path):
 def test_bare_directive_covers_every_rule(tmp_path):
     text = KLD312.read_text(encoding="utf-8").replace(SENTENCE, "<!-- kldcard-disable-next-line -->\n" + SENTENCE)
     assert _codes(_card(tmp_path, text)) == []
+
+
+def test_unused_front_matter_comment_is_kld009_also_with_crlf(tmp_path):
+    text = KLD202.read_text(encoding="utf-8").replace("license: llama3.1\n", "license: llama3.1  # kldcard: ignore KLD201 -- nothing here\n", 1)
+    p = tmp_path / "README.md"
+    p.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    found = lint_card(p).findings
+    assert sorted(f.rule_id for f in found) == ["KLD009", "KLD202"]
+    assert next(f for f in found if f.rule_id == "KLD009").line == 2
+    # and a used one on CRLF lines suppresses
+    line = next(f for f in found if f.rule_id == "KLD202").line
+    lines = KLD202.read_text(encoding="utf-8").split("\n")
+    lines[line - 1] += "  # kldcard: ignore KLD202"
+    p.write_bytes("\r\n".join(lines).encode("utf-8"))
+    assert lint_card(p).findings == []
