@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import json
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,66 @@ def test_spec_parsing():
     assert str(parse_spec("hf://org/model")) == "hf://org/model"
     spec = parse_spec(f"hf://org/model.v2@{COMMIT}")
     assert (spec.repo_id, spec.revision) == ("org/model.v2", COMMIT)
+
+
+def test_repos_file_one_summary_line_per_repo_and_errors_do_not_stop_the_run(hub_cache, tmp_path):
+    _, env = hub_cache
+    repos = tmp_path / "repos.txt"
+    repos.write_text(
+        "# cards of the org\nexample-org/Llama-3.1-8B-GGUF\n\nexample-org/missing-repo  # not cached\n"
+        f"example-org/Llama-3.1-8B-GGUF@{OLD_COMMIT}\nexample-org/Llama-3.1-8B-GGUF\n",
+        encoding="utf-8",
+    )
+    proc = run_subprocess("lint", "--repos", repos, "-o", "json", env=env)
+    assert proc.returncode == 2  # one repo could not be read: exit 2 at the end, after the others
+    summary = [ln for ln in proc.stderr.splitlines() if ln.startswith("kldcard: hf://")]
+    assert summary == [
+        f"kldcard: hf://example-org/Llama-3.1-8B-GGUF @ {COMMIT[:12]}: 1 finding",
+        f"kldcard: hf://example-org/Llama-3.1-8B-GGUF@{OLD_COMMIT} @ {OLD_COMMIT[:12]}: 0 findings",
+        f"kldcard: hf://example-org/Llama-3.1-8B-GGUF @ {COMMIT[:12]}: 1 finding",
+    ]
+    assert "kldcard: error: hf://example-org/missing-repo" in proc.stderr
+    report = json.loads(proc.stdout)
+    assert [e["rule_id"] for e in report["errors"]] == ["KLD206", "KLD206"]
+
+
+def test_card_cache_fetches_a_repeated_repo_once(hub_cache, tmp_path):
+    # huggingface_hub reads HF_HUB_CACHE at import time: run in a fresh interpreter
+    _, env = hub_cache
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a repo\n", encoding="utf-8")
+    code = (
+        "from kldcard.card.hub import CardCache, read_repo_list\n"
+        "from kldcard.errors import InputError\n"
+        "c = CardCache(local_files_only=True)\n"
+        "a, ra = c.fetch('hf://example-org/Llama-3.1-8B-GGUF')\n"
+        "b, rb = c.fetch('hf://example-org/Llama-3.1-8B-GGUF')\n"
+        "assert a == b and ra == rb, (a, b)\n"
+        "print(ra, c.fetches)\n"
+        "try:\n    read_repo_list(%r)\nexcept InputError as e:\n    print('bad:', e)\n" % str(bad)
+    )
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.splitlines()
+    assert first == f"{COMMIT} 1"
+    assert "not a repo id" in second
+
+
+def test_unfetchable_repo_is_an_error_case_in_junit_and_an_issue_in_gitlab(hub_cache, tmp_path):
+    from junitparser import Error, JUnitXml
+
+    _, env = hub_cache
+    repos = tmp_path / "repos.txt"
+    repos.write_text("example-org/Llama-3.1-8B-GGUF\nexample-org/missing-repo\n", encoding="utf-8")
+    out = tmp_path / "junit.xml"
+    proc = run_subprocess("lint", "--repos", repos, "-o", "junit", "--output-file", out, env=env)
+    assert proc.returncode == 2
+    cases = {c.name: c for suite in JUnitXml.fromfile(str(out)) for c in suite}
+    errors = [r for r in cases["hf://example-org/missing-repo"].result if isinstance(r, Error)]
+    assert len(errors) == 1 and "not in the local Hugging Face cache" in errors[0].message
+    proc = run_subprocess("lint", "--repos", repos, "-o", "gitlab", env=env)
+    issues = json.loads(proc.stdout)
+    assert proc.returncode == 2 and [i["check_name"] for i in issues] == ["KLD206", "kldcard-input-error"]

@@ -10,7 +10,7 @@ from helpers_lint import COMPLIANT, EXAMPLES, FAILING, front_matter, run_cli, wr
 from kldcard.errors import UsageError
 from kldcard.lint.config import find_pyproject, load_config
 from kldcard.lint.registry import all_rules
-from kldcard.lint.runner import lint_card
+from kldcard.lint.runner import enabled_codes, lint_card
 
 
 @pytest.fixture
@@ -144,3 +144,22 @@ def test_multiple_files_one_result(capsys):
     report = json.loads(out)
     assert rc == 1 and len(report["files"]) == 4
     assert {e["file"] for e in report["errors"]} == {str(p) for p in FAILING[:3]}
+
+
+def test_config_extend_select_and_per_file_ignores_are_validated(tmp_path):
+    good = tmp_path / "pyproject.toml"
+    good.write_text(
+        '[tool.kldcard]\nselect = ["KLD1"]\nextend-select = ["KLD303"]\n\n[tool.kldcard.per-file-ignores]\n"old/*.md" = ["KLD105"]\n',
+        encoding="utf-8",
+    )
+    cfg = load_config(good)
+    codes = enabled_codes(config=cfg)
+    assert "KLD303" in codes and "KLD105" in codes and "KLD202" not in codes
+    assert "KLD105" not in enabled_codes(config=cfg, file=str(tmp_path / "old" / "a.md"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[tool.kldcard]\nper-file-ignores = ["KLD1"]\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="per-file-ignores must be a table"):
+        load_config(bad)
+    bad.write_text('[tool.kldcard.per-file-ignores]\n"*.md" = "KLD1"\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="must be a list of rule codes"):
+        load_config(bad)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kldcard.errors import InputError
+from kldcard.files import read_text
 
 SCHEME = "hf://"
 _SPEC = re.compile(r"^hf://(?P<repo>[A-Za-z0-9][\w.\-]*/[\w.\-]+)(?:@(?P<rev>[^\s@]+))?/?$")
@@ -72,3 +73,46 @@ def fetch_card(text: str, *, local_files_only: bool = False) -> Path:
         raise InputError(f"{spec}: Hub request failed: {str(exc).splitlines()[0]}") from None
     except OSError as exc:
         raise InputError(f"{spec}: cannot download README.md: {exc}") from None
+
+
+def read_repo_list(path: str | Path) -> list[str]:
+    """``hf://`` specs from a ``--repos`` file: one repo id (``OWNER/NAME[@REV]`` or ``hf://...``)
+    per line; blank lines and ``#`` comments (whole-line or trailing) are skipped."""
+    specs = []
+    for n, raw in enumerate(read_text(path, "repo list").splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        spec = line if is_hub_spec(line) else SCHEME + line
+        try:
+            parse_spec(spec)
+        except InputError:
+            raise InputError(f"{path}:{n}: {line!r} is not a repo id; write OWNER/NAME or OWNER/NAME@REVISION") from None
+        specs.append(spec)
+    return specs
+
+
+def snapshot_revision(local: Path) -> str | None:
+    """The commit a cached README belongs to (huggingface_hub's ``snapshots/<commit>/README.md``)."""
+    parent = local.parent
+    return parent.name if parent.parent.name == "snapshots" else None
+
+
+class CardCache:
+    """README files fetched in this run, keyed by (repo, revision asked for) and by the commit they
+    resolved to: a repo listed twice, or two revisions naming one commit, is fetched and linted once.
+    Across runs huggingface_hub's own cache (keyed by commit) keeps an unchanged card from being
+    downloaded again: an unpinned spec costs one metadata request, a pinned ``@COMMIT`` none."""
+
+    def __init__(self, *, local_files_only: bool = False) -> None:
+        self.local_files_only = local_files_only
+        self._paths: dict[HubSpec, Path] = {}
+        self.fetches = 0
+
+    def fetch(self, text: str) -> tuple[Path, str | None]:
+        spec = parse_spec(text)
+        if spec not in self._paths:
+            self._paths[spec] = fetch_card(text, local_files_only=self.local_files_only)
+            self.fetches += 1
+        path = self._paths[spec]
+        return path, snapshot_revision(path)

@@ -26,6 +26,9 @@ END_MARKER = "<!-- kldcard:end -->"
 
 _MARKER_LINE = re.compile(r"^ {0,3}<!--[ \t]*kldcard:(start|end)(?:[ \t]+schema=\d+)?[ \t]*-->[ \t]*$")
 _MARKER_ANY = re.compile(r"<!--[ \t]*kldcard:(start|end)\b")
+# What people write when they mean a marker: `<!-- kldcard: end -->`, `<!-- kldcard-start -->`,
+# `<!-- KLDCARD:BEGIN -->`, `<!-- kld-card stop -->` (on a line of their own, not a valid marker).
+_NEAR_MISS = re.compile(r"^ {0,3}<!--+\s*kld[-_ ]?card\s*[:\-_ ]?\s*(start|begin|end|stop)\b[^>]*?-*->\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 KLD_KEY = "kld_evaluation"
@@ -85,6 +88,19 @@ def find_markers(lines: Sequence[str]) -> list[Marker]:
         else:
             found.extend(Marker(mm.group(1), i, False) for mm in _MARKER_ANY.finditer(line))
     return found
+
+
+def near_miss_markers(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """(line index, "start" or "end") of each misspelled marker outside fenced code."""
+    code = fenced(lines)
+    out = []
+    for i, line in enumerate(lines):
+        if code[i] or _MARKER_LINE.match(line):
+            continue
+        m = _NEAR_MISS.match(line)
+        if m:
+            out.append((i, "start" if m.group(1).lower() in ("start", "begin") else "end"))
+    return out
 
 
 def marker_problem(markers: Sequence[Marker], first_line: int = 1) -> str | None:

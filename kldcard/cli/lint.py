@@ -1,21 +1,29 @@
 """``kldcard lint PATH...``: lint model cards for KLD disclosures.
 
-Exit codes: 0 clean (or nothing at/above ``--fail-on``), 1 findings, 2 usage or input error.
+Exit codes: 0 clean (or nothing at/above ``--fail-on``, or ``--exit-zero``), 1 findings (or, with
+``--diff``, fixes to apply), 2 usage or input error (a card that cannot be read or fetched is
+reported and the run goes on; the exit code is 2 at the end).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 from pathlib import Path
 
+from kldcard.card import hub
+from kldcard.card.document import read_bytes
 from kldcard.errors import InputError, UsageError
 from kldcard.files import write_atomic
-from kldcard.lint.config import FAIL_LEVELS, OUTPUT_FORMATS, LintConfig, load_config
+from kldcard.lint.baseline import apply_baseline, baseline_text, load_baseline
+from kldcard.lint.config import FAIL_LEVELS, OUTPUT_FORMAT_ENV, OUTPUT_FORMATS, LintConfig, load_config
 from kldcard.lint.findings import LintResult
 from kldcard.lint.registry import GROUPS, all_rules
+from kldcard.lint.report_formats import render_statistics
 from kldcard.lint.reporters import failing, render, use_color
-from kldcard.lint.runner import enabled_codes, lint_card
+from kldcard.lint.runner import enabled_codes, fix_text, lint_card
 
 
 def _codes(text: str) -> list[str]:
@@ -32,10 +40,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "Exit 0 clean, 1 findings, 2 usage or input error.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="card files or hf://OWNER/NAME[@REVISION]")
-    p.add_argument("-o", "--output-format", choices=OUTPUT_FORMATS, default=None, help="report format (default: text)")
+    p.add_argument(
+        "-o", "--output-format", choices=OUTPUT_FORMATS, default=None,
+        help=f"report format (default: ${OUTPUT_FORMAT_ENV}, else the config's output-format, else text)",
+    )
     p.add_argument(
         "--select", type=_codes, action="extend", default=None, metavar="CODES",
         help="comma-separated rule codes or prefixes to enable (e.g. KLD1,KLD201); replaces the config's select",
+    )
+    p.add_argument(
+        "--extend-select", type=_codes, action="extend", default=None, metavar="CODES",
+        help="comma-separated rule codes or prefixes to enable in addition to the selected ones",
     )
     p.add_argument(
         "--ignore", type=_codes, action="extend", default=None, metavar="CODES",
@@ -45,12 +60,53 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--fail-on", choices=FAIL_LEVELS, default=None,
         help="lowest severity that makes the run fail with exit 1 (default: info, i.e. any finding)",
     )
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (2 still means unusable input)")
+    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    p.add_argument("--fix", action="store_true", help="apply the safe fixes (YAML 1.1 exponents, model-index from the block, section markers), then report what is left")
+    p.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff instead of writing them (exit 1 when there is one)")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline, and baseline entries that no longer occur")
+    p.add_argument("--write-baseline", metavar="FILE", help="record today's findings in FILE (by file, rule and a hash of the claim's text) and exit 0")
+    p.add_argument("--repos", metavar="FILE", help="also lint the Hub cards listed in FILE (one OWNER/NAME[@REV] per line, # comments)")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.kldcard] from this file instead of the nearest pyproject.toml")
     p.add_argument("--offline", action="store_true", help="hf:// cards from the local Hugging Face cache only")
     p.add_argument("--output-file", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
     p.add_argument("--list-rules", action="store_true", help="list all rules and exit")
-    p.add_argument("--show-rule", metavar="CODE", help="show one rule's documentation and exit")
+    p.add_argument("--show-rule", metavar="CODE", help="show one rule's documentation and exit (also: kldcard rule CODE)")
     return p
+
+
+def show_rule(code: str) -> int:
+    from kldcard.lint.docs import rule_doc
+
+    rules = all_rules()
+    if code.upper() not in rules:
+        raise UsageError(f"unknown rule {code!r}; see `kldcard lint --list-rules`")
+    print(rule_doc(rules[code.upper()]), end="")
+    return 0
+
+
+def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tuple[int, int]:
+    """Apply (or, with --diff, print) the fixes of local cards; (cards changed, fixes)."""
+    changed = n_fixes = 0
+    for path in paths:
+        if hub.is_hub_spec(path):
+            print(f"kldcard: {path}: a Hub card is not fixed (edit it in its repository)", file=sys.stderr)
+            continue
+        try:
+            data = read_bytes(path)
+            enabled = enabled_codes(args.select, args.ignore, config, extend_select=args.extend_select, file=path)
+            new, fixes = fix_text(data, path, enabled)
+        except InputError:
+            continue  # reported by the lint pass that follows
+        if new == data:
+            continue
+        changed, n_fixes = changed + 1, n_fixes + len(fixes)
+        if args.diff:
+            old_t, new_t = data.decode("utf-8-sig"), new.decode("utf-8-sig")
+            sys.stdout.writelines(difflib.unified_diff(old_t.splitlines(True), new_t.splitlines(True), f"a/{path}", f"b/{path}"))
+        else:
+            write_atomic(Path(path), new)
+    return changed, n_fixes
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,37 +115,71 @@ def run(args: argparse.Namespace) -> int:
             print(f"{r.code}  {r.severity:<7}  {r.name:<34}  {r.summary}")
         return 0
     if args.show_rule:
-        from kldcard.lint.docs import rule_doc
-
-        rules = all_rules()
-        code = args.show_rule.upper()
-        if code not in rules:
-            raise UsageError(f"unknown rule {args.show_rule!r}; see `kldcard lint --list-rules`")
-        print(rule_doc(rules[code]), end="")
-        return 0
-    if not args.paths:
+        return show_rule(args.show_rule)
+    paths = list(args.paths)
+    if args.repos:
+        paths += hub.read_repo_list(args.repos)
+    if not paths:
         raise UsageError("no PATH given; pass one or more card files (e.g. README.md) or hf://OWNER/NAME")
+    if args.fix and args.diff:
+        raise UsageError("--fix writes the fixes and --diff only shows them; pass one of them")
+    if args.baseline and args.write_baseline:
+        raise UsageError("--baseline and --write-baseline exclude each other")
 
     config: LintConfig = load_config(args.config)
-    fmt = args.output_format or config.output_format
+    fmt = args.output_format or os.environ.get(OUTPUT_FORMAT_ENV) or config.output_format
+    if fmt not in OUTPUT_FORMATS:
+        raise UsageError(f"{OUTPUT_FORMAT_ENV}={fmt!r}: not an output format; use one of {', '.join(OUTPUT_FORMATS)}")
     fail_on = args.fail_on or config.fail_on
-    enabled_codes(args.select, args.ignore, config)  # unknown codes: exit 2 before reading any card
+    enabled_codes(args.select, args.ignore, config, extend_select=args.extend_select)  # unknown codes: exit 2 first
+
+    if args.fix or args.diff:
+        changed, n_fixes = _fix(paths, args, config)
+        if args.diff:
+            return 1 if changed else 0
+        if n_fixes:
+            print(f"kldcard: fixed {n_fixes} finding{'s' * (n_fixes != 1)} in {changed} card{'s' * (changed != 1)}", file=sys.stderr)
 
     result, bad_input = LintResult(), 0
-    for path in args.paths:
+    cache = hub.CardCache(local_files_only=args.offline)
+    for path in paths:
         try:
-            one = lint_card(path, select=args.select, ignore=args.ignore, config=config, local_files_only=args.offline)
+            one = lint_card(path, select=args.select, ignore=args.ignore, extend_select=args.extend_select, config=config, cache=cache)
         except InputError as exc:
             print(f"kldcard: error: {exc}", file=sys.stderr)
+            result.unreadable[path] = str(exc)
             bad_input += 1
             continue
-        result.findings.extend(one.findings)
-        result.files.extend(one.files)
+        if args.repos and hub.is_hub_spec(path):  # one summary line per repo
+            _, rev = cache.fetch(path)
+            n = len(one.findings)
+            at = f" @ {rev[:12]}" if rev else ""
+            print(f"kldcard: {path}{at}: {n} finding{'s' * (n != 1)}", file=sys.stderr)
+        result.extend(one)
 
-    if args.output_file:
-        write_atomic(Path(args.output_file), render(result, fmt, fail_on=fail_on))
+    if args.write_baseline:
+        write_atomic(Path(args.write_baseline), baseline_text(result))
+        print(f"kldcard: wrote {len(result.findings)} finding(s) of {len(result.files)} card(s) to {args.write_baseline}", file=sys.stderr)
+        return InputError.exit_code if bad_input else 0
+    if args.baseline:
+        result, stale = apply_baseline(result, load_baseline(args.baseline))
+        for e in stale:
+            print(
+                f"kldcard: baseline {args.baseline}: {e.file} {e.rule_id} no longer occurs ({e.count}x: {e.message}); "
+                "refresh it with --write-baseline",
+                file=sys.stderr,
+            )
+
+    if args.statistics:
+        report = render_statistics(result, fmt)
     else:
-        sys.stdout.write(render(result, fmt, fail_on=fail_on, color=fmt == "text" and use_color(sys.stdout)))
+        report = render(result, fmt, fail_on=fail_on, color=fmt in ("text", "full") and not args.output_file and use_color(sys.stdout))
+    if args.output_file:
+        write_atomic(Path(args.output_file), report)
+    else:
+        sys.stdout.write(report)
     if bad_input:
         return InputError.exit_code
+    if args.exit_zero:
+        return 0
     return 1 if failing(result, fail_on) else 0

@@ -4,17 +4,23 @@ Keys (all optional)::
 
     [tool.kldcard]
     select = ["KLD1", "KLD2"]      # codes or prefixes; default: all rules
+    extend-select = ["KLD009"]     # added to select
     ignore = ["KLD202"]
-    output-format = "text"         # text | json | github | sarif
+    output-format = "text"         # text | full | json | json-lines | github | gitlab | junit | sarif
     fail-on = "warning"            # error | warning | info: lowest severity that fails (exit 1)
 
-Command-line options win over the file: ``--select`` replaces ``select``, ``--ignore`` adds to
-``ignore``. A config that cannot be read is a :class:`UsageError` (exit 2).
+    [tool.kldcard.per-file-ignores]
+    "legacy/**/README.md" = ["KLD3"]   # glob (relative to this pyproject.toml, or a bare file name) -> codes
+
+Command-line options win over the file: ``--select`` replaces ``select``, ``--extend-select`` and
+``--ignore`` add to theirs; ``-o`` wins over ``KLDCARD_OUTPUT_FORMAT``, which wins over
+``output-format``. A config that cannot be read is a :class:`UsageError` (exit 2).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +33,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 needs the tomli backport
     import tomli as tomllib
 
-OUTPUT_FORMATS = ("text", "json", "github", "sarif")
+OUTPUT_FORMATS = ("text", "full", "json", "json-lines", "github", "gitlab", "junit", "sarif")
+OUTPUT_FORMAT_ENV = "KLDCARD_OUTPUT_FORMAT"
 FAIL_LEVELS = ("error", "warning", "info")
 DEFAULT_FAIL_ON = "info"  # any finding fails, like ruff
 
@@ -36,9 +43,48 @@ DEFAULT_FAIL_ON = "info"  # any finding fails, like ruff
 class LintConfig:
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)  # glob -> codes or prefixes
     output_format: str = "text"
     fail_on: str = DEFAULT_FAIL_ON
     path: Path | None = None  # the pyproject.toml it came from
+
+    def ignored_for(self, file: str) -> list[str]:
+        """Codes or prefixes ``per-file-ignores`` turns off for ``file`` (as given to the linter)."""
+        root = self.path.parent if self.path is not None else None
+        return [c for glob, codes in self.per_file_ignores.items() if glob_matches(glob, file, root) for c in codes]
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    """gitignore-ish globs: ``**`` spans folders, ``*`` and ``?`` stay inside one."""
+    out, i = "", 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif glob.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif glob[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif glob[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(glob[i]), i + 1
+    return re.compile(out + r"\Z")
+
+
+def glob_matches(glob: str, file: str, root: Path | None = None) -> bool:
+    """``glob`` matches ``file`` as given, relative to ``root`` (the config's folder), or, for a glob
+    without a slash, its file name; ``hf://`` cards match as ``OWNER/NAME/README.md``."""
+    rx = _glob_regex(glob.replace("\\", "/").removeprefix("./"))
+    forms = {file.replace("\\", "/").removeprefix("./").removeprefix("hf://")}
+    if root is not None and "://" not in file:
+        try:
+            forms.add(Path(file).resolve().relative_to(root.resolve()).as_posix())
+        except (ValueError, OSError):
+            pass
+    if "/" not in glob:
+        forms |= {f.rsplit("/", 1)[-1] for f in forms}
+    return any(rx.match(f) for f in forms)
 
 
 def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
@@ -74,17 +120,19 @@ def parse_table(table: Any, source: Path | None = None) -> LintConfig:
     where = f"{source}: [tool.kldcard]" if source else "[tool.kldcard]"
     if not isinstance(table, dict):
         raise UsageError(f"{where} must be a table")
-    known = {"select", "ignore", "output-format", "fail-on"}
+    known = {"select", "extend-select", "ignore", "output-format", "fail-on", "per-file-ignores"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     cfg = LintConfig(path=source)
-    for key in ("select", "ignore"):
+    for key in ("select", "extend-select", "ignore"):
         if key in table:
-            value = table[key]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise UsageError(f"{where}: {key} must be a list of rule codes or prefixes, e.g. [\"KLD1\"]")
-            setattr(cfg, key, list(value))
+            setattr(cfg, key.replace("-", "_"), _code_list(table[key], f"{where}: {key}"))
+    if "per-file-ignores" in table:
+        pfi = table["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise UsageError(f"{where}: per-file-ignores must be a table of glob = [codes]")
+        cfg.per_file_ignores = {str(g): _code_list(v, f"{where}: per-file-ignores {g!r}") for g, v in pfi.items()}
     if "output-format" in table:
         if table["output-format"] not in OUTPUT_FORMATS:
             raise UsageError(f"{where}: output-format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -94,3 +142,9 @@ def parse_table(table: Any, source: Path | None = None) -> LintConfig:
             raise UsageError(f"{where}: fail-on must be one of {', '.join(FAIL_LEVELS)}")
         cfg.fail_on = table["fail-on"]
     return cfg
+
+
+def _code_list(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{where} must be a list of rule codes or prefixes, e.g. [\"KLD1\"]")
+    return list(value)

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from kldcard.card.document import Card
-from kldcard.card.regions import KLD_METRIC, find_markers, marker_problem
+from kldcard.card.regions import END_MARKER, KLD_METRIC, START_MARKER, find_markers, marker_problem, near_miss_markers
 from kldcard.schema import is_quantized_dtype
 
 BLOCK_KEY = "kld_evaluation"
@@ -73,8 +73,18 @@ def check_consistency(card: Card, raw: Any) -> Check:
 def check_section_markers(card: Card) -> Check:
     """KLD005: at most one start/end pair, start first, each on its own line (markers inside code
     fences don't count); the grammar is :mod:`kldcard.card.regions`, the one render splices with."""
-    markers = find_markers(re.split(r"\r\n|\r|\n", card.body))
-    problem = marker_problem(markers, card.body_line)
+    lines = re.split(r"\r\n|\r|\n", card.body)
+    markers = find_markers(lines)
+    problem = marker_problem(markers, card.body_line) if markers else None
+    near = near_miss_markers(lines)
+    if near and (problem or not markers):
+        i, kind = near[0]
+        problem = f"line {card.body_line + i} looks like a misspelled kldcard:{kind} marker; write it as " + (
+            START_MARKER if kind == "start" else END_MARKER
+        )
+        markers = [m for m in markers if m.index < i] or markers
+        yield "KLD005", problem, f"#L{card.body_line + min([i] + [m.index for m in markers])}"
+        return
     if problem:
         # Body findings carry no JSON pointer; the line is encoded in the pointer slot as a
         # "#Lnn" fragment and resolved by the structured checker.

@@ -17,6 +17,13 @@ _HOOKS = """\
   language: python
   files: (^|/)README\\.md$
   types: [markdown]
+- id: kldcard-lint-fix
+  name: Fix KLD disclosures in model cards (safe fixes only)
+  description: "Applies kldcard's safe fixes (YAML 1.1 exponents, model-index from the card's kld_evaluation block, section markers), then lints. Pass --baseline FILE, --extend-select, --exit-zero etc. through args."
+  entry: kldcard lint --fix
+  language: python
+  files: (^|/)README\\.md$
+  types: [markdown]
 """
 
 
@@ -37,7 +44,8 @@ def rule_doc(r: Rule) -> str:
         f"## Why is this bad?\n\n{r.why}\n\n"
         f"## Example\n\n```yaml\n{r.example.rstrip()}\n```\n\n"
         f"## Use instead\n\n```yaml\n{r.fix.rstrip()}\n```\n\n"
-        f"Disable with `--ignore {r.code}` or `ignore = [\"{r.code}\"]` under `[tool.kldcard]`.\n"
+        f"Disable with `--ignore {r.code}` or `ignore = [\"{r.code}\"]` under `[tool.kldcard]`; on one line of a card "
+        f"with `<!-- kldcard-disable-next-line {r.code} -- reason -->` (front matter: `# kldcard: ignore {r.code}`).\n"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -24,9 +25,20 @@ class Finding:
     severity: Severity = field(compare=False)
     message: str = field(compare=False)
     pointer: str = field(default="", compare=False)
+    # What the finding is about, whitespace-normalised: the claim's sentence (or table row) for body
+    # findings, ``pointer=value`` for front-matter ones. Baselines hash it instead of line numbers,
+    # which move whenever a card is edited. Filled in by the runner; "" when unknown.
+    text: str = field(default="", compare=False)
+    fixable: bool = field(default=False, compare=False)  # ``kldcard lint --fix`` resolves it
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    @property
+    def fingerprint(self) -> str:
+        """16 hex digits of sha256 over rule and :attr:`text` (line-independent; see baseline)."""
+        subject = self.text or f"{self.pointer}|{self.message}"
+        return hashlib.sha256(f"{self.rule_id}\0{subject}".encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -35,6 +47,18 @@ class LintResult:
 
     findings: list[Finding] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    suppressed: int = 0  # findings hidden by inline directives
+    sources: dict[str, str] = field(default_factory=dict)  # file -> card text (for the ``full`` format)
+    # cards that could not be read or fetched (path or hf:// spec -> the one-line reason); the CLI
+    # goes on with the others and exits 2 at the end; junit and gitlab reports carry them too
+    unreadable: dict[str, str] = field(default_factory=dict)
+
+    def extend(self, other: LintResult) -> None:
+        self.findings.extend(other.findings)
+        self.files.extend(other.files)
+        self.suppressed += other.suppressed
+        self.sources.update(other.sources)
+        self.unreadable.update(other.unreadable)
 
     @property
     def ok(self) -> bool:

@@ -1,4 +1,5 @@
-"""Reporters: format a :class:`LintResult` as text, json, github annotations or SARIF 2.1.0.
+"""Reporters: format a :class:`LintResult` as text, json, github annotations or SARIF 2.1.0
+(and, from :mod:`kldcard.lint.report_formats`, full, json-lines, gitlab and junit).
 
 Reporters only format; they never decide what is a finding. ``fail_on`` (the lowest severity that
 fails the run) only sets the json ``status`` and the text summary, so that they agree with the
@@ -16,8 +17,9 @@ from urllib.parse import quote
 from kldcard import __version__
 from kldcard.lint.findings import SEVERITY_RANK, Finding, LintResult
 from kldcard.lint.registry import all_rules
+from kldcard.lint.report_formats import render_full, render_gitlab, render_json_lines, render_junit
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "full", "json", "json-lines", "github", "gitlab", "junit", "sarif")
 RULE_DOCS_URL = "https://github.com/kldcard/kldcard/blob/main/docs/rules/{code}.md"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 REPORT_SCHEMA_ID = "https://github.com/kldcard/kldcard/blob/main/schemas/lint-report.schema.json"
@@ -37,6 +39,14 @@ def render(result: LintResult, fmt: str, *, fail_on: str = "info", color: bool =
         return render_github(result)
     if fmt == "sarif":
         return render_sarif(result)
+    if fmt == "full":
+        return render_full(result, summary_line(result, fail_on))
+    if fmt == "json-lines":
+        return render_json_lines(result)
+    if fmt == "gitlab":
+        return render_gitlab(result)
+    if fmt == "junit":
+        return render_junit(result)
     raise ValueError(f"unknown output format {fmt!r}")
 
 

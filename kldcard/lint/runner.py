@@ -1,4 +1,4 @@
-"""Lint cards: read, run the structured and prose checkers, collect findings.
+"""Lint cards: read, run the structured and prose checkers, apply suppressions, collect findings.
 
 This is the library entry point behind ``kldcard lint`` (:func:`lint_card`, :func:`lint_paths`).
 A card without a ``kld_evaluation`` block and without KLD claims in its prose has no findings.
@@ -6,26 +6,45 @@ A card without a ``kld_evaluation`` block and without KLD claims in its prose ha
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
 
 from kldcard.card import hub
-from kldcard.card.document import parse_card, read_bytes
+from kldcard.card.document import Card, parse_card, read_bytes
+from kldcard.card.fixes import Fix, apply_fixes
 from kldcard.lint.config import LintConfig
-from kldcard.lint.findings import LintResult
+from kldcard.lint.fixes import plan
+from kldcard.lint.findings import Finding, LintResult
+from kldcard.lint.markdown import scan
 from kldcard.lint.prose import check_prose
 from kldcard.lint.registry import select_codes
 from kldcard.lint.structured import check_structured, unique_sorted
+from kldcard.lint.suppressions import parse_directives, suppress
 
-__all__ = ["lint_card", "lint_paths", "enabled_codes"]
+__all__ = ["enabled_codes", "fix_text", "lint_card", "lint_paths", "lint_text"]
 
 
 def enabled_codes(
-    select: list[str] | None = None, ignore: list[str] | None = None, config: LintConfig | None = None
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    config: LintConfig | None = None,
+    *,
+    extend_select: list[str] | None = None,
+    file: str | None = None,
 ) -> set[str]:
-    """Rule codes in force: ``select`` replaces the config's select, ``ignore`` adds to its ignore."""
+    """Rule codes in force: ``select`` replaces the config's select, ``extend_select`` and ``ignore``
+    add to the config's; for ``file``, the config's per-file ignores apply too."""
     cfg = config or LintConfig()
-    return select_codes(select if select else cfg.select, [*cfg.ignore, *(ignore or [])])
+    base = select if select else cfg.select
+    extend = [*cfg.extend_select, *(extend_select or [])]
+    ignored = [*cfg.ignore, *(ignore or []), *(cfg.ignored_for(file) if file else [])]
+    codes = select_codes(base, ignored)
+    if extend:
+        codes |= select_codes(extend, ignored)
+    return codes
 
 
 def lint_card(
@@ -33,8 +52,10 @@ def lint_card(
     *,
     select: list[str] | None = None,
     ignore: list[str] | None = None,
+    extend_select: list[str] | None = None,
     config: LintConfig | None = None,
     local_files_only: bool = False,
+    cache: hub.CardCache | None = None,
 ) -> LintResult:
     """Lint one card: a local file or ``hf://OWNER/NAME[@REVISION]``.
 
@@ -43,17 +64,27 @@ def lint_card(
     not UTF-8, malformed YAML, front matter that is not a mapping) and
     :class:`~kldcard.errors.UsageError` for an unknown rule code. The file is only read, never written.
     """
-    enabled = enabled_codes(select, ignore, config)
     name = str(path_or_url)
     if hub.is_hub_spec(name):
-        local = hub.fetch_card(name, local_files_only=local_files_only)
+        if cache is not None:
+            local, _ = cache.fetch(name)
+        else:
+            local = hub.fetch_card(name, local_files_only=local_files_only)
         name = f"{hub.parse_spec(name)}/README.md"
     else:
         local = path_or_url
-    card = parse_card(read_bytes(local), name)
+    enabled = enabled_codes(select, ignore, config, extend_select=extend_select, file=name)
+    return lint_text(read_bytes(local), name, enabled)
+
+
+def lint_text(data: bytes, name: str, enabled: set[str]) -> LintResult:
+    """Lint card bytes already read (``name`` is what findings call the file)."""
+    card = parse_card(data, name)
     findings, block = check_structured(card, enabled)
     prose = [f for f in check_prose(card, block, enabled) if f.rule_id in enabled]
-    return LintResult(findings=unique_sorted([*findings, *prose]), files=[name])
+    found = _with_subjects(card, unique_sorted([*findings, *prose]))
+    kept, hidden = suppress(card, found, parse_directives(card), enabled)
+    return LintResult(findings=unique_sorted(_mark_fixable(card, kept)), files=[name], suppressed=hidden, sources={name: card.text})
 
 
 def lint_paths(
@@ -61,13 +92,89 @@ def lint_paths(
     *,
     select: list[str] | None = None,
     ignore: list[str] | None = None,
+    extend_select: list[str] | None = None,
     config: LintConfig | None = None,
     local_files_only: bool = False,
 ) -> LintResult:
     """Lint several cards into one result; stops at the first card that cannot be read (InputError)."""
     total = LintResult()
     for p in paths:
-        one = lint_card(p, select=select, ignore=ignore, config=config, local_files_only=local_files_only)
-        total.findings.extend(one.findings)
-        total.files.extend(one.files)
+        total.extend(
+            lint_card(p, select=select, ignore=ignore, extend_select=extend_select, config=config, local_files_only=local_files_only)
+        )
     return total
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _resolve(data: Any, pointer: str) -> tuple[bool, Any]:
+    for raw in pointer.split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return False, None
+    return True, data
+
+
+def _with_subjects(card: Card, findings: list[Finding]) -> list[Finding]:
+    """Each finding with the text it is about (:attr:`Finding.text`): for a front-matter finding its
+    pointer and the value there; for a body finding the sentence (or table row) at its position."""
+    doc = None
+    out = []
+    for f in findings:
+        if f.pointer:
+            found, value = _resolve(card.metadata, f.pointer)
+            shown = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str) if found else "<absent>"
+            text = f"{f.pointer}={shown}"
+        else:
+            doc = doc or scan(card.body, card.body_line)
+            i = f.line - doc.first_line
+            table = next((t for t in doc.tables if t.header <= i <= max([t.header + 1, *t.rows])), None)
+            if table is not None:
+                # a table claim is its column: the whole table, so that any changed number is new
+                text = "\n".join(doc.lines[table.header : max([table.header + 1, *table.rows]) + 1])
+            elif 0 <= i < len(doc.lines):
+                start, end = doc.sentence_at(doc.starts[i] + min(f.column - 1, len(doc.lines[i])))
+                text = doc.text[start:end]
+            else:
+                text = f.message
+        out.append(replace(f, text=_normalise(text)))
+    return out
+
+
+def _mark_fixable(card: Card, findings: list[Finding]) -> list[Finding]:
+    fixes = plan(card, findings)
+    if not fixes:
+        return findings
+    return [replace(f, fixable=True) if any(fx.resolves(f) for fx in fixes) else f for f in findings]
+
+
+def fix_text(data: bytes, name: str, enabled: set[str], *, max_passes: int = 4) -> tuple[bytes, list[Fix]]:
+    """Card bytes with every safe fix for its findings applied, and the fixes (all passes).
+
+    A fix can make another possible (a respelled ``mean: 1e-3`` lets the block validate, and then
+    model-index can be regenerated from it), so lint and fix repeat until nothing is left to fix.
+    The byte-order mark and line endings are kept; bytes outside the fixed spans are unchanged.
+    """
+    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    applied: list[Fix] = []
+    for _ in range(max_passes):
+        card = parse_card(data, name)
+        findings, block = check_structured(card, enabled)
+        prose = [f for f in check_prose(card, block, enabled) if f.rule_id in enabled]
+        kept, _ = suppress(card, _with_subjects(card, unique_sorted([*findings, *prose])), parse_directives(card), enabled)
+        planned = plan(card, kept)
+        if not planned:
+            break
+        fixes = [p.fix for p in planned]
+        applied += fixes
+        data = bom + apply_fixes(card.text, fixes).encode("utf-8")
+    return data, applied

@@ -22,6 +22,7 @@ from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
 from kldcard import __version__
 from kldcard.errors import InputError
+from kldcard.card.model_index import percentile_label, percentile_value
 from kldcard.render.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
 from kldcard.resources import template_dir
 from kldcard.schema import Candidate, KldEvaluation, StackFingerprint, Summary
@@ -198,21 +199,6 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
 # ---------------------------------------------------------------------------------------------
 # Results
 # ---------------------------------------------------------------------------------------------
-
-
-def percentile_value(summary: Summary, p: float) -> float | None:
-    """The ``p``-th percentile of ``summary`` whatever spelling its key uses ('99', '99.0', 'p99')."""
-    for key, value in summary.percentiles.items():
-        try:
-            if float(key.lstrip("p")) == float(p):
-                return value
-        except ValueError:
-            continue
-    return None
-
-
-def percentile_label(p: float) -> str:
-    return "p" + fmt_plain(p).removesuffix(".0")
 
 
 def _opt(x: float | None, what: str) -> str:

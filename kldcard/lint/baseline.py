@@ -1,0 +1,87 @@
+"""Baselines: accept today's findings, fail only on new ones (``--write-baseline`` / ``--baseline``).
+
+An entry is keyed by file, rule and :attr:`~kldcard.lint.findings.Finding.fingerprint` (a hash of
+the normalised text the finding is about: the claim's sentence, or a front-matter pointer and its
+value), never by line number, which moves whenever a card is edited. Moving a claim keeps it
+baselined; changing its number makes it a new finding. Entries carry a count, so a second
+identical finding in the same file is new.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from kldcard import __version__
+from kldcard.errors import UsageError
+from kldcard.lint.findings import Finding, LintResult
+
+FORMAT = "kldcard-baseline/1"
+
+Key = tuple[str, str, str]  # (file, rule, fingerprint)
+
+
+def _key(f: Finding) -> Key:
+    return (f.file.replace("\\", "/"), f.rule_id, f.fingerprint)
+
+
+@dataclass(frozen=True)
+class StaleEntry:
+    file: str
+    rule_id: str
+    fingerprint: str
+    count: int
+    message: str
+
+
+def baseline_text(result: LintResult) -> str:
+    """The baseline file for ``result`` (stable order, one entry per key with its count)."""
+    counts = Counter(_key(f) for f in result.findings)
+    example = {_key(f): f.message for f in result.findings}
+    entries = [
+        {"file": k[0], "rule": k[1], "fingerprint": k[2], "count": n, "message": example[k]}
+        for k, n in sorted(counts.items())
+    ]
+    doc = {"format": FORMAT, "kldcard": __version__, "findings": entries}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def load_baseline(path: str | os.PathLike[str]) -> dict[Key, tuple[int, str]]:
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{p}: baseline not found; create it with --write-baseline {p}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{p}: cannot read baseline: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("findings"), list):
+        raise UsageError(f"{p}: not a kldcard baseline (expected \"format\": \"{FORMAT}\")")
+    out: dict[Key, tuple[int, str]] = {}
+    for e in doc["findings"]:
+        try:
+            out[(str(e["file"]), str(e["rule"]), str(e["fingerprint"]))] = (int(e.get("count", 1)), str(e.get("message", "")))
+        except (KeyError, TypeError, ValueError):
+            raise UsageError(f"{p}: malformed baseline entry {e!r}") from None
+    return out
+
+
+def apply_baseline(result: LintResult, baseline: dict[Key, tuple[int, str]]) -> tuple[LintResult, list[StaleEntry]]:
+    """(``result`` without the baselined findings, the baseline entries of linted files that no
+    longer occur)."""
+    left = {k: n for k, (n, _) in baseline.items()}
+    kept = []
+    for f in result.findings:
+        k = _key(f)
+        if left.get(k, 0) > 0:
+            left[k] -= 1
+        else:
+            kept.append(f)
+    linted = {f.replace("\\", "/") for f in result.files}
+    stale = [
+        StaleEntry(k[0], k[1], k[2], n, baseline[k][1]) for k, n in sorted(left.items()) if n > 0 and k[0] in linted
+    ]
+    out = LintResult(findings=kept, files=list(result.files), suppressed=result.suppressed, sources=result.sources)
+    return out, stale
