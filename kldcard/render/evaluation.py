@@ -189,12 +189,7 @@ def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosu
             "statistic": agg.statistic,
             "percentiles": list(agg.percentiles),
             "output_ranges": [list(x) for x in agg.output_ranges],
-            "uncertainty": {
-                "method": agg.uncertainty_method,
-                "level": agg.bootstrap.level if agg.uncertainty_method == "bootstrap" else None,
-                "resamples": agg.bootstrap.resamples if agg.uncertainty_method == "bootstrap" else None,
-                "seed": agg.bootstrap.seed if agg.uncertainty_method == "bootstrap" else None,
-            },
+            "uncertainty": uncertainty_disclosure(agg),
         },
         "candidates": cands,
     }
@@ -202,6 +197,23 @@ def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosu
         return KldEvaluation.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"the results do not make a complete disclosure: {first_error(exc)}") from None
+
+
+def uncertainty_disclosure(agg: Any) -> dict[str, Any]:
+    """The card's ``aggregation.uncertainty`` from a result's aggregation (format_version 1 results:
+    the per-token bootstrap, named ``bootstrap``)."""
+    method = agg.uncertainty_method
+    if method == "se-iid":
+        return {"method": "se-iid"}
+    boot = agg.bootstrap
+    out: dict[str, Any] = {"method": method, "level": boot.level, "resamples": boot.resamples, "seed": boot.seed,
+                           "interval": boot.interval if boot.interval != "auto" else
+                           ("percentile" if method == "bootstrap" else "studentized")}
+    if method == "window-bootstrap":
+        out["block"] = {"unit": "context-window", "min_windows": boot.min_windows}
+    elif method == "block-bootstrap":
+        out["block"] = {"unit": "moving-block", "length_rule": "politis-white-2004"}
+    return out
 
 
 def _explicit_positions(result: CompareResult) -> list[int]:
