@@ -10,9 +10,10 @@ from pydantic import Field, model_validator
 
 from kldcard import __version__
 from kldcard.capture.manifest import CaptureManifest
+from kldcard.compare.confidence import ConfidenceStats, TopKStats
 from kldcard.compare.summary import BootstrapOptions, RangeStats, Runs, Stats
 from kldcard.errors import InputError
-from kldcard.schema import RangeResult, RecordModel, Results, Summary
+from kldcard.schema import ConfidenceBucket, RangeResult, RecordModel, Results, Summary, TopK
 
 RESULT_FORMAT = "kldcard-compare-result"
 FORWARD = "KL(P_ref || P_cand)"
@@ -124,6 +125,9 @@ class CompareResult(RecordModel):
     rms_delta_p_se: float | None
     perplexity: Perplexity | None
     ranges: list[RangeStats]
+    confidence: list[ConfidenceStats] = Field(default_factory=list, description="by the reference's top-1 "
+                                              "probability (absent in format_version 1)")
+    label_in_top_k: list[TopKStats] = Field(default_factory=list, description="k = 1..5 (absent in format_version 1)")
     disagreement_runs: Runs
     numerics: Numerics
     portability: list[str] = Field(default_factory=list, description="stack coordinates that differ between "
@@ -157,6 +161,9 @@ class CompareResult(RecordModel):
                 )
                 for r in self.ranges
             ],
+            confidence=[ConfidenceBucket(low=b.low, high=b.high, n=b.n, kld_mean=b.forward_kl_mean,
+                                         top1_agreement=b.top1_agreement) for b in self.confidence],
+            label_in_top_k=[TopK(k=t.k, reference=t.reference, candidate=t.candidate) for t in self.label_in_top_k],
         )
 
     def summary_lines(self) -> list[str]:

@@ -82,7 +82,7 @@ def confidence_rows(c: Candidate) -> list[dict[str, str]]:
     for b in c.results.confidence:
         last = b.high >= 1.0
         rows.append({
-            "bucket": f"[{fmt_plain(b.low)}, {fmt_plain(b.high)}{']' if last else ')'}",
+            "bucket": f"[{b.low:g}, {b.high:g}{']' if last else ')'}",
             "n": fmt_int(b.n),
             "mean": "n/a" if b.kld_mean is None else fmt_nats(b.kld_mean, what),
             "top1": "n/a" if b.top1_agreement is None else fmt_percent(b.top1_agreement, what),
