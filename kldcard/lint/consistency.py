@@ -364,6 +364,8 @@ def check_uncertainty(raw: dict[Any, Any]) -> Check:
             continue
         diffs = stack_differences(control_rt, rt, ignore=QUANTIZATION_UNDER_TEST)
         if diffs:
+            d = diffs[0]
             yield ("KLD210", f"the excess of {name!r} over control {control!r} subtracts a floor measured on another "
-                   f"stack: {diffs[0].message}", _ptr(BLOCK_KEY, "comparison", "excess_over_control", i))
+                   f"stack: {d.coordinate} is {d.reference} for the control, {d.candidate} for {name!r}",
+                   _ptr(BLOCK_KEY, "comparison", "excess_over_control", i))
 
