@@ -116,7 +116,7 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
             step.detail += [f"  {line}" for line in res.summary_lines()[:3]]
         # the two candidates on the same positions: paired intervals say whether they differ here
         ranking = rank_results([r for _, r in results], columns, paths=[str(p) for p, _ in results])
-        rank_path = out / "results" / "ranking.json"
+        rank_path = out / "ranking.json"
         write_atomic(rank_path, ranking.model_dump_json(indent=2) + "\n")
         step.detail += [f"ranking -> {rank_path}", *(f"  {line}" for line in ranking.summary_lines())]
 
