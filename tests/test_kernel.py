@@ -95,6 +95,16 @@ def test_scan_finds_max_first_argmax_and_min_for_every_storage_dtype(dtype):
     values = (row.astype(np.uint32) << 16).view(np.float32) if dtype == "bf16" else row
     m, at, lo = _scan(row)
     assert (m, at) == (9.0, 123) and lo == float(values.min())
+    # the fused scan that also ranks a target: the same three values, and the entries above it
+    for tg in (123, 5, 60001):
+        *same, above = _scan_rank(row, tg)
+        assert tuple(same) == (m, at, lo)
+        assert above == int(np.sum(values.astype(np.float64) > float(values[tg])))
+
+
+@nb.njit
+def _scan_rank(z, tg):
+    return kernel.scan_rank(z, tg)
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "f32", "f64"])

@@ -319,15 +319,41 @@ def _row(zr, zc, mc, s, w, t):
     return OK, W, s, ell, max(F, 0.0), max(R, 0.0), max(J, 0.0)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
-def _rank(z, tg):
-    """Entries of row ``z`` strictly above entry ``tg`` (0: the target is a top-1 token): one integer
-    comparison per entry on the order keys, so it vectorises and needs no widening."""
-    key = order_key(z[tg])
-    above = 0
-    for j in range(z.shape[0]):
-        above += order_key(z[j]) > key
-    return above
+def scan_rank(z, tg):  # pragma: no cover - only its numba overload is ever called
+    raise NotImplementedError
+
+
+@overload(scan_rank, fastmath=_SUM)
+def _scan_rank(z, tg):
+    """:func:`scan` plus the number of entries strictly above entry ``tg`` (0: the target is a top-1
+    token), counted in the same pass: one more integer comparison per entry on the order keys."""
+    if isinstance(z.dtype, types.Integer) or z.dtype == types.float32:
+        def impl(z, tg):
+            hi = np.int64(-(2**63) + 1)
+            lo = order_key(z[0])
+            key = order_key(z[tg])
+            above = 0
+            for i in range(z.shape[0]):
+                k = order_key(z[i])
+                hi = max(hi, (np.int64(k) << 32) | np.int64(0xFFFFFFFF - i))
+                lo = min(lo, k)
+                above += k > key
+            return from_key(np.int32(hi >> 32), z[0]), 0xFFFFFFFF - (hi & 0xFFFFFFFF), from_key(lo, z[0]), above
+        return impl
+
+    def impl(z, tg):
+        hi = lo = order_key(z[0])
+        key = order_key(z[tg])
+        at = 0
+        above = 0
+        for i in range(z.shape[0]):
+            k = order_key(z[i])
+            if k > hi:
+                hi, at = k, i
+            lo = min(lo, k)
+            above += k > key
+        return from_key(hi, z[0]), at, from_key(lo, z[0]), above
+    return impl
 
 
 @nb.njit(fastmath=_SUM, error_model="numpy", nogil=True, cache=True)
@@ -346,15 +372,16 @@ def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nl
     """
     n, v = zr.shape
     for i in range(n):
-        mr, ir, minr = scan(zr[i])
-        mc, ic, minc = scan(zc[i])
-        top_r[i], top_c[i] = ir, ic
-        p_ref[i] = p_cand[i] = nll_ref[i] = nll_cand[i] = p_top_ref[i] = np.nan
         tg = targets[i]
         if 0 <= tg < v:
-            rank_ref[i], rank_cand[i] = _rank(zr[i], tg), _rank(zc[i], tg)
+            mr, ir, minr, rank_ref[i] = scan_rank(zr[i], tg)
+            mc, ic, minc, rank_cand[i] = scan_rank(zc[i], tg)
         else:
+            mr, ir, minr = scan(zr[i])
+            mc, ic, minc = scan(zc[i])
             rank_ref[i] = rank_cand[i] = -1
+        top_r[i], top_c[i] = ir, ic
+        p_ref[i] = p_cand[i] = nll_ref[i] = nll_cand[i] = p_top_ref[i] = np.nan
         if minr != minr or minc != minc or not (np.isfinite(mr) and np.isfinite(mc)):
             status[i] = NONFINITE
             continue
