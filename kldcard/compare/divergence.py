@@ -51,7 +51,8 @@ rows (masks at -1e30, ranges beyond 700 nats, logits of 1e20): relative error < 
 
 Transcendental work per vocabulary entry: exp (for w), expm1 (for d), log1p (for JS) -- the same
 count as the "two exp and one log" floor. The loops are compiled (:mod:`kldcard.compare.kernel`): three
-vectorised passes per row, reading the stored BF16/F32 logits directly.
+vectorised passes per row, reading the stored BF16/F32 logits directly (the first pass, the max/min
+scan, also counts the entries above the actual next token on each side: label-in-top-k).
 
 Non-finite logits
 -----------------
