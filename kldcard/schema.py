@@ -266,16 +266,40 @@ class Vocabulary(ClosedModel):
         return self
 
 
+BLOCK_METHODS = ("window-bootstrap", "block-bootstrap")
+"""Uncertainty methods that resample blocks of tokens (dependence between tokens accounted for)."""
+
+
+class BlockDefinition(ClosedModel):
+    """What one resampled block is (block methods only)."""
+
+    unit: Literal["context-window", "moving-block"] = Field(
+        description="context-window: every scored position of one context window (position // stride); "
+        "moving-block: runs of consecutive scored positions, wrapped circularly"
+    )
+    length_rule: str | None = Field(None, description="how the moving-block length was chosen, e.g. "
+                                    "politis-white-2004 (per series; the length is in each summary)")
+    min_windows: PosInt | None = Field(None, description="fewest context windows for the context-window unit")
+
+
 class Uncertainty(ClosedModel):
-    method: Literal["bootstrap", "se-iid", "none"]
+    """How the interval of a mean was computed. ``bootstrap`` and ``se-iid`` treat tokens as
+    independent; ``window-bootstrap`` and ``block-bootstrap`` resample blocks (see ``block``)."""
+
+    method: Literal["bootstrap", "se-iid", "none", "window-bootstrap", "block-bootstrap"]
     level: float | None = Field(None, gt=0, lt=1)
     resamples: PosInt | None = None
     seed: int | None = None
+    interval: Literal["studentized", "t", "percentile", "basic"] | None = Field(
+        None, description="studentized: bootstrap-t; percentile: quantiles of the resampled means")
+    block: BlockDefinition | None = None
 
     @model_validator(mode="after")
     def _bootstrap(self) -> Uncertainty:
-        if self.method == "bootstrap" and None in (self.level, self.resamples, self.seed):
-            raise ValueError("bootstrap needs level, resamples and seed")
+        if self.method in ("bootstrap", *BLOCK_METHODS) and None in (self.level, self.resamples, self.seed):
+            raise ValueError(f"{self.method} needs level, resamples and seed")
+        if self.method in BLOCK_METHODS and self.block is None:
+            raise ValueError(f"{self.method} needs the block definition (block.unit)")
         return self
 
 
@@ -303,6 +327,10 @@ class Summary(ClosedModel):
     se: float | None = Field(None, description="standard error of the mean (i.i.d.)")
     ci_low: float | None = None
     ci_high: float | None = None
+    se_block: float | None = Field(None, description="standard error of the mean from the block bootstrap")
+    n_eff: float | None = Field(None, description="effective sample size (s²/se_block²) next to n")
+    block_length: PosInt | None = Field(None, description="tokens per moving block")
+    n_blocks: PosInt | None = Field(None, description="windows resampled, or moving blocks per resample")
     median: float | None = None
     percentiles: dict[str, float] = Field(default_factory=dict, description="'99.9' -> value")
     min: float | None = None
@@ -318,6 +346,25 @@ class RangeResult(ClosedModel):
     top1_agreement: float | None = None
 
 
+class ConfidenceBucket(ClosedModel):
+    """Scored positions whose reference top-1 probability lies in [low, high) ([low, 1] for the last)."""
+
+    low: float = Field(ge=0, le=1)
+    high: float = Field(ge=0, le=1)
+    n: NonNegInt
+    kld_mean: float | None = None
+    top1_agreement: float | None = None
+
+
+class TopK(ClosedModel):
+    """Label in top-k: share of positions (with a next token) whose actual next token is among the
+    k most likely tokens of each side."""
+
+    k: PosInt
+    reference: float = Field(ge=0, le=1)
+    candidate: float = Field(ge=0, le=1)
+
+
 class Results(ClosedModel):
     """Per-candidate numbers. All divergences in nats, over the scored positions."""
 
@@ -329,6 +376,10 @@ class Results(ClosedModel):
     top1_agreement_se: float | None = None
     rms_delta_p: float | None = None
     ranges: list[RangeResult] = Field(default_factory=list)
+    confidence: list[ConfidenceBucket] = Field(
+        default_factory=list, description="the results by the reference's top-1 probability")
+    label_in_top_k: list[TopK] = Field(
+        default_factory=list, description="share of positions whose actual next token is in each side's top k")
 
 
 class CandidateModel(ClosedModel):
@@ -346,6 +397,54 @@ class Candidate(ClosedModel):
     results: Results
 
 
+class RankEntry(ClosedModel):
+    """One candidate in the paired ranking (forward KL(P_ref ‖ P_cand), nats)."""
+
+    rank: PosInt
+    name: str
+    kld_mean: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n_eff: float | None = None
+    group: str = Field(description="candidates sharing a letter are not distinguishable on this text")
+    not_distinguishable_from: list[str] = Field(default_factory=list)
+
+
+class PairedDifference(ClosedModel):
+    """mean(KLD_b − KLD_a) over the same positions, with its paired block-bootstrap interval (nats)."""
+
+    a: str
+    b: str
+    mean_difference: float
+    ci_low: float
+    ci_high: float
+    distinguishable: bool = Field(description="the interval excludes 0")
+
+
+class ControlExcess(ClosedModel):
+    """A candidate's mean KLD minus the control's, on the same positions: an estimate (it can be
+    negative), valid only on the same stack and text as the control."""
+
+    candidate: str
+    excess: float
+    ci_low: float
+    ci_high: float
+
+
+class Comparison(ClosedModel):
+    """Paired comparison of the candidates on the same positions (block bootstrap of the
+    per-position difference; nats)."""
+
+    method: Literal["window-bootstrap", "block-bootstrap", "bootstrap"]
+    level: float = Field(gt=0, lt=1)
+    resamples: PosInt
+    seed: int
+    ranking: Annotated[list[RankEntry], Field(min_length=1)]
+    pairs: list[PairedDifference] = Field(default_factory=list)
+    control: str | None = Field(None, description="the candidate measured as a floor (the comparison's own price)")
+    excess_over_control: list[ControlExcess] = Field(default_factory=list)
+
+
 class KldEvaluation(ClosedModel):
     """The ``kld_evaluation`` front-matter block: all nine disclosures plus results."""
 
@@ -358,6 +457,7 @@ class KldEvaluation(ClosedModel):
     vocabulary: Vocabulary
     aggregation: Aggregation
     candidates: Annotated[list[Candidate], Field(min_length=1)]
+    comparison: Comparison | None = Field(None, description="paired ranking of the candidates (and a control)")
 
 
 # --------------------------------------------------------------------------------------------

@@ -97,7 +97,9 @@ def evaluation_dict(**over: Any) -> dict[str, Any]:
             "statistic": "token-mean",
             "percentiles": [99.0, 99.9],
             "output_ranges": [[0, 256], [256, 512]],
-            "uncertainty": {"method": "bootstrap", "level": 0.95, "resamples": 1000, "seed": 0},
+            "uncertainty": {"method": "block-bootstrap", "level": 0.95, "resamples": 1000, "seed": 0,
+                            "interval": "studentized",
+                            "block": {"unit": "moving-block", "length_rule": "politis-white-2004"}},
         },
         "candidates": [
             candidate("tiny-qwen3-Q8_0", "q8_0", 0.000213, 0.99512),

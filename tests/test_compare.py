@@ -49,7 +49,7 @@ def test_result_carries_provenance_and_labels(pair, tmp_path):
     assert result.direction.forward == "KL(P_ref || P_cand)" and result.direction.units == "nats"
     assert result.aggregation.output_ranges == [[0, 16], [16, 32], [32, 40]]
     assert [r.n for r in result.ranges] == [16, 16, 8]
-    assert result.aggregation.bootstrap.seed == 3 and result.aggregation.uncertainty_method == "bootstrap"
+    assert result.aggregation.bootstrap.seed == 3 and result.aggregation.uncertainty_method == "block-bootstrap"
     f = result.forward_kl
     assert f.ci_low < f.mean < f.ci_high and f.se > 0
     assert set(f.percentiles) == {"99.9", "99", "95", "90", "10", "5", "1", "0.1"}

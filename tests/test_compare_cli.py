@@ -28,7 +28,7 @@ def test_compare_writes_result_and_prints_labelled_summary(caps, tmp_path, capsy
     assert rc == 0
     text = capsys.readouterr().out
     assert "scored 30 positions (0..29), vocabulary 400 entries, float64, nats" in text
-    assert "forward KL(P_ref || P_cand): mean" in text and "95% bootstrap CI" in text
+    assert "forward KL(P_ref || P_cand): mean" in text and "95% block-bootstrap CI" in text and "n_eff" in text
     assert "reverse KL(P_cand || P_ref)" in text and "Jensen-Shannon" in text and "top-1 agreement" in text
     result = CompareResult.model_validate_json(out.read_text())
     assert result.aggregation.bootstrap.seed == 5 and len(result.ranges) == 3
@@ -57,7 +57,7 @@ def test_mismatch_is_one_line_exit_2_and_leaves_existing_output(tmp_path, capsys
     "extra, message",
     [
         (["--per-token", "x.parquet"], "--per-token file must end in .npz or .csv"),
-        (["--bootstrap", "-1"], "--bootstrap must be >= 0"),
+        (["--bootstrap", "-1"], "--bootstrap must be 0 (SE only) or >= 2"),
         (["--level", "1.5"], "--level must lie strictly between 0 and 1"),
         (["--buckets", "5,1"], "bad bucket edges"),
     ],

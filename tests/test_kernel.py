@@ -95,6 +95,16 @@ def test_scan_finds_max_first_argmax_and_min_for_every_storage_dtype(dtype):
     values = (row.astype(np.uint32) << 16).view(np.float32) if dtype == "bf16" else row
     m, at, lo = _scan(row)
     assert (m, at) == (9.0, 123) and lo == float(values.min())
+    # the fused scan that also ranks a target: the same three values, and the entries above it
+    for tg in (123, 5, 60001):
+        *same, above = _scan_rank(row, tg)
+        assert tuple(same) == (m, at, lo)
+        assert above == int(np.sum(values.astype(np.float64) > float(values[tg])))
+
+
+@nb.njit
+def _scan_rank(z, tg):
+    return kernel.scan_rank(z, tg)
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "f32", "f64"])
@@ -113,8 +123,13 @@ def test_non_finite_entries_route_each_row(dtype, value, status):
     status_out = np.empty(n, np.int8)
     outs = [np.full(n, np.nan) for _ in range(3)] + [np.zeros(n, np.int64) for _ in range(2)] + \
         [np.full(n, np.nan) for _ in range(4)]
-    kernel.rows(zr_, zc_, np.array([3, 3]), *outs, status_out, np.empty(300), np.empty(300))
+    p_top, ranks = np.full(n, np.nan), [np.zeros(n, np.int64) for _ in range(2)]
+    kernel.rows(zr_, zc_, np.array([3, 3]), *outs, status_out, np.empty(300), np.empty(300), p_top, *ranks)
     assert list(status_out) == [kernel.OK, status]
+    # row 0 is clean: the reference's top-1 probability and the label's rank on each side
+    p = np.exp(z[0] - z[0].max())
+    assert p_top[0] == pytest.approx(1.0 / p.sum(), rel=1e-2)  # bf16 rounding of the logits
+    assert ranks[0][0] == int(np.sum(zr_[0].astype(np.float64) > zr_[0, 3].astype(np.float64))) or dtype == "bf16"
 
 
 def test_candidate_ranges_beyond_700_nats_take_the_robust_path_and_stay_exact():

@@ -38,7 +38,9 @@ def test_failing_example_exits_1_with_exactly_its_rule(card, capsys):
     rc, out, err = run_cli(capsys, "lint", "-o", "json", card)
     assert rc == 1, out + err
     report = json.loads(out)
-    assert {e["rule_id"] for e in report["errors"]} == {code}
+    # a control on another stack than the candidate is on another stack than the reference too (KLD207)
+    companions = {"KLD210": {"KLD207"}}.get(code, set())
+    assert {e["rule_id"] for e in report["errors"]} == {code} | companions
     assert report["status"] == "fail"
     for e in report["errors"]:
         assert e["line"] > 1 and e["column"] >= 1  # located inside the card, not at a default position

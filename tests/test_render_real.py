@@ -43,6 +43,20 @@ def test_demo_renders_a_card_that_lints_clean(demo) -> None:
     assert result.plot is not None and result.plot.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_demo_card_shows_block_intervals_a_paired_ranking_and_confidence_buckets(demo) -> None:
+    result, _ = demo
+    body = result.card.read_text(encoding="utf-8")
+    assert "block-bootstrap interval" in body and "Effective n of scored positions" in body
+    assert "#### Paired ranking" in body and "| tiny-qwen3-q4_k_m − tiny-qwen3-q8_0 |" in body
+    assert "Two candidates are not distinguishable on this text when the 95% interval" in body
+    assert "#### By reference confidence" in body and "| [0.95, 1] |" in body
+    assert "Label in top-k" in body
+    block = yaml.safe_load(body.split("---\n")[1])["kld_evaluation"]
+    assert block["aggregation"]["uncertainty"]["method"] == "block-bootstrap"  # one context window
+    assert [r["name"] for r in block["comparison"]["ranking"]] == ["tiny-qwen3-q8_0", "tiny-qwen3-q4_k_m"]
+    assert block["candidates"][0]["results"]["kld"]["n_eff"] > 0
+
+
 def test_hub_parses_the_real_card_with_float_values(demo) -> None:
     result, _ = demo
     card = ModelCard(result.card.read_text(encoding="utf-8"))
@@ -63,7 +77,8 @@ def test_hub_parses_the_real_card_with_float_values(demo) -> None:
 def test_cli_rerender_from_result_files_is_a_no_op(demo, capsys: pytest.CaptureFixture[str]) -> None:
     result, _ = demo
     out = result.out_dir
-    results = [str(out / "results" / "candidate-q8_0.json"), str(out / "results" / "candidate-q4_k_m.json")]
+    results = [str(out / "results" / "candidate-q8_0.json"), str(out / "results" / "candidate-q4_k_m.json"),
+               str(out / "ranking.json")]  # the paired ranking the demo wrote
     args = ["render", *results, "--disclosures", str(out / "disclosures.yaml"), "--card", str(result.card),
             "--model-name", "tiny-qwen3-GGUF", "--no-base-model", "--plot", str(result.plot)]
     before = result.card.read_bytes()

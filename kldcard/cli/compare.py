@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from kldcard.cli.summary_options import add_summary_arguments, check_summary_arguments
+from kldcard.cli.summary_options import UNCERTAINTY_CHOICES, add_summary_arguments, check_summary_arguments
 from kldcard.errors import UsageError
 from kldcard.progress import position_progress
 
@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler:
         from kldcard.cli.cluster import compare_from_args
 
+        if args.uncertainty != "auto":
+            raise UsageError("--uncertainty other than auto is not available with --scheduler yet")
+
         result, per_token = compare_from_args(args, percentiles=args.percentiles or DEFAULT_PERCENTILES,
                                               show_progress=not args.no_progress)
     else:
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             result, per_token = compare(
                 ref, cand, align_vocab=args.align_vocab, buckets=args.buckets,
                 percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap, level=args.level,
-                seed=args.seed, threads=args.threads, progress=callback, return_per_token=True,
+                seed=args.seed, uncertainty=UNCERTAINTY_CHOICES[args.uncertainty], threads=args.threads, progress=callback, return_per_token=True,
             )
     if args.per_token:
         write_per_token(per_token, args.per_token)

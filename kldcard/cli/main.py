@@ -23,6 +23,7 @@ COMMANDS = {
     "capture-import": "capture_import",
     "tokens": "tokens",
     "compare": "compare",
+    "rank": "rank",
     "evaluate": "evaluate",
     "render": "render",
     "demo": "demo",

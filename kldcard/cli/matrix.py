@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from kldcard.cli.summary_options import add_summary_arguments, check_summary_arguments
+from kldcard.errors import UsageError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     from kldcard.files import check_output_file
 
     check_summary_arguments(args)
+    if args.uncertainty != "auto":  # the matrix summarises with the default block bootstrap
+        raise UsageError("--uncertainty other than auto is not available in kldcard matrix yet")
     check_output_file(args.output, "-o")
     if args.markdown:
         check_output_file(args.markdown, "--markdown")

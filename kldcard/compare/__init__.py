@@ -3,7 +3,10 @@
 Owns the pipeline kernel → divergence → stream → summary → result → run (numpy.linalg style: the
 compiled :mod:`~kldcard.compare.kernel` checks nothing, :mod:`~kldcard.compare.divergence` validates and
 shapes, this namespace re-exports), the result files (:mod:`~kldcard.compare.io`), top-k captures
-(:mod:`~kldcard.compare.truncated`) and many stacks at once (:mod:`~kldcard.compare.stacks`).
+(:mod:`~kldcard.compare.truncated`), many stacks at once (:mod:`~kldcard.compare.stacks`), block
+uncertainty (:mod:`~kldcard.compare.blocklength` → :mod:`~kldcard.compare.bootstrap` →
+:mod:`~kldcard.compare.ranking`), the paired ranking of candidates (:mod:`~kldcard.compare.rank`) and
+the summaries by reference confidence (:mod:`~kldcard.compare.confidence`).
 
 May import: errors, files, progress, schema, stack, capture. Never card, lint, render or cli.
 Every divergence is in nats; "forward" is KL(P_ref ‖ P_cand).
@@ -25,9 +28,11 @@ except ModuleNotFoundError as exc:
 
 from kldcard.compare.io import write_per_token, write_result  # noqa: E402
 from kldcard.compare.result import CompareResult  # noqa: E402
+from kldcard.compare.rank import RankResult, rank_results  # noqa: E402
 from kldcard.compare.run import build_result, check_comparable, compare  # noqa: E402
 
-__all__ = ["CompareResult", "build_result", "check_comparable", "compare", "write_per_token", "write_result"]
+__all__ = ["CompareResult", "RankResult", "build_result", "check_comparable", "compare", "rank_results",
+           "write_per_token", "write_result"]
 
 
 class _CallableModule(types.ModuleType):

@@ -51,7 +51,8 @@ rows (masks at -1e30, ranges beyond 700 nats, logits of 1e20): relative error < 
 
 Transcendental work per vocabulary entry: exp (for w), expm1 (for d), log1p (for JS) -- the same
 count as the "two exp and one log" floor. The loops are compiled (:mod:`kldcard.compare.kernel`): three
-vectorised passes per row, reading the stored BF16/F32 logits directly.
+vectorised passes per row, reading the stored BF16/F32 logits directly (the first pass, the max/min
+scan, also counts the entries above the actual next token on each side: label-in-top-k).
 
 Non-finite logits
 -----------------
@@ -104,6 +105,9 @@ class TokenDivergence:
     nll_ref: np.ndarray
     nll_cand: np.ndarray
     robust: np.ndarray  # bool: the row took the robust path (-inf entries or extreme gaps)
+    p_top_ref: np.ndarray | None = None  # the reference's top-1 probability
+    rank_ref: np.ndarray | None = None  # entries ranked above the next token (-1: no next token)
+    rank_cand: np.ndarray | None = None
 
     @classmethod
     def empty(cls, positions: np.ndarray, next_token: np.ndarray) -> TokenDivergence:
@@ -111,7 +115,7 @@ class TokenDivergence:
         f = lambda: np.full(n, np.nan)  # noqa: E731
         i = lambda: np.full(n, -1, dtype=np.int64)  # noqa: E731
         return cls(np.asarray(positions, np.int64), f(), f(), f(), i(), i(), np.asarray(next_token, np.int64),
-                   f(), f(), f(), f(), np.zeros(n, dtype=bool))
+                   f(), f(), f(), f(), np.zeros(n, dtype=bool), f(), i(), i())
 
     @property
     def top1_agree(self) -> np.ndarray:
@@ -131,6 +135,7 @@ class TokenDivergence:
             "js": self.js, "top1_ref": self.top1_ref, "top1_cand": self.top1_cand,
             "top1_agree": self.top1_agree, "next_token": self.next_token, "p_ref": self.p_ref,
             "p_cand": self.p_cand, "delta_p": self.delta_p, "nll_ref": self.nll_ref, "nll_cand": self.nll_cand,
+            "p_top1_ref": self.p_top_ref, "rank_ref": self.rank_ref, "rank_cand": self.rank_cand,
         }
 
 
@@ -172,26 +177,28 @@ class RowKernel:
         status = np.empty(n, np.int8)
         kernel.rows(z_ref, z_cand, out.next_token[sl], out.forward_kl[sl], out.reverse_kl[sl], out.js[sl],
                     out.top1_ref[sl], out.top1_cand[sl], out.p_ref[sl], out.p_cand[sl], out.nll_ref[sl],
-                    out.nll_cand[sl], status, self.w, self.t)
+                    out.nll_cand[sl], status, self.w, self.t, out.p_top_ref[sl], out.rank_ref[sl], out.rank_cand[sl])
         out.robust[sl] = False
         if not status.any():  # the common case: one numpy call of Python work per block
             return []
         out.robust[sl] = status == kernel.ROBUST
         for k in np.flatnonzero(status == kernel.ROBUST):
-            out.store(start + k, self._robust(z_ref[k], z_cand[k], int(out.top1_ref[start + k]),
-                                              int(out.top1_cand[start + k]), int(out.next_token[start + k])))
+            *values, p_top = self._robust(z_ref[k], z_cand[k], int(out.top1_ref[start + k]),
+                                          int(out.top1_cand[start + k]), int(out.next_token[start + k]))
+            out.store(start + k, tuple(values))
+            out.p_top_ref[start + k] = p_top
         return [int(k) for k in np.flatnonzero(status == kernel.NONFINITE)]
 
     def _robust(self, z_ref, z_cand, ir: int, ic: int, target: int) -> tuple:
         if self.nested:
-            return (math.nan,) * 3 + (ir, ic) + (math.nan,) * 4 + (1,)
+            return (math.nan,) * 3 + (ir, ic) + (math.nan,) * 4 + (1, math.nan)
         fwd, rev, js, lp, lq = _robust_row(to_float64(z_ref), to_float64(z_cand))
         if not 0 <= target < len(lp):
             tail = (math.nan,) * 4
         else:
             a, b = float(lp[target]), float(lq[target])
             tail = (math.exp(a), math.exp(b), -a, -b)
-        return (fwd, rev, js, ir, ic, *tail, 1)
+        return (fwd, rev, js, ir, ic, *tail, 1, math.exp(float(lp[ir])))  # last: the reference's top-1 p
 
 
 _RESULT = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref", "nll_cand")

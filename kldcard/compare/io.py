@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kldcard.compare.divergence import TokenDivergence
-from kldcard.errors import UsageError
+from kldcard.errors import InputError, UsageError
 from kldcard.files import atomic_path, check_output_file, output_errors, write_atomic
 
 if TYPE_CHECKING:
     from kldcard.compare.result import CompareResult
 
-__all__ = ["check_output_file", "output_errors", "write_per_token", "write_result"]
+__all__ = ["check_output_file", "output_errors", "read_per_token", "write_per_token", "write_result"]
 
 
 def write_result(result: CompareResult, path: str | os.PathLike) -> Path:
@@ -52,3 +52,18 @@ def _fmt(x) -> str:
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     return repr(float(x))
+
+
+def read_per_token(path: str | os.PathLike, columns: tuple[str, ...] = ("position", "forward_kl")) -> dict[str, np.ndarray]:
+    """Columns of a per-token file written by :func:`write_per_token` (``.npz`` or ``.csv``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such per-token file")
+    try:
+        if p.suffix == ".npz":
+            with np.load(p, allow_pickle=False) as z:
+                return {k: z[k] for k in columns}
+        arr = np.genfromtxt(p, delimiter=",", names=True, comments="#")
+        return {k: np.asarray(arr[k]) for k in columns}
+    except (OSError, KeyError, ValueError) as exc:
+        raise InputError(f"{p}: unreadable per-token file: {exc}") from None

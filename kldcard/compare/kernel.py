@@ -319,8 +319,46 @@ def _row(zr, zc, mc, s, w, t):
     return OK, W, s, ell, max(F, 0.0), max(R, 0.0), max(J, 0.0)
 
 
+def scan_rank(z, tg):  # pragma: no cover - only its numba overload is ever called
+    raise NotImplementedError
+
+
+@overload(scan_rank, fastmath=_SUM)
+def _scan_rank(z, tg):
+    """:func:`scan` plus the number of entries strictly above entry ``tg`` (0: the target is a top-1
+    token), counted in the same pass: one more integer comparison per entry on the order keys."""
+    if isinstance(z.dtype, types.Integer) or z.dtype == types.float32:
+        def impl(z, tg):
+            hi = np.int64(-(2**63) + 1)
+            lo = order_key(z[0])
+            key = order_key(z[tg])
+            above = 0
+            for i in range(z.shape[0]):
+                k = order_key(z[i])
+                hi = max(hi, (np.int64(k) << 32) | np.int64(0xFFFFFFFF - i))
+                lo = min(lo, k)
+                above += k > key
+            return from_key(np.int32(hi >> 32), z[0]), 0xFFFFFFFF - (hi & 0xFFFFFFFF), from_key(lo, z[0]), above
+        return impl
+
+    def impl(z, tg):
+        hi = lo = order_key(z[0])
+        key = order_key(z[tg])
+        at = 0
+        above = 0
+        for i in range(z.shape[0]):
+            k = order_key(z[i])
+            if k > hi:
+                hi, at = k, i
+            lo = min(lo, k)
+            above += k > key
+        return from_key(hi, z[0]), at, from_key(lo, z[0]), above
+    return impl
+
+
 @nb.njit(fastmath=_SUM, error_model="numpy", nogil=True, cache=True)
-def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nll_cand, status, w, t):
+def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nll_cand, status, w, t,
+         p_top_ref, rank_ref, rank_cand):
     """Divergences of rows ``zr[i]`` vs ``zc[i]`` ([n, V] BF16 bits as uint16, float32 or float64).
 
     Writes per row: forward KL(P_ref ‖ P_cand), reverse KL, JS (nats), the argmax of each side
@@ -328,14 +366,22 @@ def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nl
     each side (NaN when the target is outside [0, V)), and ``status``: OK, NONFINITE (NaN or +inf
     logits, or no finite logit) or ROBUST (-inf entries or extreme ranges); for those two only the
     argmaxes are meaningful, and the caller takes :func:`kldcard.compare.divergence._robust_row`.
-    ``w`` and ``t`` are float64 scratch rows of length V (one pair per thread).
+    ``w`` and ``t`` are float64 scratch rows of length V (one pair per thread). Also written: the
+    reference's top-1 probability (NaN unless OK) and, per side, how many entries rank above
+    ``targets[i]`` (-1 without a target): the label is in a side's top k when that count is < k.
     """
     n, v = zr.shape
     for i in range(n):
-        mr, ir, minr = scan(zr[i])
-        mc, ic, minc = scan(zc[i])
+        tg = targets[i]
+        if 0 <= tg < v:
+            mr, ir, minr, rank_ref[i] = scan_rank(zr[i], tg)
+            mc, ic, minc, rank_cand[i] = scan_rank(zc[i], tg)
+        else:
+            mr, ir, minr = scan(zr[i])
+            mc, ic, minc = scan(zc[i])
+            rank_ref[i] = rank_cand[i] = -1
         top_r[i], top_c[i] = ir, ic
-        p_ref[i] = p_cand[i] = nll_ref[i] = nll_cand[i] = np.nan
+        p_ref[i] = p_cand[i] = nll_ref[i] = nll_cand[i] = p_top_ref[i] = np.nan
         if minr != minr or minc != minc or not (np.isfinite(mr) and np.isfinite(mc)):
             status[i] = NONFINITE
             continue
@@ -348,7 +394,9 @@ def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nl
         st, W, s, ell, f, r, j = _row(zr[i], zc[i], mc, s, w, t)
         status[i] = st
         fwd[i], rev[i], js[i] = f, r, j
-        tg = targets[i]
+        if st == OK:  # the reference's top-1 probability: one entry, no pass of its own
+            lqt = (widen(zc[i, ir]) - mc) - np.log(W)
+            p_top_ref[i] = np.exp(lqt + _log_ratio(zr[i, ir], zc[i, ir], s, ell, 0.0, 0.0, 1.0)[0])
         if st != OK or not (0 <= tg < v):
             lp = lq = np.nan
         else:

@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from kldcard import __version__
 from kldcard.capture.manifest import CaptureManifest
+from kldcard.compare.confidence import ConfidenceStats, TopKStats
 from kldcard.compare.summary import BootstrapOptions, RangeStats, Runs, Stats
 from kldcard.errors import InputError
-from kldcard.schema import RangeResult, RecordModel, Results, Summary
+from kldcard.schema import ConfidenceBucket, RangeResult, RecordModel, Results, Summary, TopK
 
 RESULT_FORMAT = "kldcard-compare-result"
 FORWARD = "KL(P_ref || P_cand)"
@@ -49,6 +50,11 @@ class ScoredPositions(RecordModel):
     n_without_next_token: int = Field(description="positions at the end of the text (no Δp/NLL)")
 
 
+UNCERTAINTY_METHODS = {"cluster": "window-bootstrap", "circular-block": "block-bootstrap", "iid": "bootstrap"}
+"""Bootstrap method -> the name the result and the card use (``bootstrap`` keeps its 0.1 meaning:
+per-token, tokens assumed independent)."""
+
+
 class ResultAggregation(RecordModel):
     """Disclosure 9."""
 
@@ -57,8 +63,21 @@ class ResultAggregation(RecordModel):
     output_ranges: list[list[int]] = Field(
         description="buckets [start, end) of position within the context window (tokens of left context)"
     )
-    uncertainty_method: Literal["bootstrap", "se-iid"]
+    uncertainty_method: Literal["window-bootstrap", "block-bootstrap", "bootstrap", "se-iid"] = Field(
+        description="window-bootstrap: whole context windows resampled; block-bootstrap: circular moving "
+        "blocks of a data-driven length; bootstrap: individual tokens (assumed independent); se-iid: SE only"
+    )
     bootstrap: BootstrapOptions
+    n_windows: int | None = Field(None, description="context windows the scored positions fall in "
+                                  "(window id = position // stride); absent in format_version 1")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_1(cls, data: Any) -> Any:
+        # format_version 1 had only the per-token bootstrap; its options carry no method
+        if isinstance(data, dict) and isinstance(data.get("bootstrap"), dict) and "method" not in data["bootstrap"]:
+            data = {**data, "bootstrap": {**data["bootstrap"], "method": "iid", "interval": "percentile"}}
+        return data
 
 
 class Perplexity(RecordModel):
@@ -84,7 +103,8 @@ class CompareResult(RecordModel):
     """Result of ``kldcard compare``. Divergences in nats; forward = KL(P_ref ‖ P_cand)."""
 
     format: Literal["kldcard-compare-result"] = RESULT_FORMAT
-    format_version: Literal[1] = 1
+    format_version: Literal[1, 2] = Field(2, description="2 adds block uncertainty (n_eff, blocks), "
+                                          "confidence buckets and label-in-top-k; version 1 files still load")
     kldcard_version: str = __version__
     created_utc: str
     reference_path: str
@@ -105,6 +125,9 @@ class CompareResult(RecordModel):
     rms_delta_p_se: float | None
     perplexity: Perplexity | None
     ranges: list[RangeStats]
+    confidence: list[ConfidenceStats] = Field(default_factory=list, description="by the reference's top-1 "
+                                              "probability (absent in format_version 1)")
+    label_in_top_k: list[TopKStats] = Field(default_factory=list, description="k = 1..5 (absent in format_version 1)")
     disagreement_runs: Runs
     numerics: Numerics
     portability: list[str] = Field(default_factory=list, description="stack coordinates that differ between "
@@ -138,6 +161,9 @@ class CompareResult(RecordModel):
                 )
                 for r in self.ranges
             ],
+            confidence=[ConfidenceBucket(low=b.low, high=b.high, n=b.n, kld_mean=b.forward_kl_mean,
+                                         top1_agreement=b.top1_agreement) for b in self.confidence],
+            label_in_top_k=[TopK(k=t.k, reference=t.reference, candidate=t.candidate) for t in self.label_in_top_k],
         )
 
     def summary_lines(self) -> list[str]:
@@ -147,7 +173,9 @@ class CompareResult(RecordModel):
         ci = ""
         if f.ci_low is not None:
             lvl = self.aggregation.bootstrap.level
-            ci = f", {lvl:.0%} bootstrap CI [{f.ci_low:.6g}, {f.ci_high:.6g}]"
+            ci = f", {lvl:.0%} {self.aggregation.uncertainty_method} CI [{f.ci_low:.6g}, {f.ci_high:.6g}]"
+            if f.n_eff is not None:
+                ci += f", n_eff {f.n_eff:,.0f} of n {f.n:,}"
         se = f" ± {f.se:.3g} (SE)" if f.se is not None else ""
         lines = [
             f"scored {p.n_scored:,} positions ({p.first}..{p.last}), vocabulary {vocab}, float64, nats",
@@ -172,6 +200,10 @@ def _card_summary(st: Stats) -> Summary:
         se=st.se,
         ci_low=st.ci_low,
         ci_high=st.ci_high,
+        se_block=st.se_block,
+        n_eff=st.n_eff,
+        block_length=st.block_length,
+        n_blocks=st.n_blocks,
         median=st.median,
         percentiles=dict(st.percentiles),
         min=st.min,

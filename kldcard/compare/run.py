@@ -20,9 +20,11 @@ from datetime import datetime, timezone
 import numpy as np
 
 from kldcard.capture.store import Capture, open_capture
+from kldcard.compare.confidence import confidence_stats, label_in_top_k
 from kldcard.compare.divergence import TokenDivergence
 from kldcard.compare.io import write_per_token, write_result
 from kldcard.compare.result import (
+    UNCERTAINTY_METHODS,
     CompareResult,
     Numerics,
     Perplexity,
@@ -38,6 +40,7 @@ from kldcard.compare.summary import (
     disagreement_runs,
     proportion,
     range_stats,
+    resolved_method,
     rms,
     summarize,
 )
@@ -110,6 +113,7 @@ def compare(
     bootstrap: int = 1000,
     level: float = 0.95,
     seed: int = 0,
+    uncertainty: str = "auto",
     threads: int | None = None,
     verify: bool = True,
     progress: Callable[[int], None] | None = None,
@@ -119,7 +123,9 @@ def compare(
 
     ``align_vocab="common-prefix"`` compares padded vocabularies over their common prefix (and says
     so in the result). ``buckets``: see :func:`kldcard.compare.summary.bucket_edges`. ``bootstrap`` resamples
-    (0 = SE only) at confidence ``level`` with ``seed``. ``progress(n_rows)`` is called as rows finish.
+    (0 = SE only) at confidence ``level`` with ``seed``; ``uncertainty``: ``auto`` (whole context windows
+    when the capture has >= 20, else circular moving blocks of a Politis–White length), ``cluster``,
+    ``circular-block`` or ``iid`` (per-token, tokens assumed independent). ``progress(n_rows)`` is called as rows finish.
     """
     ref = reference if isinstance(reference, Capture) else open_capture(reference, verify=verify)
     cand = candidate if isinstance(candidate, Capture) else open_capture(candidate, verify=verify)
@@ -127,7 +133,7 @@ def compare(
     threads = threads or default_threads()
     if threads < 1:
         raise UsageError("threads must be >= 1")
-    boot = BootstrapOptions(resamples=bootstrap, level=level, seed=seed)
+    boot = BootstrapOptions(resamples=bootstrap, level=level, seed=seed, method=uncertainty)
     td = divergence_captures(ref, cand, n_vocab=n_vocab, threads=threads, progress=progress)
     result = build_result(ref, cand, td, n_vocab, alignment, buckets, list(percentiles), boot, threads)
     return (result, td) if return_per_token else result
@@ -152,6 +158,8 @@ def build_result(
     # which is what long-context divergence depends on and what the card's context disclosure bounds;
     # for one long prompt that is the absolute position, for non-overlapping chunks it is pos mod n_ctx.
     win = window_positions(pos, ref.manifest.context)
+    blocks = window_ids(pos, ref.manifest.context)
+    method = resolved_method(boot, blocks)
     edges = bucket_edges(win, buckets)
     p_agree, p_se = proportion(agree)
     r, r_se = rms(dp)
@@ -180,12 +188,13 @@ def build_result(
         aggregation=ResultAggregation(
             percentiles=percentiles,
             output_ranges=[[a, b] for a, b in zip(edges, edges[1:])],
-            uncertainty_method="bootstrap" if boot.resamples else "se-iid",
+            uncertainty_method=UNCERTAINTY_METHODS.get(method, "se-iid"),
             bootstrap=boot,
+            n_windows=1 if blocks is None else len(np.unique(blocks)),
         ),
-        forward_kl=summarize(td.forward_kl, percentiles=percentiles, bootstrap=boot),
-        reverse_kl=summarize(td.reverse_kl, percentiles=percentiles, bootstrap=boot),
-        js=summarize(td.js, percentiles=percentiles, bootstrap=boot),
+        forward_kl=summarize(td.forward_kl, percentiles=percentiles, bootstrap=boot, blocks=blocks),
+        reverse_kl=summarize(td.reverse_kl, percentiles=percentiles, bootstrap=boot, blocks=blocks),
+        js=summarize(td.js, percentiles=percentiles, bootstrap=boot, blocks=blocks),
         top1_agreement=p_agree,
         top1_agreement_se=p_se,
         delta_p=summarize(dp, percentiles=percentiles, bootstrap=BootstrapOptions(resamples=0)),
@@ -193,6 +202,8 @@ def build_result(
         rms_delta_p_se=r_se,
         perplexity=_perplexity(td.nll_ref[has_next], td.nll_cand[has_next]),
         ranges=range_stats(win, td.forward_kl, td.reverse_kl, td.js, agree, dp, edges, percentiles=percentiles),
+        confidence=[] if td.p_top_ref is None else confidence_stats(td.p_top_ref, td.forward_kl, agree),
+        label_in_top_k=[] if td.rank_ref is None else label_in_top_k(td.rank_ref, td.rank_cand),
         disagreement_runs=disagreement_runs(pos, agree),
         numerics=Numerics(robust_rows=int(td.robust.sum()), threads=threads),
         portability=_portability(ref, cand),
@@ -206,6 +217,17 @@ def window_positions(positions: np.ndarray, context) -> np.ndarray:
     if not stride or n_chunks <= 1:
         return positions
     return positions % stride
+
+
+def window_ids(positions: np.ndarray, context) -> np.ndarray | None:
+    """The context window of each scored position (``position // stride``), or None for a capture
+    of one window. These are the blocks the cluster bootstrap resamples: tokens of one window share
+    their left context, windows do not."""
+    stride = getattr(context, "stride", None) or getattr(context, "n_ctx", None)
+    n_chunks = getattr(context, "n_chunks", None) or 1
+    if not stride or n_chunks <= 1:
+        return None
+    return positions // stride
 
 
 def _perplexity(nll_ref: np.ndarray, nll_cand: np.ndarray) -> Perplexity | None:

@@ -4,8 +4,11 @@ Conventions follow llama.cpp's ``llama-perplexity --kl-divergence`` where users 
 (see reference/llamacpp-kld.md §4): SE of a mean is sqrt(v/(N−1)) with v the population variance
 (tokens treated as i.i.d., no autocorrelation correction); percentiles interpolate linearly at
 f·(N−1); top-1 agreement has SE sqrt(p(1−p)/(N−1)); RMS Δp has SE 0.5·SE(Δp²)/RMS. Added here: a
-seeded percentile-bootstrap confidence interval of the mean, summaries per output range (position
-bucket), and runs of consecutive top-1 disagreement (divergence comes in clusters).
+seeded confidence interval of the mean that respects the dependence between tokens (a block
+bootstrap, :mod:`kldcard.compare.bootstrap`: whole context windows when the capture has >= 20 of
+them, else circular moving blocks of a Politis–White length; the per-token i.i.d. bootstrap stays
+available as method ``iid``), with the effective sample size next to n; summaries per output range
+(position bucket), and runs of consecutive top-1 disagreement (divergence comes in clusters).
 
 Divergences are in nats; "KLD" is KL(P_ref ‖ P_cand).
 """
@@ -14,10 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import Field
 
+from kldcard.compare.bootstrap import MIN_CLUSTERS, block_bootstrap_mean_ci
 from kldcard.errors import UsageError
 from kldcard.schema import RecordModel
 
@@ -27,6 +32,7 @@ __all__ = [
     "RangeStats",
     "Runs",
     "Stats",
+    "UncertaintyMethod",
     "bucket_edges",
     "disagreement_runs",
     "proportion",
@@ -39,10 +45,21 @@ __all__ = [
 DEFAULT_PERCENTILES: tuple[float, ...] = (99.9, 99.0, 95.0, 90.0, 10.0, 5.0, 1.0, 0.1)
 
 
+UncertaintyMethod = Literal["auto", "cluster", "circular-block", "iid"]
+
+
 class BootstrapOptions(RecordModel):
-    resamples: int = Field(1000, ge=0, description="0 disables the bootstrap")
+    """How the interval of a mean is computed (see :mod:`kldcard.compare.bootstrap`)."""
+
+    resamples: int = Field(1000, ge=0, description="0 disables the bootstrap (SE only); otherwise >= 2")
     level: float = Field(0.95, gt=0, lt=1)
     seed: int = 0
+    method: UncertaintyMethod = Field(
+        "auto", description="auto: cluster (whole context windows) with >= min_windows windows, else "
+        "circular-block (moving blocks, Politis-White length); iid: per-token bootstrap (tokens independent)")
+    interval: Literal["auto", "studentized", "t", "percentile", "basic"] = Field(
+        "auto", description="auto: studentized (bootstrap-t) for the block methods, percentile for iid")
+    min_windows: int = Field(MIN_CLUSTERS, ge=2, description="fewest context windows for the cluster method")
 
 
 class Stats(RecordModel):
@@ -54,6 +71,13 @@ class Stats(RecordModel):
     se: float | None = Field(None, description="standard error of the mean, tokens i.i.d.")
     ci_low: float | None = None
     ci_high: float | None = None
+    se_block: float | None = Field(None, description="standard error of the mean from the block bootstrap "
+                                   "(dependence between tokens accounted for)")
+    n_eff: float | None = Field(None, description="effective sample size s²/se_block²: the number of "
+                                "independent tokens that would give the same standard error")
+    block_length: int | None = Field(None, description="tokens per block (circular-block method)")
+    n_blocks: int | None = Field(None, description="windows resampled (cluster) or blocks per resample "
+                                 "(circular-block)")
     median: float | None = None
     percentiles: dict[str, float] = Field(default_factory=dict, description="'99.9' -> value")
     min: float | None = None
@@ -62,22 +86,6 @@ class Stats(RecordModel):
 
 def pct_key(p: float) -> str:
     return f"{p:g}"
-
-
-def _bootstrap_ci(x: np.ndarray, opts: BootstrapOptions) -> tuple[float | None, float | None]:
-    n = len(x)
-    if opts.resamples == 0 or n < 2:
-        return None, None
-    rng = np.random.default_rng(opts.seed)
-    means = np.empty(opts.resamples)
-    chunk = max(1, (4 << 20) // n)  # resamples per batch: ~32 MB of indices
-    for a in range(0, opts.resamples, chunk):
-        b = min(a + chunk, opts.resamples)
-        idx = rng.integers(0, n, size=(b - a, n))
-        means[a:b] = x[idx].mean(axis=1)
-    alpha = (1.0 - opts.level) / 2.0
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
 
 
 def percentiles_of(x: np.ndarray, percentiles: Sequence[float]) -> list[float]:
@@ -101,34 +109,65 @@ def summarize(
     *,
     percentiles: Sequence[float] = DEFAULT_PERCENTILES,
     bootstrap: BootstrapOptions | None = None,
+    blocks: np.ndarray | None = None,
 ) -> Stats:
     """Mean ± SE, bootstrap CI, median, percentiles, min and max of ``values`` (NaN entries are
-    dropped: positions without a next token). +inf makes the mean inf and drops SE/CI."""
+    dropped: positions without a next token). +inf makes the mean inf and drops SE/CI.
+
+    ``blocks``: the context window of each value (one id per value), used by the cluster method."""
     x = np.asarray(values, dtype=np.float64)
-    x = x[~np.isnan(x)]
+    keep = ~np.isnan(x)
+    x = x[keep]
+    ids = None if blocks is None else np.asarray(blocks)[keep]
     n = len(x)
     if n == 0:
         return Stats(n=0, mean=math.nan)
     n_inf = int(np.count_nonzero(np.isinf(x)))
     mean = float(x.mean())
-    se = ci_low = ci_high = None
+    se = None
+    extra: dict = {}
     if n_inf == 0 and n > 1:
         v = float(np.mean((x - mean) ** 2))
         se = math.sqrt(v / (n - 1))
-        ci_low, ci_high = _bootstrap_ci(x, bootstrap or BootstrapOptions())
+        extra = _interval(x, ids, bootstrap or BootstrapOptions())
     *qs, median = percentiles_of(x, [*percentiles, 50.0])  # one sort for all of them
     return Stats(
         n=n,
         n_infinite=n_inf,
         mean=mean,
         se=se,
-        ci_low=ci_low,
-        ci_high=ci_high,
+        **extra,
         median=median,
         percentiles={pct_key(p): float(q) for p, q in zip(percentiles, qs)},
         min=float(x.min()),
         max=float(x.max()),
     )
+
+
+def _interval(x: np.ndarray, ids: np.ndarray | None, opts: BootstrapOptions) -> dict:
+    """The interval fields of :class:`Stats` (empty when the bootstrap is off)."""
+    if opts.resamples < 2:
+        return {}
+    try:
+        ci = block_bootstrap_mean_ci(x, blocks=ids, level=opts.level, resamples=opts.resamples, seed=opts.seed,
+                                     method=opts.method, interval=opts.interval, min_clusters=opts.min_windows)
+    except ValueError as exc:  # e.g. method cluster over a single window
+        raise UsageError(f"uncertainty method {opts.method}: {exc}") from None
+    out = {"ci_low": ci.lo, "ci_high": ci.hi}
+    if ci.method != "iid":
+        out.update(se_block=ci.se, n_eff=ci.n_eff if math.isfinite(ci.n_eff) else None,
+                   block_length=ci.block_length, n_blocks=ci.n_blocks)
+    return out
+
+
+def resolved_method(opts: BootstrapOptions, blocks: np.ndarray | None) -> str:
+    """The method ``opts`` resolves to for these window ids: cluster, circular-block, iid or none."""
+    if opts.resamples < 2:
+        return "none"
+    if opts.method != "auto":
+        return opts.method
+    n_ids = 0 if blocks is None else len(np.unique(blocks))
+    return "cluster" if n_ids >= opts.min_windows else "circular-block"
 
 
 def proportion(flags: np.ndarray) -> tuple[float, float | None]:

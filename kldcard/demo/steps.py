@@ -99,10 +99,14 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
 
     results = []
     with run.step(STEP_TITLES[4]) as step:
+        from kldcard.compare.rank import rank_results
         from kldcard.compare.run import compare, write_per_token, write_result
+        from kldcard.files import write_atomic
 
+        columns = []
         for label in ("candidate-q8_0", "candidate-q4_k_m"):
             res, per_token = compare(captures["reference-f32"], captures[label], return_per_token=True)
+            columns.append(per_token.columns())
             npz = out / "results" / f"{label}.per-token.npz"
             write_per_token(per_token, npz)
             res.per_token_file = str(npz)
@@ -110,6 +114,11 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
             results.append((path, res))
             step.detail.append(f"{label} vs reference-f32 -> {path}")
             step.detail += [f"  {line}" for line in res.summary_lines()[:3]]
+        # the two candidates on the same positions: paired intervals say whether they differ here
+        ranking = rank_results([r for _, r in results], columns, paths=[str(p) for p, _ in results])
+        rank_path = out / "ranking.json"
+        write_atomic(rank_path, ranking.model_dump_json(indent=2) + "\n")
+        step.detail += [f"ranking -> {rank_path}", *(f"  {line}" for line in ranking.summary_lines())]
 
     with run.step(STEP_TITLES[5]) as step:
         from kldcard.files import write_atomic
@@ -130,7 +139,7 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
             encoding="utf-8",
         )
         evaluation = evaluation_from_results([r for _, r in results],
-                                             overrides=Disclosures.model_validate(disclosures))
+                                             overrides=Disclosures.model_validate(disclosures), ranking=ranking)
         card_dir = out / "card"
         card_dir.mkdir(parents=True, exist_ok=True)
         card = card_dir / "README.md"

@@ -26,7 +26,7 @@ __all__ = ["COMPARE_FIELDS", "compare_rows", "stack_rows"]
 
 # per-token outputs of compare_rows, in RowKernel's result order
 COMPARE_FIELDS = ("forward_kl", "reverse_kl", "js", "top1_ref", "top1_cand", "p_ref", "p_cand", "nll_ref",
-                  "nll_cand", "robust")
+                  "nll_cand", "robust", "p_top_ref", "rank_ref", "rank_cand")
 
 
 def compare_rows(ref_url: str, cand_url: str, n_vocab: int, i0: int, i1: int, mmap: bool = True,

@@ -65,6 +65,7 @@ def check_consistency(card: Card, raw: Any) -> Check:
         yield from check_calibration(raw)
         yield from check_cross_stack_runtime(raw)
         yield from check_top_k_claimed_full(raw)
+        yield from check_uncertainty(raw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,3 +345,37 @@ def check_top_k_claimed_full(raw: dict[Any, Any]) -> Check:
             "disclose truncation: top-k with top_k and the tail treatment",
             _ptr(BLOCK_KEY, "vocabulary", "truncation"),
         )
+
+
+def check_uncertainty(raw: dict[Any, Any]) -> Check:
+    """KLD209: an i.i.d. interval over several context windows; KLD210: an excess over a control
+    that ran on another stack."""
+    agg = _dict(raw.get("aggregation"))
+    method = _dict(agg.get("uncertainty")).get("method")
+    n_chunks = _int(_dict(raw.get("context")).get("n_chunks"))
+    if method in ("bootstrap", "se-iid") and n_chunks is not None and n_chunks > 1:
+        yield ("KLD209", f"uncertainty method {method} treats tokens as independent, but the text was scored in "
+               f"{n_chunks} context windows; use a block bootstrap (window-bootstrap)",
+               _ptr(BLOCK_KEY, "aggregation", "uncertainty", "method"))
+    cmp = _dict(raw.get("comparison"))
+    control = cmp.get("control")
+    if not isinstance(control, str):
+        return
+    from kldcard.stack.portability import QUANTIZATION_UNDER_TEST, stack_differences
+
+    runtimes = {c.get("name"): c.get("runtime") for c in _list(raw.get("candidates")) if isinstance(c, dict)}
+    control_rt = runtimes.get(control)
+    if not isinstance(control_rt, dict):
+        return
+    for i, e in enumerate(_list(cmp.get("excess_over_control"))):
+        name = _dict(e).get("candidate")
+        rt = runtimes.get(name)
+        if not isinstance(rt, dict):
+            continue
+        diffs = stack_differences(control_rt, rt, ignore=QUANTIZATION_UNDER_TEST)
+        if diffs:
+            d = diffs[0]
+            yield ("KLD210", f"the excess of {name!r} over control {control!r} subtracts a floor measured on another "
+                   f"stack: {d.coordinate} is {d.reference} for the control, {d.candidate} for {name!r}",
+                   _ptr(BLOCK_KEY, "comparison", "excess_over_control", i))
+

@@ -184,6 +184,7 @@ D9 = [
     re.compile(
         r"\btoken[- ]mean\b|\bmacro[- ]mean\b|\bmean of per-\w+|\bper-(?:token|sequence|window|document) mean\b|"
         r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|\bSEM\b|standard deviation|"
+        r"\beffective sample size\b|"
         r"\bp(?:50|90|95|99|99\.9)\b|\bpercentiles?\b|\bmedian\b|\b(?:averaged|mean|average) over\b",
         I,
     ),

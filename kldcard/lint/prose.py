@@ -16,6 +16,7 @@ from kldcard.card.document import Card
 from kldcard.lint.claims import Claim, KldNumber, find_claims
 from kldcard.lint.evidence import NAMES, CardEvidence, assess
 from kldcard.lint.findings import Finding
+from kldcard.lint.interval_prose import iid_interval_over_chunks
 from kldcard.lint.markdown import Doc, scan
 
 HINTS = {
@@ -98,6 +99,10 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
             add("KLD310", "warning", flag.offset, f"KLD reference is a quantized checkpoint ({quote}); measure against BF16")
         else:
             add("KLD311", "warning", flag.offset, f"KLD evaluation text is drawn from the calibration data ({quote}); evaluate on held-out text")
+    iid_at = iid_interval_over_chunks(report.doc.text)
+    if iid_at is not None:
+        add("KLD320", "info", iid_at, "the interval treats tokens as independent, but the text was scored in "
+            "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap")
     # KLD309 already says the whole card names no statistic; KLD312 is for the number left bare on a
     # card that names one elsewhere (or whose tool implies one).
     for claim in report.claims if ev.disclosures[9].status != "missing" else []:

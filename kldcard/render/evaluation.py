@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from kldcard.compare.rank import RANK_FORMAT, RankResult, candidate_label
 from kldcard.compare.result import CompareResult
 from kldcard.errors import InputError
 from kldcard.render.disclosures import (
@@ -37,8 +38,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 def candidate_name(result: CompareResult) -> str:
     """The candidate's name in the card (and the key of its disclosures): its model file or
     directory name without a .gguf suffix."""
-    name = Path(result.candidate.model.name.rstrip("/")).name
-    return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
+    return candidate_label(result)
 
 
 def _single_file_sha(files: dict[str, str]) -> str | None:
@@ -69,8 +69,10 @@ def _check_same_reference(results: list[CompareResult]) -> None:
             )
 
 
-def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosures | None = None) -> KldEvaluation:
-    """A validated KldEvaluation from compare results of one reference against N candidates."""
+def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosures | None = None,
+                            ranking: RankResult | None = None) -> KldEvaluation:
+    """A validated KldEvaluation from compare results of one reference against N candidates (and,
+    from ``kldcard rank``, their paired ranking: the card's ``comparison``)."""
     if not results:
         raise InputError("no compare results given")
     d = overrides or Disclosures()
@@ -189,19 +191,37 @@ def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosu
             "statistic": agg.statistic,
             "percentiles": list(agg.percentiles),
             "output_ranges": [list(x) for x in agg.output_ranges],
-            "uncertainty": {
-                "method": agg.uncertainty_method,
-                "level": agg.bootstrap.level if agg.uncertainty_method == "bootstrap" else None,
-                "resamples": agg.bootstrap.resamples if agg.uncertainty_method == "bootstrap" else None,
-                "seed": agg.bootstrap.seed if agg.uncertainty_method == "bootstrap" else None,
-            },
+            "uncertainty": uncertainty_disclosure(agg),
         },
         "candidates": cands,
     }
+    if ranking is not None:
+        ranked = {r.name for r in ranking.ranking}
+        if ranked != {c["name"] for c in cands}:
+            raise InputError(f"the ranking covers {', '.join(sorted(ranked))}, the results "
+                             f"{', '.join(c['name'] for c in cands)}; rank exactly the candidates rendered")
+        data["comparison"] = ranking.to_card_comparison().model_dump()
     try:
         return KldEvaluation.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"the results do not make a complete disclosure: {first_error(exc)}") from None
+
+
+def uncertainty_disclosure(agg: Any) -> dict[str, Any]:
+    """The card's ``aggregation.uncertainty`` from a result's aggregation (format_version 1 results:
+    the per-token bootstrap, named ``bootstrap``)."""
+    method = agg.uncertainty_method
+    if method == "se-iid":
+        return {"method": "se-iid"}
+    boot = agg.bootstrap
+    out: dict[str, Any] = {"method": method, "level": boot.level, "resamples": boot.resamples, "seed": boot.seed,
+                           "interval": boot.interval if boot.interval != "auto" else
+                           ("percentile" if method == "bootstrap" else "studentized")}
+    if method == "window-bootstrap":
+        out["block"] = {"unit": "context-window", "min_windows": boot.min_windows}
+    elif method == "block-bootstrap":
+        out["block"] = {"unit": "moving-block", "length_rule": "politis-white-2004"}
+    return out
 
 
 def _explicit_positions(result: CompareResult) -> list[int]:
@@ -219,7 +239,19 @@ def load_result(path: str | Path, data: Any | None = None) -> CompareResult:
 
 
 def evaluation_from_result_files(paths: list[str], datas: list[Any], disclosures: Disclosures) -> KldEvaluation:
-    return evaluation_from_results([load_result(p, d) for p, d in zip(paths, datas)], overrides=disclosures)
+    """Compare results, plus at most one ``kldcard rank`` file among them (its ``format`` says so)."""
+    is_rank = [isinstance(d, dict) and d.get("format") == RANK_FORMAT for d in datas]
+    if sum(is_rank) > 1:
+        raise InputError("give at most one ranking file (from `kldcard rank`)")
+    ranking = None
+    for p, d, r in zip(paths, datas, is_rank):
+        if r:
+            try:
+                ranking = RankResult.model_validate(d)
+            except ValidationError as exc:
+                raise InputError(f"{p}: not a kldcard ranking: {first_error(exc)}") from None
+    results = [load_result(p, d) for p, d, r in zip(paths, datas, is_rank) if not r]
+    return evaluation_from_results(results, overrides=disclosures, ranking=ranking)
 
 
 def plot_series(paths: list[str], per_token: list[str]) -> list:
@@ -232,14 +264,20 @@ def plot_series(paths: list[str], per_token: list[str]) -> list:
     series = []
     for i, path in enumerate(paths):
         result = load_result(path)
-        name = per_token[i] if per_token else result.per_token_file
-        if not name:
-            raise InputError(f"{path}: names no per-token file; pass --per-token FILE (from `kldcard compare --per-token`)")
-        file = Path(name)
-        if not file.is_file() and (Path(path).parent / name).is_file():
-            file = Path(path).parent / name
+        file = Path(per_token[i]) if per_token else per_token_path(path, result)
         series.append(_read_per_token(file, candidate_name(result), PlotSeries))
     return series
+
+
+def per_token_path(path: str | Path, result: CompareResult) -> Path:
+    """The per-token file a result names, resolved as given, then next to the result file."""
+    name = result.per_token_file
+    if not name:
+        raise InputError(f"{path}: names no per-token file; pass --per-token FILE (from `kldcard compare --per-token`)")
+    file = Path(name)
+    if not file.is_file() and (Path(path).parent / name).is_file():
+        file = Path(path).parent / name
+    return file
 
 
 def _read_per_token(file: Path, name: str, cls: Any) -> Any:
@@ -273,4 +311,6 @@ def load_evaluation(paths: list[str], *, disclosures: str | None = None) -> KldE
 def load_plot_series(paths: list[str], per_token: list[str]) -> list:
     """Per-position series for the plot: one per RESULT, from ``--per-token`` files or the files
     the results name."""
-    return plot_series(paths, per_token)
+    datas = [read_structured(p, "result") for p in paths]
+    return plot_series([p for p, d in zip(paths, datas)
+                        if not (isinstance(d, dict) and d.get("format") == RANK_FORMAT)], per_token)

@@ -24,6 +24,14 @@ from kldcard import __version__
 from kldcard.errors import InputError
 from kldcard.card.model_index import percentile_label, percentile_value
 from kldcard.render.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.render.uncertainty import (
+    comparison_context,
+    confidence_rows,
+    interval_text,
+    n_eff_cell,
+    top_k_rows,
+    uncertainty_text,
+)
 from kldcard.resources import template_dir
 from kldcard.schema import Candidate, KldEvaluation, StackFingerprint, Summary
 
@@ -152,17 +160,7 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
         else f"reference {fmt_int(voc.reference_vocab_size)}, candidate {fmt_int(voc.candidate_vocab_size)} tokens"
     )
     align = "identical vocabularies" if voc.alignment == "identical" else "cut to their common prefix"
-    unc = agg.uncertainty
-    if unc.method == "bootstrap":
-        uncertainty = (
-            f"{_level(unc.level)}% bootstrap interval ({fmt_int(unc.resamples or 0)} resamples, seed {unc.seed})"
-        )
-    elif unc.method == "se-iid":
-        uncertainty = "standard error assuming independent tokens" + (
-            f" ({_level(unc.level)}% interval)" if unc.level else ""
-        )
-    else:
-        uncertainty = "none"
+    uncertainty = uncertainty_text(agg.uncertainty, ctx.n_chunks)
     ranges = ", ".join(f"[{a}, {b})" for a, b in agg.output_ranges) or "none"
     pcts = ", ".join(percentile_label(p) for p in sorted(agg.percentiles)) or "none"
     rows = [
@@ -231,6 +229,9 @@ def _candidate_row(c: Candidate, ev: KldEvaluation) -> dict[str, Any]:
         "reverse_mean": _opt(r.reverse_kld.mean if r.reverse_kld else None, what),
         "js_mean": _opt(r.js.mean if r.js else None, what),
         "top1": fmt_percent(r.top1_agreement, what),
+        "n_eff": n_eff_cell(c),
+        "confidence": confidence_rows(c),
+        "top_k": top_k_rows(c),
         "ranges": [
             {
                 "range": f"[{rr.start}, {rr.end})",
@@ -250,19 +251,14 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
     ``title``, ``kldcard_version``, ``disclosures`` (rows: number, name, value), ``candidates``
     (rows: name, model, quantization, positions, mean, median, p99, p99_9, percentiles[] (in the
     order of ``percentile_labels``, ascending), max, reverse_mean, js_mean, top1, ranges[]),
-    ``percentile_labels``, ``more_percentiles`` (percentiles beyond p99/p99.9 exist), ``cross_stack``
+    ``percentile_labels``, ``more_percentiles`` (percentiles beyond p99/p99.9 exist), ``has_n_eff``,
+    ``has_confidence``, ``has_top_k`` (candidate rows then carry n_eff, confidence[], top_k[]),
+    ``comparison`` (:func:`kldcard.render.uncertainty.comparison_context` or None), ``cross_stack``
     (names of candidates run on another stack than the reference), ``interval`` (how the bracket after the mean
     was computed), ``reference`` (escaped name), ``text_name``, ``n_scored``, ``plot`` (relative path
     or None) and ``evaluation`` (the whole validated block as plain JSON-like data).
     """
     ev = evaluation
-    unc = ev.aggregation.uncertainty
-    if unc.method == "bootstrap":
-        interval = f"{_level(unc.level)}% bootstrap interval"
-    elif unc.method == "se-iid":
-        interval = "± standard error (independent tokens assumed)"
-    else:
-        interval = "no interval"
     return {
         "title": SECTION_TITLE,
         "kldcard_version": __version__,
@@ -270,7 +266,11 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "candidates": [_candidate_row(c, ev) for c in ev.candidates],
         "percentile_labels": [percentile_label(p) for p in sorted(ev.aggregation.percentiles)],
         "more_percentiles": bool(set(ev.aggregation.percentiles) - {99.0, 99.9}),
-        "interval": interval,
+        "interval": interval_text(ev.aggregation.uncertainty),
+        "has_n_eff": any(c.results.kld.n_eff is not None for c in ev.candidates),
+        "has_confidence": any(c.results.confidence for c in ev.candidates),
+        "has_top_k": any(c.results.label_in_top_k for c in ev.candidates),
+        "comparison": comparison_context(ev),
         "reference": md_cell(f"{ev.reference.model} ({ev.reference.dtype})"),
         "reference_stack": md_cell(stack_text(ev.reference.runtime)),
         "text_name": md_cell(ev.evaluation_text.name),

@@ -187,3 +187,26 @@ rule(
     example="Mean KLD 0.0250 (the kld_evaluation block says mean 0.0184)",
     fix="Mean KLD 0.0184 (regenerate the section with `kldcard render`)",
 )
+
+rule(
+    code="KLD320",
+    name="prose-iid-interval-over-chunks",
+    severity="info",
+    summary="The card's interval treats tokens as independent, but the text was scored in context windows",
+    what=(
+        "For a card without a kld_evaluation block: reports prose that gives an i.i.d. interval (a '± SE' "
+        "after a number, 'standard error', 'i.i.d.', a per-token bootstrap) while saying the text was scored "
+        "in context windows (N-token chunks, `-c N`, n_ctx, the second half of each chunk), unless it names a "
+        "block method (block / window bootstrap, effective sample size). One finding per card."
+    ),
+    why=(
+        "Tokens of one window share their context and divergence comes in clusters, so an interval that "
+        "counts every token as independent is too narrow, by about sqrt((1+rho)/(1-rho)) for a lag-1 "
+        "correlation rho; small gaps between quantizations then look real."
+    ),
+    example="Mean KLD 0.0231 ± 0.0004 (SE) over 512-token chunks of wiki.test.raw.",
+    fix=(
+        "Mean KLD 0.0231, 95% block-bootstrap interval [0.0220, 0.0243] resampling whole 512-token windows "
+        "(kldcard compare), effective sample size 9,800 of 290,000 tokens."
+    ),
+)

@@ -331,3 +331,34 @@ TOP_K_CLAIMED_AS_FULL = rule(
     "      engine: openai-server:vllm   # prompt_logprobs: 20\n",
     fix="  vocabulary:\n    truncation: top-k\n    top_k: 20\n    tail: lumped\n",
 )
+
+IID_INTERVAL_OVER_CHUNKS = rule(
+    code="KLD209",
+    name="iid-interval-over-chunks",
+    severity="info",
+    summary="the interval treats tokens as independent, but the text was scored in several context windows",
+    what="Flags `aggregation.uncertainty.method` `bootstrap` or `se-iid` (tokens resampled or counted as "
+    "independent) when `context.n_chunks` is above 1.",
+    why="Tokens of one context window share their context, and divergence between stacks comes in "
+    "clusters, so an i.i.d. interval is too narrow: by a factor of about sqrt((1+rho)/(1-rho)) for a lag-1 "
+    "correlation rho (4.4 at rho = 0.9). Gaps between candidates then look significant when they are noise.",
+    example="  context:\n    n_chunks: 40\n  aggregation:\n    uncertainty:\n      method: bootstrap\n",
+    fix="  aggregation:\n    uncertainty:\n      method: window-bootstrap   # kldcard compare (default)\n"
+    "      block:\n        unit: context-window\n",
+)
+
+CONTROL_ON_ANOTHER_STACK = rule(
+    code="KLD210",
+    name="control-on-another-stack",
+    severity="warning",
+    summary="an excess over a control subtracts a floor measured on another stack",
+    what="Flags each `comparison.excess_over_control` entry whose candidate's runtime differs from the "
+    "control candidate's runtime in an arithmetic-relevant coordinate (the weights' dtype excepted: that "
+    "is what the control and the candidate differ in).",
+    why="A control measures the price of the comparison itself on one stack and text. Subtracting it "
+    "from a candidate measured on another stack mixes two different prices: the excess is not an estimate "
+    "of the quantization's own error.",
+    example="  comparison:\n    control: bf16-on-vllm\n    excess_over_control:\n    - candidate: q4-on-llamacpp\n",
+    fix="Measure the control on the candidate's own stack (the reference weights in that engine and build), "
+    "or drop the excess for that candidate.",
+)

@@ -1,0 +1,39 @@
+"""KLD320 for free-form cards: an interval that treats tokens as independent over chunked text.
+
+Kept apart from the disclosure evidence (``evidence.py``): it is a finding about the uncertainty
+model a card states, not a missing disclosure. A card qualifies when its prose gives an i.i.d.
+interval (a "± SE" after a number, "standard error", "i.i.d.", a per-token bootstrap) and says the
+text was scored in context windows (chunks of N tokens, ``-c N``, ``n_ctx``, the second half of each
+chunk), unless it also names a block method (block / window / cluster bootstrap, effective sample
+size), which accounts for the windows.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["iid_interval_over_chunks"]
+
+I = re.IGNORECASE
+IID_INTERVAL = re.compile(
+    r"±\s*[\d.]+(?:e-?\d+)?\s*\(?\s*(?:SE|SEM|std\.?\s*err\w*)\b|\bstandard error\b|\bi\.i\.d\.?|"
+    r"\bper-token bootstrap\b|\bbootstrap(?:ped)? over (?:individual )?tokens\b",
+    I,
+)
+CHUNKED = re.compile(
+    r"\b\d{3,6}-token (?:chunks?|windows?|contexts?)\b|\bchunks? of \d{3,6}\b|\b\d+ chunks\b|"
+    r"(?:^|\s)(?:-c|--ctx-size)\s+\d{3,6}\b|\bn_ctx\s*[=:]?\s*\d{3,6}\b|\bsecond half of each chunk\b",
+    I,
+)
+BLOCK_METHOD = re.compile(
+    r"\b(?:block|window|cluster|moving[- ]block|circular[- ]block)[- ]bootstrap\b|\beffective sample size\b|\bn_eff\b",
+    I,
+)
+
+
+def iid_interval_over_chunks(text: str) -> int | None:
+    """Offset in ``text`` of the i.i.d. interval to flag, or None."""
+    if BLOCK_METHOD.search(text) or not CHUNKED.search(text):
+        return None
+    m = IID_INTERVAL.search(text)
+    return None if m is None else m.start()
