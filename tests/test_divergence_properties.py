@@ -104,3 +104,16 @@ def test_forward_and_reverse_agree_to_second_order_for_close_distributions(pair)
     if f > 1e-300:
         assert r == r and abs(f - r) <= 0.5 * max(f, r)
         assert abs(j - 0.25 * f) <= 0.5 * 0.25 * f
+
+
+def test_rows_closer_than_an_ulp_of_their_normaliser_keep_the_js_bound():
+    """Found by Hypothesis: a robust-path row (a 701-nat range) whose only other difference is a
+    logit 1.2e-38 apart. Taking ls_r − ls_c directly lost the whole answer (JS 20× too large);
+    the normaliser gap is now taken through expm1, so JS ≈ (f + r)/8 as the series says."""
+    a = np.zeros(22)
+    a[0], a[1] = 1.17549435e-38, -701.0
+    b = np.zeros(22)
+    b[1] = -697.0
+    f, r, j = row_divergence(a, b)
+    assert f > 0 and math.isclose(f, r, rel_tol=1e-9)
+    assert math.isclose(j, (f + r) / 8, rel_tol=1e-6)

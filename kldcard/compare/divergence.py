@@ -227,8 +227,28 @@ def _log_mass(logp_in: np.ndarray, p_out: float) -> float:
     return m + ls
 
 
+def _normaliser_gap(zr: np.ndarray, zc: np.ndarray, fin_r: np.ndarray, fin_c: np.ndarray,
+                    norm_r: tuple[float, float], norm_c: tuple[float, float]) -> float:
+    """ls_r − ls_c, the difference of the two log-normalisers, without the rounding of two O(1) logs.
+
+    ``ls_r − ls_c`` taken directly is off by an ulp of ls (~4e-16), which is the whole answer when the
+    rows differ by less than that (Hypothesis found logits 1e-38 apart: JS came out 20× too large).
+    Instead: log1p of the relative mass difference, each entry's difference through expm1 of the exact
+    logit difference. Falls back to the direct difference when a gap would overflow expm1."""
+    (m_r, ls_r), (m_c, ls_c) = norm_r, norm_c
+    both = fin_r & fin_c
+    xc = zc[both] - m_c
+    d = (zr[both] - m_r) - xc
+    if not np.all(d < 700.0):
+        return ls_r - ls_c
+    diff = float((np.exp(xc) * np.expm1(d)).sum())
+    diff += float(np.exp(zr[fin_r & ~fin_c] - m_r).sum()) - float(np.exp(zc[fin_c & ~fin_r] - m_c).sum())
+    rel = diff / math.exp(ls_c)
+    return math.log1p(rel) if rel > -1.0 else ls_r - ls_c
+
+
 def _elementwise(zr: np.ndarray, zc: np.ndarray, norm_r: tuple[float, float],
-                 norm_c: tuple[float, float]) -> tuple[float, float, float]:
+                 norm_c: tuple[float, float], gap: float | None = None) -> tuple[float, float, float]:
     """Σ q·φ(u), Σ q·ψ(u), Σ q·χ(u) entry by entry, with p = exp(zr − m_r − ls_r), q likewise
     (finite logits; ``norm_*`` = (m, ls) from :func:`_lse_parts`). Series for |u| < τ, closed forms
     in T = expm1(u) up to u = 1, and forms in p, q beyond (no overflow however extreme the gap)."""
@@ -236,7 +256,7 @@ def _elementwise(zr: np.ndarray, zc: np.ndarray, norm_r: tuple[float, float],
     xr, xc = zr - m_r, zc - m_c  # exact for BF16/F32 logits: no rounding of size |z|
     lp, lq = xr - ls_r, xc - ls_c
     p, q = np.exp(lp), np.exp(lq)
-    u = (xr - xc) - (ls_r - ls_c)  # log(p/q)
+    u = (xr - xc) - ((ls_r - ls_c) if gap is None else gap)  # log(p/q); see _normaliser_gap
     small, high = np.abs(u) < TAU, u > 1.0
     mid = ~small & ~high
     um = np.where(mid, u, 0.0)
@@ -273,13 +293,14 @@ def _robust_row(zr: np.ndarray, zc: np.ndarray) -> tuple[float, float, float, np
         j = 0.5 * _LN2 * (p_only + q_only)
         if not both.any():  # disjoint supports
             return (math.inf if inf_f else 0.0), (math.inf if inf_r else 0.0), j, lp, lq
+        gap = _normaliser_gap(zr, zc, fin_r, fin_c, norm_r, norm_c)
         in_b = both & (lq > -700.0)
         under = both & ~in_b  # q underflows: p·(log p − log q) in log space, q·(...) ≈ 0
         a, b = zr[in_b], zc[in_b]
         res = RowKernel(len(a), nested=True)(a, b) if len(a) else None
         whole = not (inf_f or inf_r or under.any())  # then p̃_B = p and q̃_B = q: nothing to put back
         if res is None or res[-1]:  # the restriction is itself extreme: entry by entry
-            f, r, jb = _elementwise(zr[both], zc[both], norm_r, norm_c)
+            f, r, jb = _elementwise(zr[both], zc[both], norm_r, norm_c, gap)
             # over these entries Σq·φ(u) = Σp·log(p/q) − P + Q and Σq·ψ(u) = Σq·log(q/p) + P − Q:
             # put back the one-sided mass (q_only for forward, p_only for reverse; the other one
             # makes that direction infinite anyway)
@@ -287,7 +308,7 @@ def _robust_row(zr: np.ndarray, zc: np.ndarray) -> tuple[float, float, float, np
             r += p_only
             j += jb
         else:
-            j += res[2] if whole else _elementwise(zr[both], zc[both], norm_r, norm_c)[2]
+            j += res[2] if whole else _elementwise(zr[both], zc[both], norm_r, norm_c, gap)[2]
             out_r, out_c = fin_r & ~in_b, fin_c & ~in_b
             log_pb = _log_mass(lp[in_b], float(np.exp(lp[out_r]).sum()))
             log_qb = _log_mass(lq[in_b], float(np.exp(lq[out_c]).sum()))
