@@ -1,6 +1,7 @@
-"""Lint 1,000 free-form cards (the prose corpus, replicated) and print the time.
+"""Lint 1,000 free-form cards (the prose corpus, replicated) and print the time; then lint time per MB
+of ordinary and pathological cards side by side.
 
-    python benchmarks/lint_corpus.py [--cards 1000]
+    python benchmarks/lint_corpus.py [--cards 1000] [--mb 1.0]
 
 Three timings over the same cards:
   prose    parse_card + check_prose, in memory (the prose linter's own cost, card parsing included)
@@ -9,27 +10,79 @@ Three timings over the same cards:
 There is no naive prose linter to compare with; the parse line shows how much of the time is card
 reading rather than claim and disclosure detection.
 Target (issue 7): under 10 s for 1,000 cards on the 2-core dev machine.
+
+Per MB (issue 16): each pathological card of tests/helpers_prose.py's PATHOLOGICAL is grown to about
+``--mb`` MB and linted (parse_card + check_prose); the ordinary line is the real and invented corpora
+concatenated to the same size. Printed: seconds per MB and the projection for a card at the 10 MiB
+size limit (linear, as the complexity guards in tests/test_lint_bad_input.py check). Target: no card
+under the size limit over 2 s.
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
+import sys
 import tempfile
 import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from kldcard.card.document import parse_card
+from kldcard.card.document import MAX_CARD_BYTES, parse_card
 from kldcard.lint.prose import check_prose
 from kldcard.lint.runner import lint_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "prose_corpus"
+REAL = ROOT / "tests" / "data" / "real_cards" / "cards"
+sys.path.insert(0, str(ROOT / "tests"))
+from helpers_prose import PATHOLOGICAL  # noqa: E402  (the cards the complexity guards use)
+
+
+def _grow(make, target: int) -> bytes:
+    """The pathological card at the smallest power-of-two size parameter reaching ``target`` bytes."""
+    n = 16
+    while len(make(n)) < target:
+        n *= 2
+    return make(n)
+
+
+def _seconds(data: bytes) -> float:
+    t0 = time.perf_counter()
+    check_prose(parse_card(data, "<bench>"))
+    return time.perf_counter() - t0
+
+
+def per_mb(mb: float) -> bool:
+    """Print lint seconds per MB, ordinary vs pathological; True when every projection is under 2 s."""
+    target = int(mb * 1e6)
+    ordinary = b""
+    sources = sorted(CORPUS.glob("*.md")) + sorted(REAL.glob("*.md"))
+    for p in cycle(sources):
+        if len(ordinary) >= target:
+            break
+        ordinary += p.read_bytes() + b"\n\n"
+    rows = [("ordinary: corpora concatenated", ordinary)]
+    rows += [(name, _grow(make, target)) for name, make in PATHOLOGICAL.items()]
+    real_max = max(sources, key=lambda p: p.stat().st_size)
+    rows.insert(0, (f"largest real card ({real_max.stat().st_size / 1e3:.0f} KB)", real_max.read_bytes()))
+    limit_mb = MAX_CARD_BYTES / 1e6
+    print(f"\nlint time per MB (parse_card + check_prose), projected to the {MAX_CARD_BYTES >> 20} MiB size limit:")
+    print(f"{'card':48s} {'size':>9s} {'time':>8s} {'s/MB':>6s} {'at limit':>9s}")
+    ok = True
+    for name, data in rows:
+        dt = _seconds(data)
+        rate = dt / (len(data) / 1e6)
+        at_limit = rate * limit_mb
+        ok &= at_limit < 2.0 or name.startswith("largest")
+        print(f"{name:48s} {len(data) / 1e6:7.2f}MB {dt:7.2f}s {rate:6.2f} {at_limit:8.1f}s")
+    print(f"target  no card under the size limit over 2 s: {'met' if ok else 'MISSED'}")
+    return ok
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=1000)
+    ap.add_argument("--mb", type=float, default=1.0, help="size of each card in the per-MB comparison")
     args = ap.parse_args()
     sources = sorted(CORPUS.glob("*.md"))
     cards = [(p.name, p.read_bytes()) for p in islice(cycle(sources), args.cards)]
@@ -62,6 +115,7 @@ def main() -> int:
     target = 10.0 * len(cards) / 1000
     ok = runner_s < target
     print(f"target  < {target:.1f} s for {len(cards)} cards: {'met' if ok else 'MISSED'}")
+    ok &= per_mb(args.mb)
     return 0 if ok else 1
 
 

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import copy
+import gc
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from helpers_lint import COMPLIANT, front_matter, run_cli, run_subprocess
+from helpers_prose import PATHOLOGICAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kldcard.card.document import HUB_YAML_BLOCK, YAML_BLOCK, parse_card
 from kldcard.errors import InputError
 from kldcard.lint.findings import Finding
+from kldcard.lint.prose import check_prose
 from kldcard.lint.registry import all_rules
 from kldcard.lint.runner import lint_card
 
@@ -31,6 +37,9 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
         "front-matter-a-string": (b"---\njust a sentence\n---\n# x\n", "front matter must be a YAML mapping"),
         "non-utf8": (b"---\nlicense: mit\n---\n# caf\xe9 \xff\xfe\n", "not valid UTF-8"),
         "binary": (bytes(range(256)) * 8, "binary file"),
+        "utf-16-with-bom": ("---\nlicense: mit\n---\n# Card\n".encode("utf-16"), "is UTF-16LE text, not UTF-8; convert it, e.g. iconv -f UTF-16LE -t UTF-8"),
+        "utf-16be-no-bom": ("# Card\nMean KLD 0.01\n".encode("utf-16-be"), "is UTF-16BE text, not UTF-8"),
+        "utf-32-with-bom": ("# Card\nMean KLD 0.01\n".encode("utf-32"), "is UTF-32LE text, not UTF-8"),
         "empty": (b"", "empty file"),
         "whitespace-only": (b"  \n\n\t\n", "empty file"),
         "50MB": (None, "too large for a model card"),
@@ -178,3 +187,57 @@ def test_arbitrary_yaml_gives_findings_or_input_error(value, as_block):
 def test_mutated_compliant_blocks_give_findings_or_input_error(data, model_index):
     meta = {"kld_evaluation": _mutated_block(data), "model-index": model_index}
     _check(("---\n" + yaml.safe_dump(meta, allow_unicode=True) + "---\n# body\n").encode("utf-8", "replace"))
+
+
+# ---- linear time: front matter, every lint stage -----------------------------------------------
+
+
+def test_utf8_with_and_without_bom_read_the_same(tmp_path):
+    text = "---\nlicense: mit\n---\n# Card\n\nQ4_K_M: mean KLD 0.021 vs BF16.\n"
+    plain, bom = tmp_path / "plain.md", tmp_path / "bom.md"
+    plain.write_bytes(text.encode("utf-8"))
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    a, b = lint_card(plain), lint_card(bom)
+    assert [(f.line, f.column, f.rule_id) for f in a.findings] == [(f.line, f.column, f.rule_id) for f in b.findings]
+    assert any(f.rule_id == "KLD303" for f in b.findings)  # the body was read: the claim was found
+    assert parse_card(b"\xef\xbb\xbf" + text.encode()).metadata == {"license": "mit"}
+
+
+@given(st.lists(st.sampled_from(["-", "---", "\n", "\r", "\r\n", " ", "\t", "a", ":", "\u2028"]), max_size=16).map("".join))
+@settings(max_examples=3000, deadline=None)
+def test_front_matter_scan_finds_the_hub_regex_block(text):
+    """The linear scan is the Hub's REGEX_YAML_BLOCK, group for group (the regex is fine on small inputs)."""
+    want = re.search(HUB_YAML_BLOCK, text)
+    got = YAML_BLOCK.search(text)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert [got.span(g) for g in range(5)] == [want.span(g) for g in range(5)]
+        assert got.group(2) == want.group(2)
+
+
+def _lint_seconds(data: bytes) -> float:
+    """Best of three timings of reading + prose-linting ``data`` (GC off: its passes are not the linter's)."""
+    best = float("inf")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            t0 = time.perf_counter()
+            check_prose(parse_card(data))
+            best = min(best, time.perf_counter() - t0)
+    finally:
+        gc.enable()
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
+def test_pathological_card_lints_in_linear_time(name):
+    """4x the input costs 4x the time when linear and 16x when quadratic; the bound is their geometric
+    middle, 8, because cache effects and a shared 2-core machine push linear stages to 5-6x. Sizes
+    grow until one timing is 100 ms, well above timer noise."""
+    make = PATHOLOGICAL[name]
+    n = 250
+    while _lint_seconds(make(n)) < 0.1 and n < 64000:
+        n *= 2
+    small, large = _lint_seconds(make(n)), _lint_seconds(make(4 * n))
+    assert large / small < 8, f"{name}: {small * 1e3:.1f} ms at n={n}, {large * 1e3:.1f} ms at 4n"

@@ -45,7 +45,7 @@ Minimum KLD:  -0.000043
 
 def test_kld3xx_rules_are_registered_with_full_documentation():
     prose = {c: r for c, r in RULES.items() if c.startswith("KLD3")}
-    assert sorted(prose) == [f"KLD3{n:02d}" for n in range(1, 15)] + ["KLD320"]
+    assert sorted(prose) == [f"KLD3{n:02d}" for n in range(1, 16)] + ["KLD320"]
     for code, r in prose.items():
         assert r.group == "free-form cards"
         assert r.name.startswith("prose-") and r.name == r.name.lower()
@@ -310,3 +310,75 @@ def test_arbitrary_card_text_never_crashes_and_locates_inside_the_file(parts):
 
 def test_example_block_is_valid_yaml_for_the_schema():
     KldEvaluation.model_validate(yaml.safe_load((EXAMPLES / "KLD314-prose-contradicts-block.md").read_text().split("---")[1])["kld_evaluation"])
+
+
+# ---- issue 16: real-world phrasings --------------------------------------------------------------
+
+
+def test_kld_heading_with_only_an_image_is_its_own_finding():
+    text = "# Card\n\n## KL divergence vs BF16\n\n![KLD per quant](kld.png)\n\n## Speed\n\n![ppl vs size](ppl.png)\n"
+    found = check_prose(card(text))
+    assert [(f.rule_id, f.line) for f in found] == [("KLD315", 3)]
+    # numbers next to the chart: a claim, not KLD315; a perplexity chart under a KLD heading: nothing
+    assert "KLD315" not in codes(text.replace("![KLD per quant](kld.png)", "![KLD](kld.png)\n\nMean KLD 0.021 vs BF16."))
+    assert check_prose(card("## KL-divergence\n\n![ppl_vs_size_mistral7B](x.png)\n")) == []
+
+
+def test_labelled_reference_and_windows_lists_are_disclosures():
+    """The issue's rejected card: a bold-labelled reference and a windows item."""
+    text = (
+        "| Quant | Mean KLD |\n|---|---|\n| Q4_K_M | 0.0231 |\n\n"
+        "- **Reference**: `org/Model-24B`, BF16 safetensors at commit `75e4c1d`\n"
+        "- **Windows**: 120 windows of 2,048 tokens, stride 512\n"
+        "- **Scored positions**: all after the first\n"
+    )
+    got = codes(text)
+    assert "KLD301" not in got and "KLD305" not in got and "KLD306" not in got
+
+
+def test_quantized_baseline_is_the_quantized_reference_rule_not_a_missing_reference():
+    text = "I'm using the `Q8_0` as the baseline for my PPL/KLD.\n\n| Quant | Mean KLD |\n|---|---|\n| IQ2_K | 0.0874 |\n"
+    got = codes(text)
+    assert "KLD310" in got and "KLD301" not in got
+
+
+def test_vs_the_bf16_weights_of_a_repo_names_the_reference():
+    assert "KLD301" not in codes("Mean KLD 0.021 vs the BF16 weights of org/Model at revision 75e4c1d.\n")
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        # transposed metric table, KLD as a row label in the second cell, HTML in the cells
+        ("| 区分 | 項目 | Base | Q4 |\n|---|---|---|---|\n| **基礎性能** | KL Divergence <br><small>…</small> | 0.00 (基準) | **0.034** |\n", 3),
+        # pasted llama-perplexity output as quoted list items
+        ("> - ====== KL divergence statistics ======\n> - Mean    KLD:   0.014594 ±   0.000064\n> - Maximum KLD:   2.906263\n", 2),
+        # columns named KLD 99.9%, μKLD, Max KLD
+        ("| Quant | μKLD | KLD 99.9% | Max KLD |\n|---|---|---|---|\n| Q4 | 0.02 | 0.3 | 5.1 |\n", 1),
+        # a table without its separator row, as mirrors store it
+        ("| Model | Method | KLD |\n| a/b | AWQ | 0.0051 |\n| c/d | GPTQ | 0.0073 |\n", 1),
+        # a fixed-width result table
+        ("```\nModel          Mean KLD   Median KLD\n--------------------------------\nq4             0.024057   0.004778\n```\n", 2),
+    ],
+)
+def test_claims_in_real_world_layouts_are_found(text, line):
+    rep = analyse(card(text))
+    assert [rep.doc.position(c.offset)[0] for c in rep.claims] == [line]
+
+
+def test_same_top_p_column_names_llama_perplexity():
+    rep = analyse(card("| Quant | KLD | Same top p |\n|---|---|---|\n| Q4 | 0.034 | 90.6% |\n"))
+    assert rep.evidence is not None and rep.evidence.tool is not None
+    assert rep.evidence.tool.name == "llama-perplexity"
+    assert rep.evidence.disclosures[7].status == "inferred"
+
+
+def test_interpretation_scale_is_not_a_claim():
+    text = "| Mean KLD | Quality |\n|---|---|\n| < 0.01 | Near-lossless |\n| 0.01 - 0.05 | Good |\n| > 0.1 | Poor |\n"
+    assert analyse(card(text)).claims == []
+
+
+def test_relative_kld_measurements_are_claims_without_a_number():
+    rep = analyse(card("Our Q3_K_XL quant reduces the KL Divergence by 7.5% whilst adding 2% of disk space.\n"))
+    assert [(c.kind, c.numbers, c.labelled) for c in rep.claims] == [("sentence", [], False)]
+    assert analyse(card("The new recipe gives 2.3x lower mean KL than the old one.\n")).claims[0].labelled

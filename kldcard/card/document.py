@@ -1,7 +1,7 @@
 """Read a model card without ever re-saving the user's YAML.
 
-A card is ``README.md`` with optional YAML front matter. We split it with the same pattern the Hub
-uses (``huggingface_hub.repocard.REGEX_YAML_BLOCK``), parse the front matter with PyYAML's *safe*
+A card is ``README.md`` with optional YAML front matter. We find the same block the Hub's pattern
+finds (``huggingface_hub.repocard.REGEX_YAML_BLOCK``) with a linear scan, parse it with PyYAML's *safe*
 loader only, and keep the composed node tree so that any JSON pointer into the metadata resolves to
 a 1-based line and column in the file. The original bytes are kept untouched; editing (render) splices
 regions of the text, never a re-serialised document.
@@ -21,9 +21,94 @@ from kldcard.errors import InputError
 
 MAX_CARD_BYTES = 10 * 1024 * 1024  # real cards are kilobytes; anything this big is not a card
 
-# Same pattern as huggingface_hub.repocard.REGEX_YAML_BLOCK (and the Hub server); kept local so that
-# reading a card does not import huggingface_hub (slow) and stays identical across hub versions.
-YAML_BLOCK = re.compile(r"^(\s*---[\r\n]+)([\S\s]*?)([\r\n]+---(\r\n|\n|$))")
+# The Hub's pattern (huggingface_hub.repocard.REGEX_YAML_BLOCK, the Hub server's ViewMarkdown.ts), kept
+# only as the specification the scanner below is tested against: its ``[\r\n]+`` runs at both
+# delimiters around a lazy body backtrack cubically ("---" then 4,000 newlines took 17 s).
+HUB_YAML_BLOCK = r"^(\s*---[\r\n]+)([\S\s]*?)([\r\n]+---(\r\n|\n|$))"
+_NEWLINE_CHARS = "\r\n"
+
+
+@dataclass(frozen=True)
+class BlockMatch:
+    """The front-matter block as ``re.Match`` would give it: groups 1-4 are the opener, the YAML
+    text, the closer and the closer's line ending, exactly as HUB_YAML_BLOCK captures them."""
+
+    _spans: tuple[tuple[int, int], ...]  # group 0..4
+    string: str
+
+    def span(self, group: int = 0) -> tuple[int, int]:
+        return self._spans[group]
+
+    def start(self, group: int = 0) -> int:
+        return self._spans[group][0]
+
+    def end(self, group: int = 0) -> int:
+        return self._spans[group][1]
+
+    def group(self, group: int = 0) -> str:
+        s, e = self._spans[group]
+        return self.string[s:e]
+
+
+def _closer_end(text: str, dash: int) -> int:
+    """End of a closing ``---`` line starting at ``dash`` (after its line ending), or -1."""
+    if text[dash : dash + 3] != "---":
+        return -1
+    after = dash + 3
+    if after == len(text):
+        return after
+    if text.startswith("\r\n", after):
+        return after + 2
+    return after + 1 if text[after] == "\n" else -1
+
+
+def _newline_run_start(text: str, end: int, floor: int) -> int:
+    """Start of the run of CR/LF characters that ends at ``end`` (not before ``floor``)."""
+    i = end
+    while i > floor and text[i - 1] in _NEWLINE_CHARS:
+        i -= 1
+    return i
+
+
+class _YamlBlockScanner:
+    """``search(text)`` finds what ``re.search(HUB_YAML_BLOCK, text)`` finds, in one linear pass.
+
+    The regex's backtracking order, resolved by hand: the opener's newline run is taken whole first
+    and the lazy body ends at the first later line that is exactly ``---``; only when there is none
+    does the opener give back one newline so that an immediately following ``---`` closes an empty
+    block.
+    """
+
+    def search(self, text: str) -> BlockMatch | None:
+        n = len(text)
+        p = 0
+        while p < n and text[p].isspace():  # \s* cannot give anything back: "-" is not a space
+            p += 1
+        if not text.startswith("---", p):
+            return None
+        q = p + 3
+        b = q
+        while b < n and text[b] in _NEWLINE_CHARS:
+            b += 1
+        if b == q:
+            return None
+        dash = text.find("---", b + 1)
+        while dash != -1:
+            if text[dash - 1] in _NEWLINE_CHARS:
+                end = _closer_end(text, dash)
+                if end != -1:
+                    e = _newline_run_start(text, dash, b)
+                    return BlockMatch(((0, end), (0, b), (b, e), (e, end), (dash + 3, end)), text)
+            dash = text.find("---", dash + 1)
+        end = _closer_end(text, b)
+        if b - q >= 2 and end != -1:  # "---\n\n---": the opener keeps all newlines but one
+            return BlockMatch(((0, end), (0, b - 1), (b - 1, b - 1), (b - 1, end), (b + 3, end)), text)
+        return None
+
+
+# Same blocks as huggingface_hub.repocard.REGEX_YAML_BLOCK; kept local so that reading a card does not
+# import huggingface_hub (slow) and stays identical across hub versions.
+YAML_BLOCK = _YamlBlockScanner()
 
 
 @dataclass
@@ -109,10 +194,47 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
+# UTF-32 before UTF-16: the UTF-32LE BOM begins with the UTF-16LE one.
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+    (b"\xff\xfe", "UTF-16LE"),
+    (b"\xfe\xff", "UTF-16BE"),
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """"UTF-16LE", "UTF-16BE", "UTF-32LE" or "UTF-32BE" when ``data`` is text in that encoding (by its
+    byte-order mark, or without one by the NUL pattern mostly-ASCII text leaves), else None."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[: 8192 - 8192 % 4]
+    if len(head) < 4 or b"\x00" not in head:
+        return None
+
+    def nul_share(lane: int, width: int) -> float:
+        column = head[lane::width]
+        return column.count(0) / len(column)
+
+    # Markdown is mostly ASCII: in UTF-32 three of every four bytes are NUL, in UTF-16 one of two.
+    for name, width, zero, nonzero in (("UTF-32LE", 4, (1, 2, 3), 0), ("UTF-32BE", 4, (0, 1, 2), 3),
+                                       ("UTF-16LE", 2, (1,), 0), ("UTF-16BE", 2, (0,), 1)):  # fmt: skip
+        if all(nul_share(z, width) > 0.9 for z in zero) and nul_share(nonzero, width) < 0.1:
+            return name
+    return None
+
+
 def parse_card(data: bytes, path: str = "<card>") -> Card:
     """Parse card bytes. Raises :class:`InputError` for anything that is not a readable card."""
     if not data.strip():
         raise InputError(f"{path}: empty file, nothing to lint")
+    wide = wide_encoding(data)
+    if wide is not None:
+        raise InputError(
+            f"{path}: the card is {wide} text, not UTF-8; convert it, e.g. "
+            f"iconv -f {wide} -t UTF-8 {path} > README.utf8.md"
+        )
     if b"\x00" in data[:8192]:
         raise InputError(f"{path}: binary file (contains NUL bytes), not a Markdown card")
     try:

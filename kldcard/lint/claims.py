@@ -8,9 +8,11 @@ that computes KL, and KL terms of a training objective (a KL penalty, a target K
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from itertools import islice
 from dataclasses import dataclass, field
 
-from kldcard.lint.markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.markdown import HEADING, LIST_ITEM, Doc, Table
 
 # ASCII semantics: case-insensitive matching with Unicode folding is ~3x slower and every keyword is
 # ASCII; the few non-ASCII symbols (μ, Δp, β) stand outside \b groups because \b is ASCII-only here.
@@ -18,7 +20,7 @@ I = re.IGNORECASE | re.ASCII
 
 # "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
 KLD_TERM = re.compile(
-    r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergence)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
+    r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
     r"KL(?=\s*\()|KL\b(?!-))",
     I,
 )
@@ -33,7 +35,8 @@ STAT_LABEL = re.compile(
     I,
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
-AFTER_GAP = re.compile(r"^\s*(?:nats?\s*)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?\s*)?$", I)
+# Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
+AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
 # Other metrics: a number right after one of these belongs to it, not to KLD.
 OTHER_METRIC = re.compile(
     r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d+|top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same top|"
@@ -61,16 +64,25 @@ TRAINING_CONTEXT = re.compile(
 GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in general|as a rule)\b", I)
 
 # llama-perplexity's printed block (current and pre-#16321) and exllamav3 model_diff's lines.
+# Pasted output is often quoted, indented or turned into list items ("> - Mean    KLD:   0.0146").
+PASTE_PREFIX = r"^(?:[ \t]*+(?:>|[-*+](?=\s))[ \t]*+)*+[ \t]*+"
 LLAMA_STAT = re.compile(
-    r"^\s*(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I
+    PASTE_PREFIX + r"(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I
 )
-LLAMA_HEADER = re.compile(r"^\s*=+\s*KL divergence statistics\s*=+", I)
+LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
+LLAMA_HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL divergence statistics\s*=+", I)
 # llama-perplexity's cumulative per-chunk line in KL mode: [n] PPL ± se, ln ratio ± se, KLD ± se, Δp ± %, same ± %
 LLAMA_CHUNK = re.compile(
     r"^\s*\[\d+\]\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
     r"-?\d+\.\d+\s*±"
 )
-MODEL_DIFF_STAT = re.compile(r"^\s*--\s*KL[- ]?div(?:ergence)?\s*\(\s*\w+\s*,\s*\w+\s*\)\s*:\s*(-?\d+\.\d+)", I)
+MODEL_DIFF_STAT = re.compile(PASTE_PREFIX + r"--\s*KL[- ]?div(?:ergence)?\s*\(\s*\w+\s*,\s*\w+\s*\)\s*:\s*(-?\d+\.\d+)", I)
+
+
+RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
+# A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
+THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+\s*(?:-|–|to)\s*-?[\d.]+\s*$", I)
+HEADING_OR_ITEM = re.compile(HEADING.pattern + "|" + LIST_ITEM.pattern)
 
 
 @dataclass(frozen=True)
@@ -106,7 +118,8 @@ def find_claims(doc: Doc) -> list[Claim]:
     if not KLD_TERM.search(doc.text):
         return []
     tool_claims, tool_lines = _tool_output(doc)
-    claims = tool_claims + [c for t in doc.tables for c in _table(doc, t)] + _sentences(doc, tool_lines)
+    flat_claims = _flat_tables(doc, tool_lines)
+    claims = tool_claims + flat_claims + [c for t in doc.tables for c in _table(doc, t)] + _sentences(doc, tool_lines)
     claims.sort(key=lambda c: c.offset)
     return claims
 
@@ -120,8 +133,11 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     claims: list[Claim] = []
     lines: set[int] = set()
     current: Claim | None = None
+    stat = [LLAMA_STAT.match(line) for line in doc.lines]
     for i, line in enumerate(doc.lines):
-        llama, diff, chunk = LLAMA_STAT.match(line), MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
+        llama, diff, chunk = stat[i], MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
+        if llama and LIST_OR_QUOTE.match(line) and not (i and stat[i - 1]) and not (i + 1 < len(stat) and stat[i + 1]):
+            llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
             if current is None or current.tool != "llama-perplexity-chunks":
                 current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool="llama-perplexity-chunks")
@@ -143,26 +159,101 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     return claims, lines
 
 
+def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
+    """Tables a web mirror flattened to space-separated lines: a header line naming KLD with no
+    number in it, then rows of several numbers each ("Quant Size PPL KLD" / "Q4_K_M 432.80 ... 0.0374").
+    The claim is the header line; its rows join ``consumed`` so they are not read as prose again."""
+    claims: list[Claim] = []
+    lines = doc.lines
+    for i in range(len(lines) - 1):
+        line = lines[i]
+        # pasted fixed-width result tables are often fenced: code lines count here
+        if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
+            continue
+        term = KLD_TERM.search(line)
+        if term is None or NUMBER.search(line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
+            continue
+        rows = []
+        j = i + 1
+        if j < len(lines) and RULE_LINE.match(lines[j]):  # a fixed-width table's "-----" under its header
+            j += 1
+        while j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j] and len(NUMBER.findall(lines[j])) >= 2:
+            rows.append(j)
+            j += 1
+        if not rows:
+            continue
+        window = line[max(0, term.start() - 8) : term.end() + 8]
+        numbers = [n for r in rows for n in _numbers(lines[r], doc.starts[r])]
+        claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
+        consumed.update([i, *rows])
+    return claims
+
+
 def _table(doc: Doc, t: Table) -> list[Claim]:
     header = t.cells[t.header]
     cols = [k for k, (_, text) in enumerate(header) if KLD_TERM.search(text) and not TRAINING_CONTEXT.search(text)]
     claims: list[Claim] = []
     if cols:
-        numbers = [
-            n for r in t.rows for k in cols if k < len(t.cells[r]) for n in _numbers(t.cells[r][k][1], t.cells[r][k][0])
-        ]
+        cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
+        numbers = [n for off, text in cells for n in _numbers(_cell_text(text), off)]
+        if numbers and all(THRESHOLD_CELL.search(text) for _, text in cells if NUMBER.search(text)):
+            return claims
         if numbers:
             labelled = all(_header_labelled(header[k][1]) for k in cols) or _caption_labels(doc, t.header)
             claims.append(Claim("table", header[cols[0]][0], doc.lines[t.header].strip(), labelled, numbers))
         return claims
-    # Transposed tables: the KLD statistic is a row ("| Mean KLD | 0.021 | 0.004 |").
+    # Transposed tables: the KLD statistic is a row ("| Mean KLD | 0.021 | 0.004 |"), its label in the
+    # first cell or, in a table with a category column, the second ("| **基礎性能** | KL Divergence |").
+    # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
+    previous = -2
     for r in t.rows:
         cells = t.cells[r]
-        if cells and KLD_TERM.search(cells[0][1]) and not TRAINING_CONTEXT.search(cells[0][1]):
-            numbers = [n for off, text in cells[1:] for n in _numbers(text, off)]
-            if numbers:
-                claims.append(Claim("table", cells[0][0], doc.lines[r].strip(), bool(STAT_LABEL.search(cells[0][1])), numbers))
+        k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
+        if k is None:
+            continue
+        numbers = [n for off, text in cells[k + 1 :] for n in _numbers(_cell_text(text), off)]
+        if not numbers:
+            continue
+        labelled = bool(STAT_LABEL.search(cells[k][1]))
+        if previous == r - 1 and claims:
+            claims[-1].numbers.extend(numbers)
+            claims[-1].labelled &= labelled
+        else:
+            claims.append(Claim("table", cells[k][0], doc.lines[r].strip(), labelled, numbers))
+        previous = r
+    if not claims:
+        claims.extend(_cell_sentences(doc, t))
     return claims
+
+
+def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
+    """Cells of a table without a KLD column or row that carry a KLD number in words
+    ("| Recommended. KLD 0.035. |"): one claim per row, read like a sentence."""
+    claims: list[Claim] = []
+    for r in t.rows:
+        for off, text in t.cells[r]:
+            terms = list(KLD_TERM.finditer(text))
+            if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):
+                continue
+            near = _Terms(terms)
+            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)]
+            if numbers:
+                labelled = all(_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
+                claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
+                break
+    return claims
+
+
+def _kld_label(cell: str) -> bool:
+    return bool(KLD_TERM.search(cell)) and not TRAINING_CONTEXT.search(cell) and not OTHER_METRIC.search(cell)
+
+
+HTML_TAG = re.compile(r"<[^<>]{0,200}>")
+
+
+def _cell_text(text: str) -> str:
+    """A cell without its HTML (``**0.034**<br><small>…</small>``), same length so offsets hold."""
+    return HTML_TAG.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _header_labelled(cell: str) -> bool:
@@ -180,8 +271,12 @@ def _caption_labels(doc: Doc, header: int) -> bool:
     while top > 0 and i - top < 3 and doc.lines[top - 1].strip() and not doc.code[top - 1]:
         top -= 1
     begin, end = doc.starts[top], doc.starts[i] + len(doc.lines[i])
-    for s, e in doc.sentences:
-        if s < end and e > begin:
+    # sentences are sorted and disjoint: those overlapping [begin, end) start from the one holding begin
+    k = max(0, bisect_right(doc.sentence_starts, begin) - 1)
+    for s, e in islice(doc.sentences, k, None):  # islice, not a slice: no copy of the tail per table
+        if s >= end:
+            break
+        if e > begin:
             caption = NUMBER.sub(" ", doc.text[s:e])
             if KLD_TERM.search(caption) and STAT_LABEL.search(caption):
                 return True
@@ -197,14 +292,15 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         terms = list(KLD_TERM.finditer(sentence))
         if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):
             continue
+        near = _Terms(terms)
         numbers = [
             n
             for n in _numbers(sentence, start)
-            if doc.line_index(n.offset) not in tool_lines and _attached(sentence, n.offset - start, len(n.text), terms)
+            if doc.line_index(n.offset) not in tool_lines and _attached(sentence, n.offset - start, len(n.text), near)
         ]
         if not numbers:
             continue
-        labelled = all(_labelled(sentence, n.offset - start, len(n.text), terms) for n in numbers)
+        labelled = all(_labelled(sentence, n.offset - start, len(n.text), near) for n in numbers)
         for n in numbers:
             line = doc.line_index(n.offset)
             if line in seen_lines:  # one claim per line; later numbers on it join that claim
@@ -212,7 +308,33 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
                 continue
             seen_lines.add(line)
             claims.append(Claim("sentence", n.offset, sentence.strip(), labelled, [n]))
+    claims.extend(_relative(doc, tool_lines, {doc.line_index(c.offset) for c in claims}))
     return claims + _sibling_items(doc, claims, tool_lines)
+
+
+# Relative measurements attached to KLD are claims too ("reduces the KL Divergence by 7.5%", "2.3x lower
+# mean KL"); they carry no KLD value, so no number (nothing to check against a block).
+RELATIVE = re.compile(
+    r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
+    r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
+    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)",
+    I,
+)
+
+
+def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:
+    out = []
+    for start, end in doc.sentences:
+        sentence = doc.text[start:end]
+        if "%" not in sentence and "x" not in sentence.lower() and "×" not in sentence:
+            continue
+        for m in RELATIVE.finditer(sentence):
+            line = doc.line_index(start + m.start())
+            if line in tool_lines or line in taken or TRAINING_CONTEXT.search(sentence):
+                continue
+            taken.add(line)
+            out.append(Claim("sentence", start + m.start(), sentence.strip(), bool(STAT_LABEL.search(m.group(0)))))
+    return out
 
 
 def _sibling_items(doc: Doc, claims: list[Claim], tool_lines: set[int]) -> list[Claim]:
@@ -234,33 +356,55 @@ def _sibling_items(doc: Doc, claims: list[Claim], tool_lines: set[int]) -> list[
     return out
 
 
-def _labelled(sentence: str, pos: int, length: int, terms: list[re.Match[str]]) -> bool:
+# A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
+# so that the work per number is constant, not the sentence's length (linear lint, issue 16).
+MAX_GAP = 400  # characters: 45 of text plus a few parentheticals of at most 80
+
+
+class _Terms:
+    """A sentence's KLD terms with bisectable ends and starts: the nearest term before / after a
+    number in O(log n) instead of a scan per number (quadratic on a table pasted as one line)."""
+
+    def __init__(self, terms: list[re.Match[str]]) -> None:
+        self.terms = terms
+        self.ends = [t.end() for t in terms]  # terms do not overlap: ends and starts are both sorted
+        self.starts = [t.start() for t in terms]
+
+    def before(self, pos: int) -> re.Match[str] | None:
+        k = bisect_right(self.ends, pos)
+        return self.terms[k - 1] if k else None
+
+    def after(self, pos: int) -> re.Match[str] | None:
+        k = bisect_left(self.starts, pos)
+        return self.terms[k] if k < len(self.terms) else None
+
+
+def _labelled(sentence: str, pos: int, length: int, terms: _Terms) -> bool:
     """Whether a statistic label stands near the number and its KLD term ("mean KLD of 0.02 nats")."""
-    before = [t for t in terms if t.end() <= pos]
-    after = [t for t in terms if t.start() >= pos + length]
-    start = max(0, (before[-1].start() if before else pos) - 20)
-    end = (after[0].end() if after and not before else pos + length) + 25
+    before, after = terms.before(pos), terms.after(pos + length)
+    start = max(0, (before.start() if before else pos) - 20, pos - MAX_GAP)
+    end = min((after.end() if after and not before else pos + length) + 25, pos + length + MAX_GAP)
     return bool(STAT_LABEL.search(sentence[start:end]))
 
 
-def _attached(sentence: str, pos: int, length: int, terms: list[re.Match[str]]) -> bool:
+def _attached(sentence: str, pos: int, length: int, terms: _Terms) -> bool:
     """Whether the number at ``pos`` belongs to a KLD term of the sentence.
 
     It does when the nearest KLD term before it is at most 45 characters away with no other metric
     and no other number in between (uncertainty words such as "±" or "95% CI" pass through), or when
     a KLD term follows within 15 characters ("0.0009 mean KLD").
     """
-    before = [t for t in terms if t.end() <= pos]
-    if before:
-        gap = sentence[before[-1].end() : pos]
+    before = terms.before(pos)
+    if before is not None and pos - before.end() <= MAX_GAP:
+        gap = sentence[before.end() : pos]
         # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064".
         if len(PARENTHETICAL.sub("", gap)) <= 45 and not OTHER_METRIC.search(gap):
             nums = list(NUMBER.finditer(gap))
             if not nums or UNCERTAINTY.search(gap):
                 return True
-    after = [t for t in terms if t.start() >= pos + length]
-    if after:
-        gap = sentence[pos + length : after[0].start()]
+    after = terms.after(pos + length)
+    if after is not None and after.start() - pos - length <= MAX_GAP:
+        gap = sentence[pos + length : after.start()]
         if AFTER_GAP.match(gap):
             return True
     return False

@@ -29,9 +29,12 @@ EVAL_WORDS = re.compile(r"\bKLD\b|\bKL\b|KL[- ]div|\beval|measur|\bscor|\btest|p
 QUANTIZER = re.compile(
     r"quantiz\w*\s+(?:was\s+|were\s+)?(?:performed\s+|done\s+)?(?:using|with)\b|for quantization|\bmade (?:with|using)\b|"
     r"made these quants|quants? (?:were\s+)?(?:made|created|produced)|converted (?:to|with|using|from)\b|\bt/s\b|"
-    r"tok(?:ens)?/s|\bspeed|\bruns? on\b|at about \d",
+    r"tok(?:ens)?/s|\bspeed|\bruns? on\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
     I,
 )
+# A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
+# ...", "perplexity, typically on Wiki-test with 512-token context windows").
+HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
 NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:check|disclosed|known)|different calibration)", I)
 
 
@@ -44,7 +47,12 @@ def _calibration_only(sentence: str) -> bool:
 
 def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3: the sentence is only about calibration, or the match is the calibration source."""
-    return _calibration_only(sentence) or bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+    return (
+        _calibration_only(sentence)
+        or bool(HYPOTHETICAL.search(sentence))
+        or (sentence.lstrip().startswith("|") and not EVAL_WORDS.search(sentence))  # a benchmark-score row
+        or bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+    )
 
 
 # ---- D1 reference -----------------------------------------------------------------------------
@@ -56,13 +64,15 @@ REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
 D1 = [
     re.compile(
-        r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|close\w* (?:is it )?to|"
+        r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|"
         r"(?:fidelity|faithful\w*|closeness) to)\s+" + REF_PHRASE,
         I,
     ),
     re.compile(r"\b(?:between|compared)\s+[^.;]{0,80}?\s+(?:and|with|to|against)\s+" + REF_PHRASE, I),
     re.compile(r"\b(?:D_?)?KL\s*\(\s*(?:p|P|π)?_?\{?(?P<ref>bf16|fp16|f16|fp32|f32|fp8|teacher|base|orig\w*)\b", I),
-    re.compile(r"\b(?:reference|baseline|base)\s*(?:model|checkpoint)?\s*:\s*(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    # "Reference: x", "- **Reference**: `x`", "**Baseline:** x", and a labelled table row "| Reference | x |"
+    re.compile(r"\b(?:reference|baseline|base)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    re.compile(r"^\|?[ \t]*\**(?:reference|baseline)(?:\s+(?:model|checkpoint))?\**[ \t]*\|[ \t]*(?P<ref>[^|\n]{2,120})\|", M),
     re.compile(r"\b(?:the\s+)?(?:reference|baseline|base)(?:\s+model)?\s+(?:is|was)\s+(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
     re.compile(r"\b(?:base|reference|ref)\s+logits\s+(?:\w+\s+){0,3}?from\s+(?P<ref>(?:the\s+)?[^\n.,;]{2,50})", I),
     re.compile(r"(?P<ref>(?<![\w.\-])[\w.\-]+\s+(?:checkpoint|model|weights|quant|GGUF)),?\s+which\s+serves\s+as\s+(?:our|the)\s+reference", I),
@@ -76,6 +86,13 @@ D1 = [
     re.compile(rf"(?:与|和|相对于|对比)\s*(?P<ref>{REF_TOKEN})[^，。,.]{{0,12}}?(?:相比|对比|比较)", I),
     re.compile(r"\bsource:\s*(?P<ref>[\w.\-]+/[\w.\-]+@[0-9a-f]{7,40})", I),
     re.compile(r"--kl-divergence-base\s+(?P<ref>\S+)", I),
+    re.compile(
+        r"(?P<ref>(?<![\w.\-/`])`?[\w.\-/]{2,80}`?(?:\s+(?:model|checkpoint|weights|GGUF))?)\s+as\s+(?:the|a|our)\s+"
+        r"(?:KLD\s+|KL\s+)?(?:baseline|reference)\b",
+        I,
+    ),
+    re.compile(r"\bKL(?:[- ]?div(?:ergence)?)?\s*\(\s*(?:[\w.\-]{1,20}\s*,\s*)?(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|orig\w*)\s*[,)]", I),
+    re.compile(r"\bfull[- ](?P<ref>(?:BF16|FP16|F16|bfloat16|precision)\s+(?:model|weights|checkpoint|GGUF|safetensors))\b", I),
 ]
 QUANTIZED_REF = re.compile(
     r"(?<![A-Za-z0-9])(?:FP8|F8|INT8|INT4|Q\d_(?:0|1|K)\w*|IQ\d\w*|\d+(?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ)"
@@ -88,15 +105,15 @@ ENGINE = (
     r"(?:llama\.cpp|ik_llama\.cpp|llama-cpp-python|exllamav[23]|vLLM|SGLang|transformers|mlx-lm|mlx_lm|mlx|"
     r"PyTorch|torch|hipfire|TensorRT-LLM|TGI|Ollama|llama-perplexity|llama-server|llama-cli)"
 )
-VERSION = r"(?:v?\d+\.\d+(?:\.\d+)?\b|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})"
+VERSION = r"(?:v?\d+\.\d+(?:\.\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})"
 HARDWARE = (
     r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|"
     r"RX\s*\d{4}\s*XTX?|M[1-4]\s*(?:Pro|Max|Ultra)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
-    r"(?:a|one|two|\d+x)\s+(?:RTX\s*)?(?:3090|4090|5090|3080|4080)\b)"
+    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?\b)"
 )
 D2 = [
-    re.compile(rf"\b{ENGINE}\b[^.;]{{0,25}}?{VERSION}", I),
-    re.compile(r"^\s*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
+    re.compile(rf"\b{ENGINE}\b[^.;|]{{0,25}}?{VERSION}", I),
+    re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
     re.compile(HARDWARE, I),
 ]
 
@@ -105,15 +122,15 @@ D3 = [
     re.compile(
         r"\b(?:wiki\.test\.raw|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
         r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?:the\s+)?Pile|Wikipedia|RedPajama|"
-        r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU)\b|验证集|测试集|评测集",
+        r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
         I,
     ),
     re.compile(
-        r"[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:documents|sequences|"
+        r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:documents|sequences|"
         r"conversations|samples|prompts|texts|passages|articles|examples|questions)\s+(?:of|from|in)\b|"
         r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
-        r"\btext file\b|\b[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?[A-Z]|"
-        r"\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
+        r"\btext file\b|(?<![\w.\-])[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?[A-Z]|"
+        r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,
     ),
@@ -125,11 +142,12 @@ D4_NONE = re.compile(
     r"needs? no calibration|no calibration data",
     I,
 )
+CALIBRATED_ON = re.compile(r"\s+(?:on|with|using|from|against)\b", I)
 D4_WORD = re.compile(r"\b(?:imatrix|importance matrix|calibrat\w*)\b|校准", I)
 DATASET_HINT = re.compile(
-    r"\S+\.(?:txt|parquet|json|jsonl|dat)\b|[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
-    r"groups_merged|\bdefault\b|built-in|\d[\d.,*]*\s*[KkM]?\s*(?:tokens|samples|rows|chunks)\b|\d+\*\d+|"
-    r"\d+\s*条|样本",
+    r"(?<!\S)\S+\.(?:txt|parquet|json|jsonl|dat)\b|(?<![\w.\-])(?!(?-i:[A-Z]{1,5}/[A-Z]{1,5})\b)[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
+    r"groups_merged|\bdefault\b|built-in|(?<![\d.,*])\d[\d.,*]*\s*[KkM]?\s*(?:tokens?|samples|rows|chunks)\b|(?<!\d)\d+\*\d+|"
+    r"(?<!\d)\d+\s*条|样本",
     I,
 )
 
@@ -139,7 +157,8 @@ D5 = [
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
     re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
-    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?)\s+of\s+\d{3,6}\s+tokens\b", I),
+    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b", I),
+    re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
     re.compile(
         r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"
         r"\bseq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*\d{3,6}\b|\brows?\s*[×x]\s*\d{3,6}\b",
@@ -149,11 +168,11 @@ D5 = [
 
 # ---- D6 positions -----------------------------------------------------------------------------
 D6 = [
-    re.compile(r"\b\d[\d,.]*\s*[kKM]?\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b|\bscored positions\b", I),
+    re.compile(r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b|\bscored positions\b", I),
     re.compile(r"\ball positions\b|\bevery position\b|\bpositions?\s+(?:with|after|beyond)\b|\bsecond half of each\b", I),
     re.compile(
-        r"--chunks\s+\d+|\b\d+\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]+\s+){0,3}?)"
-        r"chunks\b|\bleft context\b",
+        r"--chunks\s+\d+|\b\d++\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
+        r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
         I,
     ),
     re.compile(r"\bprefill only\b|\bprompt tokens only\b|\b(?:response|prompt)[- ]only\b", I),
@@ -170,7 +189,7 @@ ARROW = re.compile(r"\(\s*(\w{1,12})\s*(?:→|->)\s*(\w{1,12})\s*\)")
 
 # ---- D8 vocabulary ----------------------------------------------------------------------------
 D8 = [
-    re.compile(r"\bfull(?:[- ][\d,]+(?:-token)?)?\s+vocab(?:ulary)?\b|\b[\d,]{5,}-token vocabulary\b", I),
+    re.compile(r"\bfull(?:[- ][\d,]+(?:-token)?)?\s+vocab(?:ulary)?\b|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
     re.compile(
         r"\bno top-?k\b|\btop-?\d+\s+(?:prompt\s+)?(?:log-?probs?|logprobs?|log-probabilit\w+|tokens)\b|"
         r"logprobs\w*\s*=\s*\d+|\btop_logprobs\w*\s*\d+|\btop-?\d+\s+only\b|\bno truncation\b|\btruncat\w*\s+(?:the\s+)?vocab|\b\d{2}-nat\b|"
@@ -244,6 +263,16 @@ class CardEvidence:
     tool: Tool | None = None
 
 
+# A veto reads the match's sentence, clipped to this many characters either side: a pasted page
+# without full stops is one "sentence", and reading all of it per match would be quadratic.
+SENTENCE_CLIP = 1000
+
+
+def _sentence(doc: Doc, m: re.Match[str]) -> str:
+    s, e = doc.sentence_at(m.start())
+    return doc.text[max(s, m.start() - SENTENCE_CLIP) : min(e, m.end() + SENTENCE_CLIP)]
+
+
 def _first(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> re.Match[str] | None:
     """The earliest match of any pattern whose sentence the veto does not reject."""
     best: re.Match[str] | None = None
@@ -251,10 +280,8 @@ def _first(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> re.Ma
         for m in pattern.finditer(doc.text):
             if best is not None and m.start() >= best.start():
                 break
-            if veto is not None:
-                s, e = doc.sentence_at(m.start())
-                if veto(doc.text[s:e], m):
-                    continue
+            if veto is not None and veto(_sentence(doc, m), m):
+                continue
             best = m
             break
     return best
@@ -262,6 +289,10 @@ def _first(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> re.Ma
 
 def _d4(doc: Doc) -> re.Match[str] | None:
     def veto(sentence: str, m: re.Match[str]) -> bool:
+        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(sentence):
+            return True
+        if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
+            return True
         return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence)
 
     none = _first(doc, [D4_NONE])
@@ -282,7 +313,7 @@ def _d7(doc: Doc) -> re.Match[str] | None:
 
 def assess(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None) -> CardEvidence:
     """Disclosure evidence for a card whose body is ``doc`` and whose KLD claims are ``claims``."""
-    calib_only = lambda s, _m: _calibration_only(s)  # noqa: E731
+    calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
     found: dict[int, re.Match[str] | None] = {
         1: _first(doc, D1),
         2: _first(doc, D2, lambda s, _m: bool(QUANTIZER.search(s))),
@@ -323,6 +354,7 @@ def _metadata_calibration(metadata: dict[str, Any]) -> str:
 DATASET_NAME = re.compile(r"(?<![\w.\-/])[\w.\-]+/(?P<short>[\w.\-]*[A-Za-z][\w.\-]*)|(?<![\w.\-])[\w\-]+\.(?:txt|parquet|jsonl?)\b")
 
 
+MAX_DATASET_NAMES = 32
 TRAIN_SPLIT = re.compile(r"\btrain(?:ing)?\b|wiki\.train", I)
 HELD_OUT_SPLIT = re.compile(r"\b(?:test|validation|valid|val|dev|held-out)\b|wiki\.test", I)
 
@@ -343,7 +375,9 @@ def _shared_dataset(doc: Doc) -> list[Flag]:
                     names.add(short.lower())
     if not names:
         return []
-    found = re.compile("|".join(rf"(?<![\w.\-/]){re.escape(n)}(?![\w\-])" for n in sorted(names, key=len, reverse=True)), I)
+    # An alternation is tried name by name at each position: cap it (real cards name a few datasets)
+    kept = sorted(names, key=len, reverse=True)[:MAX_DATASET_NAMES]
+    found = re.compile("|".join(rf"(?<![\w.\-/]){re.escape(n)}(?![\w\-])" for n in kept), I)
     out = []
     for (s, _e), sentence in zip(doc.sentences, sentences):
         if CALIBRATION.search(sentence) or SEPARATION.search(sentence) or not EVAL_WORDS.search(sentence):
@@ -365,8 +399,7 @@ def _flags(doc: Doc) -> list[Flag]:
                 flags.append(Flag("quantized-reference", m.start(), m.group(0).strip()))
     for pattern in EVAL_FROM_CALIBRATION:
         for m in pattern.finditer(doc.text):
-            s, e = doc.sentence_at(m.start())
-            if not SEPARATION.search(doc.text[s:e]):
+            if not SEPARATION.search(_sentence(doc, m)):
                 flags.append(Flag("eval-from-calibration", m.start(), m.group(0).strip()))
     flags.extend(_shared_dataset(doc))
     flags.sort(key=lambda f: f.offset)

@@ -12,15 +12,18 @@ from dataclasses import dataclass, field
 
 from kldcard.card.regions import fenced
 
-TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# Each run of spaces is matched by one quantifier only (no "\s*\|?\s*"): a line of spaces is linear.
+TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:\|\s*+:?-{2,}:?\s*+)*(?:\|\s*+)?$")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-# A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0"
-# and "0.012" do not split.
+# A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0",
+# "e.g. UD-Q4_K_XL", "vs. BF16" and "0.012" do not split.
 # HTML tables as cards paste them: one <tr> per line, header cells <th>, data cells <td>.
-HTML_CELL = re.compile(r"<t([hd])\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
+# A cell's text stops at the next <td>/<th> tag (opening or closing): from each "<td" the pattern reads
+# only up to the next cell, so a line of unclosed cells costs linear, not quadratic, time.
+HTML_CELL = re.compile(r"<t([hd])\b[^<>]{0,500}>((?:[^<]|<(?!/?t[hd]\b))*?)</t[hd]\s*>", re.IGNORECASE)
 HTML_TABLE_LINE = re.compile(r"^\s*</?(?:table|thead|tbody|tr)\b[^>]*>\s*$", re.IGNORECASE)
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[`*_\"'])")
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=[A-Z0-9(\[`*_\"'])")
 
 
 @dataclass
@@ -52,14 +55,14 @@ class Doc:
 
     def sentence_at(self, offset: int) -> tuple[int, int]:
         """The sentence (or table row / code line) containing ``offset``."""
-        k = bisect_right(self._sentence_starts, offset) - 1
+        k = bisect_right(self.sentence_starts, offset) - 1
         if k >= 0 and self.sentences[k][0] <= offset < self.sentences[k][1]:
             return self.sentences[k]
         i = self.line_index(offset)
         return self.starts[i], self.starts[i] + len(self.lines[i])
 
     def __post_init__(self) -> None:
-        self._sentence_starts = [s for s, _ in self.sentences]
+        self.sentence_starts = [s for s, _ in self.sentences]
 
 
 def split_cells(line: str, base: int) -> list[tuple[int, str]]:
@@ -80,6 +83,12 @@ def split_cells(line: str, base: int) -> list[tuple[int, str]]:
         cells.append((off, text))
         pos += len(part) + 1
     return cells
+
+
+def _bare_row(line: str) -> bool:
+    """``| a | b |``: starts and ends with a pipe and has at least two cells."""
+    s = line.strip()
+    return len(s) > 2 and s[0] == "|" and s[-1] == "|" and s.count("|") >= 3
 
 
 def _html_cells(line: str, base: int) -> list[tuple[int, str]]:
@@ -123,6 +132,19 @@ def scan(body: str, first_line: int) -> Doc:
             in_table[i] = in_table[i + 1] = True
             j = i + 2
             while j < n and not code[j] and "|" in lines[j] and lines[j].strip():
+                t.rows.append(j)
+                t.cells[j] = split_cells(lines[j], starts[j])
+                in_table[j] = True
+                j += 1
+            tables.append(t)
+            i = j
+        elif not code[i] and _bare_row(lines[i]) and _bare_row(lines[i + 1]) and not TABLE_SEP.match(lines[i + 1]):
+            # a pipe table without its separator row, as mirrors and chat exports paste them
+            t = Table(header=i, rows=[])
+            t.cells[i] = split_cells(lines[i], starts[i])
+            in_table[i] = True
+            j = i + 1
+            while j < n and not code[j] and _bare_row(lines[j]):
                 t.rows.append(j)
                 t.cells[j] = split_cells(lines[j], starts[j])
                 in_table[j] = True

@@ -9,15 +9,17 @@ block is linted structurally elsewhere; here its prose numbers are only checked 
 from __future__ import annotations
 
 import math
+import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
 from kldcard.card.document import Card
-from kldcard.lint.claims import Claim, KldNumber, find_claims
+from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, find_claims
 from kldcard.lint.evidence import NAMES, CardEvidence, assess
 from kldcard.lint.findings import Finding
 from kldcard.lint.interval_prose import iid_interval_over_chunks
-from kldcard.lint.markdown import Doc, scan
+from kldcard.lint.markdown import HEADING, Doc, scan
 
 HINTS = {
     1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
@@ -59,7 +61,8 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     default. With a block: KLD314 for each prose KLD number that matches no value in its results.
     """
     report = analyse(card)
-    if not report.claims:
+    images = image_only_sections(report.doc, report.claims) if block is None else []
+    if not report.claims and not images:
         return []
     on = (lambda code: True) if enabled is None else (lambda code: code in enabled)
     out: list[Finding] = []
@@ -78,6 +81,16 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
                     add("KLD314", "error", number.offset, why)
         return sorted(out)
 
+    for offset, heading in images:
+        add(
+            "KLD315",
+            "warning",
+            offset,
+            f"KLD section {_quote(heading)} shows its numbers only in an image: no reader or linter can check "
+            "them; give the values as text (a table) next to the chart",
+        )
+    if not report.claims:
+        return sorted(out)
     ev = report.evidence
     assert ev is not None
     first = report.claims[0]
@@ -114,6 +127,42 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
                 f"KLD {_what(claim)} does not say which statistic it is (mean? median? p99?); label it, e.g. 'Mean KLD'",
             )
     return sorted(out)
+
+
+IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,2000}|<img\b[^<>]{0,2000}>", re.IGNORECASE)
+# A chart of something else (perplexity, speed, size) under a KLD heading is not the KLD's numbers.
+OTHER_CHART = re.compile(r"ppl|perplexity|speed|throughput|t/s|tok/s|size|memory|vram", re.IGNORECASE)
+
+
+def image_only_sections(doc: Doc, claims: list[Claim]) -> list[tuple[int, str]]:
+    """(body offset, heading) of each heading naming KLD whose section holds an image and no KLD claim.
+
+    A section runs to the next heading of the same or a higher level. Linear: section ends come from
+    one backward pass over the headings, and each line is read once per enclosing KLD heading (at
+    most six)."""
+    claim_lines = sorted(doc.line_index(c.offset) for c in claims)
+    headings = [(i, len(line.lstrip()) - len(line.lstrip().lstrip("#"))) for i, line in enumerate(doc.lines)
+                if not doc.code[i] and HEADING.match(line)]  # fmt: skip
+    ends = [len(doc.lines)] * len(headings)
+    nxt = [len(doc.lines)] * 7  # first later heading at each level
+    for k in range(len(headings) - 1, -1, -1):
+        i, level = headings[k]
+        ends[k] = min(nxt[1 : level + 1])
+        nxt[level] = i
+    out = []
+    for (i, _level), end in zip(headings, ends):
+        line = doc.lines[i]
+        if not KLD_TERM.search(line) or TRAINING_CONTEXT.search(line):
+            continue
+        p = bisect_left(claim_lines, i)
+        if p < len(claim_lines) and claim_lines[p] < end:
+            continue
+        for j in range(i + 1, end):
+            m = IMAGE.search(doc.lines[j]) if not doc.code[j] else None
+            if m is not None and not OTHER_CHART.search(m.group(0)):
+                out.append((doc.starts[i], line.strip().lstrip("#").strip()))
+                break
+    return out
 
 
 def _quote(text: str, limit: int = 70) -> str:

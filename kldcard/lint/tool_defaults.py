@@ -14,15 +14,20 @@ I = re.IGNORECASE | re.ASCII  # ASCII: ~3x faster case-insensitive matching; key
 
 LLAMA_STRONG = re.compile(
     r"llama-perplexity|\bperplexity\b[^\n]{0,80}--kl-divergence|--kl-divergence|"
-    r"=+\s*KL divergence statistics|perplexity tool in KL[- ]divergence mode",
+    r"(?<!=)=+\s*KL divergence statistics|perplexity tool in KL[- ]divergence mode",
     I,
 )
 # llama-perplexity's label set; two distinct ones identify pasted or tabulated output.
 LLAMA_LABELS = re.compile(r"PPL\(base\)|Same top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(ln\(PPL\(Q\)\)", I)
+# Labels only llama-perplexity prints: one alone names the tool (real cards tabulate one or two of
+# its columns, e.g. "1-(Mean PPL(Q)/PPL(base))" or "Same top p", and rename the rest).
+LLAMA_UNIQUE = re.compile(r"PPL\(Q\)\s*/\s*PPL\(base\)|Same top[- ]p\b|RMS Δp|Final estimate: PPL", I)
 IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
 MODEL_DIFF = re.compile(r"\bmodel_diff(?:\.py)?\b", I)
 EXLLAMA_V2 = re.compile(r"\bexllamav2\b|\bEXL2\b", I)
 EXLLAMA_V3 = re.compile(r"\bexllamav3\b|\bEXL3\b", I)
+# exllamav3's compare/model_diff column labels, both directions ("KL-div (q→o)", "KL-div (quant, FP16)").
+EXL3_LABELS = re.compile(r"KL-div\s*\((?:q\s*→\s*o|o\s*→\s*q|quant,\s*FP16|FP16,\s*quant)\)", I)
 CTX_OPTION = re.compile(r"(?:^|\s)(?:-c|--ctx-size)\s+(\d{2,6})\b")
 
 
@@ -40,11 +45,13 @@ def recognise(text: str) -> Tool | None:
         labels = list(LLAMA_LABELS.finditer(text))
         if len({x.group(0).lower().replace(" ", "") for x in labels}) >= 2:
             m = labels[0]
+        else:
+            m = LLAMA_UNIQUE.search(text)
     if m is not None:
         ctx = CTX_OPTION.search(text)
         name = "ik_llama.cpp llama-perplexity" if IK_LLAMA.search(text) else "llama-perplexity"
         return Tool(name, m.start(), int(ctx.group(1)) if ctx else None)
-    m = MODEL_DIFF.search(text)
+    m = MODEL_DIFF.search(text) or EXL3_LABELS.search(text)
     if m is not None:
         if EXLLAMA_V2.search(text) and not EXLLAMA_V3.search(text):
             return Tool("exllamav2 model_diff", m.start())

@@ -189,6 +189,27 @@ rule(
 )
 
 rule(
+    code="KLD315",
+    name="prose-kld-only-in-image",
+    severity="warning",
+    summary="A KLD section shows its numbers only in an image (chart or screenshot)",
+    what=(
+        "Reports a heading that names KLD whose section (up to the next heading of the same or a higher "
+        "level) holds an image and no KLD number in text, a table or pasted output. Charts of another "
+        "metric (perplexity, speed, size) do not count. One finding per such heading."
+    ),
+    why=(
+        "Numbers in a picture cannot be copied, compared, searched or checked for their disclosures; a "
+        "card whose KLD lives only in a chart passes every text check while telling the reader nothing exact."
+    ),
+    example="## KL divergence vs BF16\n\n![KLD per quant](kld.png)",
+    fix=(
+        "## KL divergence vs BF16\n\n![KLD per quant](kld.png)\n\n| Quant | Mean KLD |\n|---|---|\n"
+        "| Q4_K_M | 0.0231 |"
+    ),
+)
+
+rule(
     code="KLD320",
     name="prose-iid-interval-over-chunks",
     severity="info",
