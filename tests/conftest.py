@@ -82,3 +82,24 @@ def gemma3_tokenizer_dir(test_cache: Path) -> Path:
 def engines_text() -> Path:
     """A short English text (272 Qwen3 tokens, 265 Llama 3 tokens) for engine tests."""
     return REPO / "tests" / "data" / "engines" / "lighthouse.txt"
+
+
+@pytest.fixture(scope="session")
+def llama_tools() -> dict[str, Path]:
+    """The real ``llama-perplexity`` and ``llama-quantize``, built by ``scripts/build-llama-tools.sh``
+    from the llama.cpp vendored in the pinned llama-cpp-python sdist and cached under
+    ``<repo>/.cache/llama-tools`` (first build ~11 min on 2 cores; then instant)."""
+    import subprocess
+
+    cache = Path(os.environ.get("KLDCARD_LLAMA_TOOLS_CACHE") or REPO / ".cache" / "llama-tools")
+    print(f"\nllama tools: building/checking llama-perplexity in {cache} (first build ~11 min)", flush=True)
+    t0 = time.time()
+    proc = subprocess.run(["bash", str(REPO / "scripts" / "build-llama-tools.sh"), str(cache)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.fail(f"cannot build llama-perplexity (scripts/build-llama-tools.sh exit {proc.returncode}): {last}",
+                    pytrace=False)
+    paths = [Path(p) for p in proc.stdout.split()[-2:]]
+    print(f"llama tools: {proc.stderr.strip().splitlines()[-1]} in {time.time() - t0:.0f} s", flush=True)
+    return {p.name: p for p in paths}
