@@ -26,14 +26,6 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd -P)"
 cache_arg="${1:-$repo/.cache/llama-tools}"
 
-for tool in cmake tar; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "build-llama-tools: $tool is not installed (needed to build llama-perplexity)" >&2; exit 3; }
-done
-if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
-  echo "build-llama-tools: no C++ compiler (c++, g++ or clang++) found (needed to build llama-perplexity)" >&2
-  exit 3
-fi
-
 version="${LLAMA_CPP_PYTHON_VERSION:-}"
 if [ -z "$version" ]; then
   version="$(sed -n 's/^llama[-_]cpp[-_]python==\([^ ;]*\).*/\1/p' "$repo/constraints.txt" | head -n 1)"
@@ -74,6 +66,14 @@ done_() {
 }
 
 built && done_ "cached"
+
+for tool in cmake tar; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "build-llama-tools: $tool is not installed (needed to build llama-perplexity)" >&2; exit 3; }
+done
+if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
+  echo "build-llama-tools: no C++ compiler (c++, g++ or clang++) found (needed to build llama-perplexity)" >&2
+  exit 3
+fi
 
 exec 9>"$cache/.llama-tools.lock"
 if command -v flock >/dev/null 2>&1; then

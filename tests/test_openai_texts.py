@@ -31,15 +31,19 @@ K = 10
 
 
 def _mixed_text(path: Path) -> Path:
-    """~3,000 bytes: tab-indented lines, CRLF line ends, emoji, CJK, long digit runs, space runs."""
+    """~3,000 bytes (~820 Qwen3 tokens): English prose in tab-indented lines with CRLF line ends and runs
+    of spaces, a few emoji, a CJK line and long numbers."""
     rng = np.random.default_rng(7)
-    words = "ledger\tcolumn  total   balance carried forward audit note".split(" ")
-    parts = []
-    for i in range(36):
-        w = " ".join(rng.choice(words, size=5))
-        extra = ("🙂 ok 🚀", "漢字とかなの混在した文", "한국어 문장입니다", "数字 3141592653589793238462643383279")[i % 4]
-        parts.append(f"\t{i:02d}\t{w}  {extra}  {int(rng.integers(10**11, 10**12))}\r\n")
-    path.write_bytes("".join(parts).encode("utf-8"))
+    words = ("the keeper wrote in the ledger that the lamp was lit at dusk and the tide turned "
+             "before the bell rang twice over the harbour").split()
+    lines = []
+    for i in range(35):
+        w = " ".join(rng.choice(words, size=14))
+        lines.append(f"\t{w.capitalize()}.   Entry {i:02d}\r\n")
+    lines[5] = "\t\tStorm warning 🌊⚓ at 04:00, all boats in 🙂\r\n"
+    lines[12] = "\t灯台の記録：潮が満ちた。  한국어 문장도 있습니다。\r\n"
+    lines[20] = "\tSerial 31415926535897932384626433832795028841971 and 2718281828459045\r\n"
+    path.write_bytes("".join(lines).encode("utf-8"))
     return path
 
 

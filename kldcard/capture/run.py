@@ -204,6 +204,12 @@ def run_capture(
             from kldcard.capture.llama_perplexity import tokenize_as_llama_perplexity
 
             tok = tokenize_as_llama_perplexity(m, text_str)
+        elif protocol == "llama-perplexity":
+            from kldcard.capture.llama_perplexity import llama_perplexity_text
+
+            # Other engines keep their tokenizer but read the text llama-perplexity reads, so their ids
+            # line up with a llama.cpp capture of the same file.
+            tok = m.tokenize(llama_perplexity_text(text_str))
         else:
             tok = m.tokenize(text_str)
         ids = tok.ids

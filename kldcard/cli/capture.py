@@ -135,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
               f"of {res.n_tokens} tokens, {m.positions.scheme}")
         print(f"stack: {s.engine} {s.engine_version} on {s.backend} ({s.device}), attention {s.attention_backend}, "
               f"weights {s.weights_dtype}, kv {s.kv_cache_dtype}, prefill chunk {s.prefill_chunk}, threads {s.threads}")
+        layout = (s.model_extra or {}).get("batch_layout")
+        if layout:
+            print(f"batch: {layout['sequences_per_decode']} sequence(s) of {layout['tokens_per_sequence']} tokens per "
+                  f"decode (n_batch {layout['n_batch']}, n_ubatch {layout['n_ubatch']}, n_seq_max {layout['n_seq_max']}), "
+                  "as llama-perplexity")
         if m.tokenizer_parity is not None:
             tp = m.tokenizer_parity
             print(f"token parity: {tp.outcome} over {tp.tokens_checked} tokens ({', '.join(tp.engines)})")
