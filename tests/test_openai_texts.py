@@ -74,9 +74,14 @@ def _check_against_local(res, text: Path, gguf: Path, tmp: Path) -> float:
         ls = _log_softmax(local_ids.logits_f32(0, local_ids.n_positions))
         rows = [r for r, p in enumerate(cap.positions) if t0 <= p < t0 + n]
         assert rows and t0 not in cap.positions.tolist()  # a request's first position is never reported
+        local_pos = local_ids.positions.tolist()
         for r in rows:
             p = int(cap.positions[r]) - t0
-            row = ls[int(np.searchsorted(local_ids.positions, p))]
+            if p == n - 1 and p not in local_pos:
+                # After the piece's last token: predicts the next piece's first token, which a local
+                # capture of the piece alone does not score ("all" stops one short).
+                continue
+            row = ls[local_pos.index(p)]
             ids = cap.topk_ids[r][cap.topk_ids[r] >= 0]
             np.testing.assert_allclose(cap.topk_logprobs[r][: len(ids)], row[ids], atol=2e-5)
             top = set(np.argsort(-row)[:K].tolist())
@@ -116,7 +121,10 @@ class _SlowServer(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting, which is the point
 
     def do_GET(self):
         if self.path == "/v1/models":

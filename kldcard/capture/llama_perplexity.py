@@ -282,7 +282,7 @@ def llama_perplexity_text(text: str) -> str:
 
 
 def tokenize_as_llama_perplexity(engine: Any, text: str) -> Any:
-    """Tokenize ``text`` as llama-perplexity does: one trailing ``\\n`` dropped, BOS as the
-    vocabulary adds it, special-token strings (``<|endoftext|>`` …) read as plain text
+    """Tokenize ``text`` (already through :func:`llama_perplexity_text`) as llama-perplexity does: BOS
+    as the vocabulary adds it, special-token strings (``<|endoftext|>`` …) read as plain text
     (``parse_special = false``), never as their control ids."""
-    return engine.tokenize(llama_perplexity_text(text), parse_special=False)
+    return engine.tokenize(text, parse_special=False)

@@ -200,16 +200,13 @@ def run_capture(
     t0 = time.perf_counter()
     with open_model(name, Path(model), settings) as m:
         load_seconds = time.perf_counter() - t0
-        if layout is not None:
-            from kldcard.capture.llama_perplexity import tokenize_as_llama_perplexity
+        if protocol == "llama-perplexity":
+            from kldcard.capture.llama_perplexity import llama_perplexity_text, tokenize_as_llama_perplexity
 
-            tok = tokenize_as_llama_perplexity(m, text_str)
-        elif protocol == "llama-perplexity":
-            from kldcard.capture.llama_perplexity import llama_perplexity_text
-
-            # Other engines keep their tokenizer but read the text llama-perplexity reads, so their ids
-            # line up with a llama.cpp capture of the same file.
-            tok = m.tokenize(llama_perplexity_text(text_str))
+            # Every engine reads the text llama-perplexity reads (one trailing newline dropped), so
+            # the ids line up with a llama.cpp capture of the same file; llama.cpp also tokenizes as it.
+            text_str = llama_perplexity_text(text_str)
+            tok = tokenize_as_llama_perplexity(m, text_str) if layout is not None else m.tokenize(text_str)
         else:
             tok = m.tokenize(text_str)
         ids = tok.ids
@@ -250,7 +247,8 @@ def run_capture(
         digests, seconds = [], []
         for r in range(repeat - 1):  # hash-only runs; the last run writes
             t = time.perf_counter()
-            digests.append(_run(m, ids, windows, pos, chunk, None, progress, f"{name} run {r + 1}/{repeat}", plan, layout))
+            desc = f"{name} run {r + 1}/{repeat}"
+            digests.append(_run(m, ids, windows, pos, chunk, None, progress, desc, plan, layout))
             seconds.append(time.perf_counter() - t)
         with CaptureWriter(out_path, meta=meta, n_vocab=m.n_vocab, token_ids=ids, dtype=store_dtype,
                            shard_positions=shard_positions, overwrite=overwrite) as w:
