@@ -172,7 +172,7 @@ class OpenAIServer:
         if status == 404:
             raise InputError(f"{self.base_url}{path} not found (HTTP 404): the server has no {what} endpoint")
         if status != 200:
-            raise InputError(f"{self.base_url}{path}: HTTP {status}: {_error_text(payload)}")
+            raise InputError(f"{self.base_url}{path}: HTTP {status}: {error_text(payload)}")
         if not isinstance(payload, dict):
             raise InputError(f"{self.base_url}{path}: answer is not a JSON object")
         return payload
@@ -222,7 +222,7 @@ class OpenAIServer:
         if status == 404:
             raise InputError(f"{self.base_url}/v1/models not found (HTTP 404): not an OpenAI-compatible server")
         if status != 200 or not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
-            raise InputError(f"{self.base_url}/v1/models: HTTP {status}: {_error_text(payload)}")
+            raise InputError(f"{self.base_url}/v1/models: HTTP {status}: {error_text(payload)}")
         return [str(m.get("id")) for m in payload["data"] if isinstance(m, dict)]
 
     def check_model(self, model: str) -> None:
@@ -249,7 +249,7 @@ class OpenAIServer:
             raise InputError(f"{self.base_url}: tokenize answer has no integer 'tokens' list")
         return toks
 
-    def _string_id(self, model: str, s: str) -> int | None:
+    def string_id(self, model: str, s: str) -> int | None:
         """The single id whose text is ``s`` (via the server's tokenizer), or None if ambiguous."""
         if s in self._tok_cache:
             return self._tok_cache[s]
@@ -291,7 +291,7 @@ class OpenAIServer:
         if status == 404:
             raise InputError(f"{self.base_url}/v1/completions not found (HTTP 404): not an OpenAI-compatible completions server")
         if status != 200:
-            msg = _error_text(payload)
+            msg = error_text(payload)
             if "logprob" in msg.lower() or "logits_all" in msg.lower():
                 raise InputError(f"{self.base_url} does not return prompt log-probabilities: {msg}")
             raise InputError(f"{self.base_url}/v1/completions: HTTP {status}: {msg}")
@@ -308,7 +308,7 @@ def _decode(raw: bytes) -> Any:
         return raw.decode("utf-8", "replace")
 
 
-def _error_text(payload: Any) -> str:
+def error_text(payload: Any) -> str:
     if isinstance(payload, dict):
         err = payload.get("error", payload.get("detail", payload.get("message", payload)))
         if isinstance(err, dict):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from kldcard.capture.openai_align import align_echo, entry_ids_of
-from kldcard.capture.openai_engine import OpenAIServer, PromptTopK, _error_text
+from kldcard.capture.openai_engine import OpenAIServer, PromptTopK, error_text
 from kldcard.errors import InputError
 
 # What a server says when it validates "prompt" as a string and got a list of ids.
@@ -34,7 +34,7 @@ def _llamacpp_request(srv: OpenAIServer, model: str, text: str, token_ids: list[
     body = {"model": model, "max_tokens": 1, "echo": True, "logprobs": k, "temperature": 0.0}
     if srv.ids_accepted is not False:
         status, payload = srv.completions({**body, "prompt": list(token_ids)})
-        msg = _error_text(payload).lower() if status != 200 else ""
+        msg = error_text(payload).lower() if status != 200 else ""
         if status == 200:
             srv.ids_accepted = True
             return srv.completion_payload(status, payload)
@@ -60,7 +60,7 @@ def llamacpp_topk(srv: OpenAIServer, model: str, text: str, token_ids: list[int]
     if n_prompt != len(token_ids) or not isinstance(strings, list) or len(strings) != len(top):
         raise InputError(f"{srv.base_url}: the completion covered {n_prompt} prompt tokens, but the server's "
                          f"tokenizer gave {len(token_ids)} tokens")
-    entry_ids = entry_ids_of(strings, lambda s: srv._string_id(model, s))
+    entry_ids = entry_ids_of(strings, lambda s: srv.string_id(model, s))
     where = align_echo(token_ids, entry_ids, bos=srv.bos_id, where=srv.base_url)
     positions, ids, lps, unresolved = [], [], [], 0
     for e, entry in enumerate(top):
@@ -68,7 +68,7 @@ def llamacpp_topk(srv: OpenAIServer, model: str, text: str, token_ids: list[int]
             continue  # entry 0 is null by the OpenAI convention
         pairs: dict[int, float] = {}
         for s, v in entry.items():
-            tid = srv._string_id(model, s)
+            tid = srv.string_id(model, s)
             if tid is None:
                 unresolved += 1
                 continue
@@ -124,7 +124,7 @@ def _sglang_generate(srv: OpenAIServer, body: dict) -> dict:
     if status == 404:
         raise InputError(f"{srv.base_url}/generate not found (HTTP 404): not an SGLang server")
     if status != 200 or not isinstance(payload, dict):
-        raise InputError(f"{srv.base_url}/generate: HTTP {status}: {_error_text(payload)}")
+        raise InputError(f"{srv.base_url}/generate: HTTP {status}: {error_text(payload)}")
     meta = payload.get("meta_info")
     if not isinstance(meta, dict) or not isinstance(meta.get("input_token_logprobs"), list):
         raise InputError(f"{srv.base_url}/generate: no meta_info.input_token_logprobs in the answer")
