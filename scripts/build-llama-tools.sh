@@ -12,8 +12,8 @@
 # Cached: a finished build holds a STAMP whose first three lines (version, CMake flags, targets) are the
 # build key; a rerun with the same key does nothing. Atomic: the build runs in a temporary directory
 # under CACHE_DIR and the finished folder is renamed into place, so an interrupted build leaves no
-# entry that looks complete. Concurrent runs (pytest-xdist workers, two checkouts sharing a cache) are
-# serialised with flock(1).
+# entry that looks complete (the next run removes a killed build's temporary directory). Concurrent
+# runs (pytest-xdist workers, two checkouts sharing a cache) are serialised with flock(1).
 #
 # Minimal on purpose (CI has 90 minutes in all): only the two targets and what they link, static
 # libraries, no server/examples/tests, -j2 by default (LLAMA_TOOLS_JOBS). Measured on the 2-core dev
@@ -77,8 +77,7 @@ fi
 
 exec 9>"$cache/.llama-tools.lock"
 if command -v flock >/dev/null 2>&1; then
-  echo "build-llama-tools: waiting for the build lock" >&2
-  flock 9
+  flock -n 9 || { echo "build-llama-tools: another build holds the lock; waiting for it" >&2; flock 9; }
   built && done_ "built by a concurrent run"
   # With the lock held no other build runs: every temporary directory left is from a killed run.
   find "$cache" -maxdepth 1 -name '.tmp-build.*' -type d -exec rm -rf {} + 2>/dev/null || true
