@@ -145,3 +145,20 @@ def test_smaller_batch_gives_several_groups_and_still_matches(lp, capsys):
     layout = open_capture(cand).manifest.stack.model_dump()["batch_layout"]
     assert layout["sequences_per_decode"] == 2 and layout["n_batch"] == 256
     _assert_same_block(_kldcard_block(lp, cand, lp["base"], capsys), theirs)
+
+
+def test_build_script_names_a_missing_cmake_in_one_line(tmp_path):
+    """Without cmake (and with nothing cached) the build stops at once with one clear line, exit 3."""
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "sed", "head", "dirname", "mkdir", "printf", "date", "tar", "c++"):
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    script = Path(__file__).resolve().parent.parent / "scripts" / "build-llama-tools.sh"
+    proc = subprocess.run([str(bin_dir / "bash"), str(script), str(tmp_path / "cache")], capture_output=True,
+                          text=True, env={"PATH": str(bin_dir)}, timeout=60)
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr.strip() == "build-llama-tools: cmake is not installed (needed to build llama-perplexity)"
