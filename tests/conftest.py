@@ -107,7 +107,7 @@ def llama_tools(request: pytest.FixtureRequest) -> dict[str, Path]:
         for line in proc.stderr:
             lines.append(line.rstrip())
             if line.startswith("build-llama-tools:"):
-                sys.stderr.write(f"\n{line.rstrip()} [{time.time() - t0:.0f} s]")
+                sys.stderr.write(f"\n{line.rstrip()} [{time.time() - t0:.0f} s]\n")
                 sys.stderr.flush()
         out = proc.stdout.read()
     if proc.returncode != 0:

@@ -238,3 +238,13 @@ def test_expf_is_the_c_librarys_bit_for_bit():
     assert np.array_equal(expf(x), ref)
     assert expf(np.float32([-np.inf]))[0] == 0.0
     assert int((np.exp(x) != ref).sum()) > 1000  # why the emulation exists
+
+
+def test_expf_compiled_and_numpy_versions_agree_everywhere():
+    from kldcard.llamacpp.basefile import _expf_numpy, expf
+
+    rng = np.random.default_rng(12)
+    x = -(rng.random((7, 3001), dtype=np.float32) * np.float32(120))
+    assert np.array_equal(expf(x), _expf_numpy(x)) and expf(x).shape == (7, 3001)
+    y = np.float32([np.nan, -1.0, 0.5])  # outside the compiled domain: the numpy version answers
+    assert np.isnan(expf(y)[0]) and expf(y)[1] == _expf_numpy(y)[1]
