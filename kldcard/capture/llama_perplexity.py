@@ -207,7 +207,7 @@ class LlamaPerplexityBatching:
 
     def describe(self) -> str:
         return (
-            f"llama-perplexity batch layout: {self.n_seq} sequence(s) of {self.n_ctx} tokens per llama_decode "
+            f"llama-perplexity batch layout: up to {self.n_seq} sequence(s) of {self.n_ctx} tokens per llama_decode "
             f"(n_batch {self.n_batch}, n_ubatch {self.n_ubatch}, n_seq_max {self.n_seq}, "
             f"{'unified' if self.kv_unified else 'non-unified'} KV cache, flash attention {self.flash_attn}, "
             f"swa_full {'on' if self.swa_full else 'off'}), logits for positions {self.n_ctx // 2}..{self.n_ctx - 1}"

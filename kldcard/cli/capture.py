@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
               f"weights {s.weights_dtype}, kv {s.kv_cache_dtype}, prefill chunk {s.prefill_chunk}, threads {s.threads}")
         layout = (s.model_extra or {}).get("batch_layout")
         if layout:
-            print(f"batch: {layout['sequences_per_decode']} sequence(s) of {layout['tokens_per_sequence']} tokens per "
+            print(f"batch: up to {layout['sequences_per_decode']} sequence(s) of {layout['tokens_per_sequence']} tokens per "
                   f"decode (n_batch {layout['n_batch']}, n_ubatch {layout['n_ubatch']}, n_seq_max {layout['n_seq_max']}), "
                   "as llama-perplexity")
         if m.tokenizer_parity is not None:
