@@ -82,3 +82,35 @@ def gemma3_tokenizer_dir(test_cache: Path) -> Path:
 def engines_text() -> Path:
     """A short English text (272 Qwen3 tokens, 265 Llama 3 tokens) for engine tests."""
     return REPO / "tests" / "data" / "engines" / "lighthouse.txt"
+
+
+@pytest.fixture(scope="session")
+def llama_tools(request: pytest.FixtureRequest) -> dict[str, Path]:
+    """The real ``llama-perplexity`` and ``llama-quantize``, built by ``scripts/build-llama-tools.sh``
+    from the llama.cpp vendored in the pinned llama-cpp-python sdist and cached under
+    ``<repo>/.cache/llama-tools`` (first build ~12 min on 2 cores: ~70 s pip download, ~635 s compile;
+    then instant). The script's progress lines are shown live, past pytest's output capture."""
+    import contextlib
+    import subprocess
+    import sys
+
+    cache = Path(os.environ.get("KLDCARD_LLAMA_TOOLS_CACHE") or REPO / ".cache" / "llama-tools")
+    capman = request.config.pluginmanager.getplugin("capturemanager")
+    live = capman.global_and_fixture_disabled() if capman else contextlib.nullcontext()
+    t0 = time.time()
+    lines: list[str] = []
+    # The venv's python fetches the sdist (its pip resolves the pinned version from the same index).
+    with live, subprocess.Popen(["bash", str(REPO / "scripts" / "build-llama-tools.sh"), str(cache)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHON": sys.executable}) as proc:
+        assert proc.stderr is not None and proc.stdout is not None
+        for line in proc.stderr:
+            lines.append(line.rstrip())
+            if line.startswith("build-llama-tools:"):
+                sys.stderr.write(f"\n{line.rstrip()} [{time.time() - t0:.0f} s]\n")
+                sys.stderr.flush()
+        out = proc.stdout.read()
+    if proc.returncode != 0:
+        pytest.fail(f"cannot build llama-perplexity (scripts/build-llama-tools.sh exit {proc.returncode}): "
+                    f"{(lines or ['no output'])[-1]}", pytrace=False)
+    return {p.name: p for p in (Path(x) for x in out.split()[-2:])}

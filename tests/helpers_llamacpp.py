@@ -1,18 +1,28 @@
 """An independent, deliberately plain writer of llama.cpp ``_logits_`` base files for the tests.
 
 Written from ``shared/reference/llamacpp-kld.md`` §2 only; it shares no code with
-``kldcard.llamacpp``: ``struct`` packing, a per-element float32 loop, and the float32 "magic number"
-rounding (adding 1.5·2²³ rounds half-to-even) instead of ``numpy.rint``.
+``kldcard.llamacpp``: ``struct`` packing, a per-element float32 loop, the C library's ``expf`` through
+ctypes (kldcard emulates glibc's), and the float32 "magic number" rounding (adding 1.5·2²³ rounds
+half-to-even) instead of ``numpy.rint``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 import struct
 
 import numpy as np
 
 F = np.float32
+# The C library's own expf, as llama.cpp calls it (numpy's float32 exp differs in the last bit).
+_libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_libm.expf.restype, _libm.expf.argtypes = ctypes.c_float, [ctypes.c_float]
+
+
+def c_expf(x) -> np.float32:
+    return F(_libm.expf(float(F(x))))
 _MAGIC_ROUND = F(12582912.0)  # 1.5·2**23: x + M rounds x to the nearest integer, ties to even
 
 
@@ -36,7 +46,7 @@ def encode_row(z: np.ndarray, floor: float = 16.0) -> tuple[float, float, list[i
     lo = max(lo, F(hi - F(floor)))
     total = 0.0  # a Python float is a C double
     for v in z:
-        total += float(np.exp(F(v - hi)))
+        total += float(c_expf(F(v - hi)))
     lse = F(math.log(total))
     min_log_prob = F(F(lo - hi) - lse)
     scale = F(F(hi - lo) / F(65535.0))

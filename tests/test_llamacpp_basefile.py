@@ -222,3 +222,29 @@ def test_base_info_describes_the_file(good_file, capsys):
     assert info["n_ctx"] == 8 and info["n_vocab"] == 11 and info["n_chunk"] == 2
     assert info["n_scored"] == 6 and info["scored_positions"] == "4..6 of each chunk"
     assert info["floor_nats_detected"] == 16.0
+
+
+def test_expf_is_the_c_librarys_bit_for_bit():
+    """kldcard's vectorised expf against the C library's own (glibc ≥ 2.27 here), over the range
+    llama.cpp evaluates (x ≤ 0) including the underflow edge; numpy's float32 exp is not it."""
+    from helpers_llamacpp import c_expf
+
+    from kldcard.llamacpp.basefile import expf
+
+    rng = np.random.default_rng(11)
+    x = np.concatenate([-(rng.random(20_000, dtype=np.float32) * np.float32(110)),
+                        np.float32([0.0, -0.0, -1e-30, -87.33655, -103.97208, -103.97209, -104.0, -200.0])])
+    ref = np.array([c_expf(v) for v in x], dtype=np.float32)
+    assert np.array_equal(expf(x), ref)
+    assert expf(np.float32([-np.inf]))[0] == 0.0
+    assert int((np.exp(x) != ref).sum()) > 1000  # why the emulation exists
+
+
+def test_expf_compiled_and_numpy_versions_agree_everywhere():
+    from kldcard.llamacpp.basefile import _expf_numpy, expf
+
+    rng = np.random.default_rng(12)
+    x = -(rng.random((7, 3001), dtype=np.float32) * np.float32(120))
+    assert np.array_equal(expf(x), _expf_numpy(x)) and expf(x).shape == (7, 3001)
+    y = np.float32([np.nan, -1.0, 0.5])  # outside the compiled domain: the numpy version answers
+    assert np.isnan(expf(y)[0]) and expf(y)[1] == _expf_numpy(y)[1]

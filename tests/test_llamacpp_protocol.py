@@ -50,3 +50,24 @@ def test_chunks_option_and_the_two_chunk_minimum():
         llama_perplexity_plan(ids, 32, add_bos=False)
     with pytest.raises(InputError, match="bos_id"):
         llama_perplexity_plan(ids, 8, add_bos=True)
+
+
+def test_batch_layout_follows_llama_perplexitys_n_seq_rule():
+    from kldcard.capture.llama_perplexity import llama_perplexity_batching
+
+    b = llama_perplexity_batching(128)  # -c 128, -b 2048, -ub 512: 16 sequences per decode
+    assert (b.n_seq, b.n_batch, b.n_ubatch, b.context_size, b.decodes_per_chunk) == (16, 2048, 512, 2048, 1)
+    assert list(b.groups(55)) == [(0, 16), (16, 16), (32, 16), (48, 7)]
+    assert llama_perplexity_batching().n_seq == 4  # the default -c 512
+    big = llama_perplexity_batching(4096)  # n_ctx > n_batch: one sequence fed in two decodes
+    assert (big.n_seq, big.n_batch, big.n_ubatch, big.decodes_per_chunk) == (1, 2048, 512, 2)
+    small = llama_perplexity_batching(128, n_batch=300, n_ubatch=1024)  # n_batch clamped to n_seq·n_ctx
+    assert (small.n_seq, small.n_batch, small.n_ubatch) == (2, 256, 256)
+    layout = b.fingerprint_fields()["batch_layout"]
+    assert layout["sequences_per_decode"] == 16 and layout["kv_unified"] is False
+
+
+def test_llama_perplexity_drops_one_trailing_newline():
+    from kldcard.capture.llama_perplexity import llama_perplexity_text
+
+    assert llama_perplexity_text("a\n\n") == "a\n" and llama_perplexity_text("a") == "a"

@@ -30,11 +30,14 @@ and record ``tokens.bos = "chunk-start-overwrite"`` (add_bos) or ``"none"``,
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-from kldcard.errors import InputError
+from kldcard.errors import InputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def llama_perplexity_plan(
     if ids.ndim != 1:
         raise InputError("token ids must be one-dimensional")
     if n_ctx < 4:
+        # llama-perplexity itself accepts any n_ctx > 0, but below 4 a chunk scores nothing useful.
         raise InputError(f"n_ctx must be at least 4 for llama-perplexity scoring, got {n_ctx}")
     if add_bos and bos_id is None:
         raise InputError("add_bos needs bos_id (the id that overwrites token 0 of every chunk)")
@@ -132,3 +136,153 @@ def llama_perplexity_plan(
     if add_bos and n_chunk:
         fed[:: n_ctx] = bos_id
     return LlamaPerplexityPlan(n_ctx, n_chunk, bool(add_bos), bos_id if add_bos else None, original, fed)
+
+
+# ------------------------------------------------------------------------------------------------
+# Batch layout: how llama-perplexity feeds the chunks (tools/perplexity/perplexity.cpp, vendored in
+# llama-cpp-python 0.3.36; line references in docs/llamacpp.md). The layout changes the candidate's
+# arithmetic (matmul and attention shapes), so it is a stack coordinate and part of the fingerprint.
+# ------------------------------------------------------------------------------------------------
+
+DEFAULT_N_CTX = 512  # llama-perplexity sets params.n_ctx = 512 before parsing -c
+DEFAULT_N_BATCH = 2048  # common_params.n_batch (-b)
+DEFAULT_N_UBATCH = 512  # common_params.n_ubatch (-ub)
+
+
+@dataclass(frozen=True)
+class LlamaPerplexityBatching:
+    """llama-perplexity's batch composition for ``-c n_ctx -b n_batch -ub n_ubatch``.
+
+    ``n_seq = max(1, n_batch // n_ctx)`` chunks are decoded together, each as its own sequence
+    (seq ids 0 … m−1, sequence-major), in a context of ``n_seq·n_ctx`` tokens with ``n_seq_max =
+    n_seq`` and a non-unified KV cache (one stream per sequence); the KV cache is cleared before each
+    group. When ``n_ctx > n_batch`` one chunk is fed in ``ceil(n_ctx / n_batch)`` decodes. Logits are
+    requested for every chunk-local position ``≥ n_ctx//2`` (including ``n_ctx−1``, which is never
+    scored: the set of output rows shapes the last layer's matmuls). Flash attention ``auto`` (on for
+    the CPU backend), ``swa_full`` off (common's default, not the C API's), f16 KV cache.
+    """
+
+    n_ctx: int
+    n_batch: int  # the logical batch as llama-perplexity clamps it: min(-b, n_seq·n_ctx)
+    n_ubatch: int
+    n_seq: int
+    kv_unified: bool = False
+    flash_attn: str = "auto"
+    swa_full: bool = False
+    n_batch_requested: int = DEFAULT_N_BATCH
+
+    @property
+    def context_size(self) -> int:
+        """Tokens of the llama.cpp context: n_seq·n_ctx (llama.cpp pads each stream to 256 cells)."""
+        return self.n_seq * self.n_ctx
+
+    @property
+    def decodes_per_chunk(self) -> int:
+        return -(-self.n_ctx // self.n_batch)
+
+    def groups(self, n_chunk: int) -> Iterator[tuple[int, int]]:
+        """(first chunk, number of chunks) of each decode group; the last group can be smaller."""
+        for i in range(0, n_chunk, self.n_seq):
+            yield i, min(self.n_seq, n_chunk - i)
+
+    def fingerprint_fields(self) -> dict[str, Any]:
+        """The stack coordinates this layout sets (recorded in the capture's stack fingerprint)."""
+        return {
+            "prefill_chunk": self.n_batch,
+            "n_ubatch": self.n_ubatch,
+            "batch_layout": {
+                "protocol": "llama-perplexity",
+                "sequences_per_decode": self.n_seq,
+                "n_seq_max": self.n_seq,
+                "tokens_per_sequence": self.n_ctx,
+                "n_batch": self.n_batch,
+                "n_batch_requested": self.n_batch_requested,
+                "n_ubatch": self.n_ubatch,
+                "context_size": self.context_size,
+                "kv_unified": self.kv_unified,
+                "swa_full": self.swa_full,
+                "output_rows": f"{self.n_ctx // 2}..{self.n_ctx - 1} of each chunk",
+            },
+        }
+
+    def describe(self) -> str:
+        return (
+            f"llama-perplexity batch layout: up to {self.n_seq} sequence(s) of {self.n_ctx} tokens per llama_decode "
+            f"(n_batch {self.n_batch}, n_ubatch {self.n_ubatch}, n_seq_max {self.n_seq}, "
+            f"{'unified' if self.kv_unified else 'non-unified'} KV cache, flash attention {self.flash_attn}, "
+            f"swa_full {'on' if self.swa_full else 'off'}), logits for positions {self.n_ctx // 2}..{self.n_ctx - 1}"
+        )
+
+
+def llama_perplexity_batching(
+    n_ctx: int = DEFAULT_N_CTX, n_batch: int | None = None, n_ubatch: int | None = None
+) -> LlamaPerplexityBatching:
+    """The layout llama-perplexity resolves for ``-c n_ctx -b n_batch -ub n_ubatch`` (``None``: its
+    defaults 2048 and 512)."""
+    b = DEFAULT_N_BATCH if n_batch is None else int(n_batch)
+    ub = DEFAULT_N_UBATCH if n_ubatch is None else int(n_ubatch)
+    if n_ctx < 4 or b < 1 or ub < 1:
+        raise UsageError(f"llama-perplexity needs n_ctx >= 4 and positive batch sizes (got {n_ctx}, {b}, {ub})")
+    n_seq = max(1, b // n_ctx)  # n_parallel, overwritten for perplexity and KLD runs
+    n_batch_eff = min(b, n_seq * n_ctx)
+    return LlamaPerplexityBatching(n_ctx, n_batch_eff, min(ub, n_batch_eff), n_seq, n_batch_requested=b)
+
+
+class SequenceDecoder(Protocol):
+    """What an engine offers to run llama-perplexity's layout (llama.cpp's adapter does)."""
+
+    n_vocab: int
+
+    def begin_batch_layout(self, batching: LlamaPerplexityBatching) -> None: ...
+
+    def clear_sequences(self) -> None: ...
+
+    def decode_sequences(self, pieces: list[np.ndarray], start: int, first_output: int) -> np.ndarray: ...
+
+
+def run_batch_layout(
+    engine: SequenceDecoder,
+    plan: LlamaPerplexityPlan,
+    batching: LlamaPerplexityBatching,
+    sink: Callable[[np.ndarray, np.ndarray], None] | None,
+    advance: Callable[[int], None] | None = None,
+) -> str:
+    """Feed ``plan``'s chunks in ``batching``'s layout; hand (global positions, float32 logits of the
+    scored rows) to ``sink`` chunk by chunk in chunk order; return the sha256 of positions and logits
+    (the same digest the capture loop computes for other layouts)."""
+    h = hashlib.sha256()
+    n_ctx, first, per = plan.n_ctx, plan.first_scored, plan.per_chunk
+    rows_out = n_ctx - first  # logits come back for first … n_ctx−1
+    engine.begin_batch_layout(batching)
+    for g0, m in batching.groups(plan.n_chunk):
+        engine.clear_sequences()
+        chunks = plan.chunks[g0 : g0 + m]
+        parts = []
+        for j in range(batching.decodes_per_chunk):
+            a, b = j * batching.n_batch, min((j + 1) * batching.n_batch, n_ctx)
+            parts.append(engine.decode_sequences([c[a:b] for c in chunks], a, first))
+        logits = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if logits.shape != (m * rows_out, engine.n_vocab):
+            raise RuntimeError(f"llama.cpp returned {logits.shape[0]} logits rows, expected {m * rows_out}")
+        for s in range(m):
+            rows = logits[s * rows_out : s * rows_out + per]
+            pos = plan.chunk_positions(g0 + s)
+            h.update(pos.astype("<i8"))
+            h.update(np.ascontiguousarray(rows, dtype="<f4"))
+            if sink is not None:
+                sink(pos, rows)
+        if advance:
+            advance(m * n_ctx)
+    return h.hexdigest()
+
+
+def llama_perplexity_text(text: str) -> str:
+    """The text llama-perplexity tokenizes for ``-f FILE``: the file minus one trailing newline."""
+    return text[:-1] if text.endswith("\n") else text
+
+
+def tokenize_as_llama_perplexity(engine: Any, text: str) -> Any:
+    """Tokenize ``text`` (already through :func:`llama_perplexity_text`) as llama-perplexity does: BOS
+    as the vocabulary adds it, special-token strings (``<|endoftext|>`` …) read as plain text
+    (``parse_special = false``), never as their control ids."""
+    return engine.tokenize(text, parse_special=False)

@@ -1,25 +1,27 @@
 """Prompt log-probabilities from an OpenAI-compatible server (top-k only), with stdlib ``urllib``.
 
-Two request variants exist in the wild:
+This module is the client (transport, server detection, tokenization, models); the three request
+variants live in :mod:`.openai_prompt`:
 
 - **llama-cpp-python** (``python -m llama_cpp.server``): ``/v1/completions`` with ``echo: true,
-  logprobs: K, max_tokens: 1``; the prompt is sent as text. ``choices[0].logprobs.top_logprobs[i]``
-  is a ``{token string: logprob}`` dict of the distribution after prompt tokens ``0..i`` (our
-  position ``i``), entry 0 is always null, and the dict may hold one extra entry (the prompt token's
-  own string). The server's tokenizer is ``/extras/tokenize``. The model must be loaded with
-  ``logits_all`` (its default), otherwise the server answers with an error.
-  Token *strings* are mapped back to ids through ``/extras/tokenize`` (one call per distinct
-  string, cached): a string that is empty or does not tokenize to exactly one id cannot be mapped;
-  its mass stays in the tail and is counted as unresolved.
-- **vLLM** (and servers copying it): ``/v1/completions`` with ``prompt`` = the token ids and
-  ``prompt_logprobs: K``; ``choices[0].prompt_logprobs[j]`` is ``{id: {"logprob": ..}}`` for the
-  distribution predicting token ``j`` (our position ``j-1``); tokenizer ``/tokenize``, version
-  ``/version``. Implemented from vLLM's documented response shape; only the llama-cpp-python
-  variant is exercised by the test suite.
+  logprobs: K, max_tokens: 1``. The prompt goes as token ids when the server takes them (0.3.x does
+  not: its ``prompt`` is a string, a list of ids is a validation error, HTTP 422 or 500), else as
+  text; the echoed entries are aligned with the ids by :mod:`.openai_align`. ``top_logprobs`` are
+  ``{token string: logprob}`` dicts; strings are mapped back to ids with the model's GGUF
+  (``--vocab-gguf``, exact) or the server's ``/extras/tokenize`` (one call per distinct string).
+- **vLLM**: ``/v1/completions`` with the token ids and ``prompt_logprobs: K`` (``-1``: the whole
+  vocabulary, where the server's ``--max-logprobs`` allows it); ids come back directly.
+- **SGLang**: ``/generate`` with ``input_ids``, ``return_logprob``, ``logprob_start_len: 0`` and
+  ``top_logprobs_num: K``.
+
+Only the llama-cpp-python variant is exercised by the test suite (against the real server); the vLLM
+and SGLang variants are implemented from their documented request and response shapes, untested here.
 
 Every failure is an :class:`~kldcard.errors.InputError` with one line (exit 2): server unreachable,
-no completions endpoint, no prompt log-probabilities, unknown model name, malformed answers.
-Connection failures, timeouts and 502/503/504 are retried with exponential back-off.
+no completions endpoint, no prompt log-probabilities, unknown model name, malformed answers, and a
+slow server — which is not an unreachable one: the message says what answered and what timed out.
+Connection failures and 502/503/504 are retried with exponential back-off; a timeout of a request that
+makes the server compute is not (it would queue behind the abandoned one).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from kldcard.errors import InputError
 
 __all__ = ["APIS", "OpenAIServer", "PromptTopK"]
 
-APIS = ("auto", "llama-cpp-python", "vllm")
+APIS = ("auto", "llama-cpp-python", "vllm", "sglang")
 _RETRY_STATUS = (502, 503, 504)
 
 
@@ -79,6 +81,9 @@ class OpenAIServer:
         self._version: str | None = None
         self._tok_cache: dict[str, int | None] = {}
         self._tok_prefix: list[int] | None = None
+        self.answered: list[str] = []  # "GET /v1/models", ...: what this server did answer
+        self.ids_accepted: bool | None = None  # does /v1/completions take a token-id prompt?
+        self.bos_id: int | None = None  # the server's BOS id, when a local GGUF tells it
         # decoded string -> ids, from the model's own vocabulary (see load_gguf_vocab): makes the
         # string -> id mapping exact, and strings shared by several ids are left unresolved.
         self.local_vocab: dict[str, list[int]] | None = None
@@ -101,14 +106,22 @@ class OpenAIServer:
         n = llm.n_vocab()
         for i in range(n):
             table.setdefault(llm.detokenize([i]).decode("utf-8", errors="ignore"), []).append(i)
+        bos = int(llm.token_bos())
         llm.close()
         self.local_vocab, self._tok_cache = table, {}
+        # llama-cpp-python drops echoed entries equal to this id (a default one when the GGUF has none).
+        self.bos_id = bos if bos >= 0 else None
         return n
 
     # -- transport ---------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """(HTTP status, decoded JSON or text). Raises InputError when the server cannot be reached."""
+    def request(self, method: str, path: str, body: Any = None, *, slow: bool = False) -> tuple[int, Any]:
+        """(HTTP status, decoded JSON or text). Raises InputError when the server cannot be reached.
+
+        ``slow``: a request that makes the server compute (prompt log-probabilities). Its timeout is
+        not retried — the server goes on computing the abandoned request and runs requests one at a
+        time, so a resend only queues behind it — and the error says what did answer, because a
+        busy server is not an unreachable one."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
@@ -118,11 +131,15 @@ class OpenAIServer:
             if attempt:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             req = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
+            t0 = time.monotonic()
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    return resp.status, _decode(resp.read())
+                    status, payload = resp.status, _decode(resp.read())
+                self.answered.append(f"{method} {path}")
+                return status, payload
             except urllib.error.HTTPError as exc:
                 payload = _decode(exc.read())
+                self.answered.append(f"{method} {path}")
                 if exc.code in _RETRY_STATUS:
                     last = f"HTTP {exc.code}"
                     continue
@@ -132,17 +149,30 @@ class OpenAIServer:
                 if isinstance(reason, ConnectionRefusedError):
                     last = "connection refused (is the server running?)"
                 elif isinstance(reason, (socket.timeout, TimeoutError)):
+                    if slow or self.answered:
+                        raise self._timed_out(method, path, time.monotonic() - t0) from None
                     last = f"no answer within {self.timeout:g} s"
                 else:
                     last = _one_line(str(reason))
         raise InputError(f"cannot reach the server at {self.base_url}: {last} ({self.retries + 1} attempts)")
+
+    def _timed_out(self, method: str, path: str, waited: float) -> InputError:
+        seen = sorted(set(self.answered))
+        alive = (f"the server is up (it answered {', '.join(seen)})" if seen
+                 else "nothing else was asked of it yet")
+        return InputError(
+            f"{self.base_url}: {method} {path} gave no answer within {waited:.0f} s (--timeout {self.timeout:g}); "
+            f"{alive} and is probably still computing the log-probabilities (llama-cpp-python spends a "
+            "large fraction of a second per prompt token on a 150k vocabulary): raise --timeout or send "
+            "smaller pieces with --piece-tokens"
+        )
 
     def _post_ok(self, path: str, body: Any, what: str) -> Any:
         status, payload = self.request("POST", path, body)
         if status == 404:
             raise InputError(f"{self.base_url}{path} not found (HTTP 404): the server has no {what} endpoint")
         if status != 200:
-            raise InputError(f"{self.base_url}{path}: HTTP {status}: {_error_text(payload)}")
+            raise InputError(f"{self.base_url}{path}: HTTP {status}: {error_text(payload)}")
         if not isinstance(payload, dict):
             raise InputError(f"{self.base_url}{path}: answer is not a JSON object")
         return payload
@@ -153,6 +183,13 @@ class OpenAIServer:
     def api(self) -> str:
         """``llama-cpp-python`` or ``vllm`` (detected once when ``api="auto"``)."""
         if self._api is None:
+            status, payload = self.request("GET", "/get_model_info")  # SGLang only (it has /version too)
+            if status == 200 and isinstance(payload, dict) and "model_path" in payload:
+                self._api = "sglang"
+                status, payload = self.request("GET", "/get_server_info")
+                if status == 200 and isinstance(payload, dict):
+                    self._version = str(payload.get("version", "unknown"))
+                return self._api
             status, payload = self.request("GET", "/version")
             if status == 200 and isinstance(payload, dict) and "version" in payload:
                 self._api, self._version = "vllm", str(payload["version"])
@@ -164,8 +201,8 @@ class OpenAIServer:
                 else:
                     raise InputError(
                         f"{self.base_url} is not a server whose prompt log-probabilities kldcard knows how to "
-                        "request (neither vLLM's /version nor llama-cpp-python's /openapi.json answered); "
-                        "pass --api llama-cpp-python or --api vllm"
+                        "request (none of SGLang's /get_model_info, vLLM's /version, llama-cpp-python's "
+                        "/openapi.json answered); pass --api llama-cpp-python, vllm or sglang"
                     )
         return self._api
 
@@ -174,9 +211,9 @@ class OpenAIServer:
         if self._version is None:
             _ = self.api
             if self._version is None:
-                path = "/version" if self.api == "vllm" else "/openapi.json"
+                path = {"vllm": "/version", "sglang": "/get_server_info"}.get(self.api, "/openapi.json")
                 status, payload = self.request("GET", path)
-                obj = payload if self.api == "vllm" else (payload or {}).get("info", {}) if isinstance(payload, dict) else {}
+                obj = payload if self.api in ("vllm", "sglang") else (payload or {}).get("info", {}) if isinstance(payload, dict) else {}
                 self._version = str(obj.get("version", "unknown")) if status == 200 and isinstance(obj, dict) else "unknown"
         return self._version
 
@@ -185,7 +222,7 @@ class OpenAIServer:
         if status == 404:
             raise InputError(f"{self.base_url}/v1/models not found (HTTP 404): not an OpenAI-compatible server")
         if status != 200 or not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
-            raise InputError(f"{self.base_url}/v1/models: HTTP {status}: {_error_text(payload)}")
+            raise InputError(f"{self.base_url}/v1/models: HTTP {status}: {error_text(payload)}")
         return [str(m.get("id")) for m in payload["data"] if isinstance(m, dict)]
 
     def check_model(self, model: str) -> None:
@@ -199,6 +236,10 @@ class OpenAIServer:
 
     def tokenize(self, model: str, text: str) -> list[int]:
         """The server's own token ids for ``text`` (BOS included when the model adds one)."""
+        if self.api == "sglang":
+            from kldcard.capture.openai_prompt import sglang_tokenize
+
+            return sglang_tokenize(self, model, text)
         if self.api == "vllm":
             p = self._post_ok("/tokenize", {"model": model, "prompt": text, "add_special_tokens": True}, "tokenize")
         else:
@@ -208,7 +249,7 @@ class OpenAIServer:
             raise InputError(f"{self.base_url}: tokenize answer has no integer 'tokens' list")
         return toks
 
-    def _string_id(self, model: str, s: str) -> int | None:
+    def string_id(self, model: str, s: str) -> int | None:
         """The single id whose text is ``s`` (via the server's tokenizer), or None if ambiguous."""
         if s in self._tok_cache:
             return self._tok_cache[s]
@@ -230,17 +271,27 @@ class OpenAIServer:
     # -- prompt log-probabilities ------------------------------------------------------------
 
     def prompt_topk(self, model: str, text: str, token_ids: list[int], k: int) -> PromptTopK:
-        """Top-``k`` log-probabilities at every prompt position the server reports."""
-        if self.api == "vllm":
-            return self._vllm_topk(model, token_ids, k)
-        return self._llamacpp_topk(model, text, token_ids, k)
+        """Top-``k`` log-probabilities at every prompt position the server reports (one request: the
+        caller sends long texts in pieces). ``k = -1``: the full vocabulary where the server allows it
+        (vLLM ``prompt_logprobs: -1``)."""
+        from kldcard.capture import openai_prompt
 
-    def _completions(self, body: dict) -> dict:
-        status, payload = self.request("POST", "/v1/completions", body)
+        if self.api == "vllm":
+            return openai_prompt.vllm_topk(self, model, token_ids, k)
+        if self.api == "sglang":
+            return openai_prompt.sglang_topk(self, model, token_ids, k)
+        return openai_prompt.llamacpp_topk(self, model, text, token_ids, k)
+
+    def completions(self, body: dict) -> tuple[int, Any]:
+        """POST /v1/completions; (status, payload) for the caller to interpret (a timeout raises)."""
+        return self.request("POST", "/v1/completions", body, slow=True)
+
+    def completion_payload(self, status: int, payload: Any) -> dict:
+        """The answer of a completions request, or one InputError line saying why it is unusable."""
         if status == 404:
             raise InputError(f"{self.base_url}/v1/completions not found (HTTP 404): not an OpenAI-compatible completions server")
         if status != 200:
-            msg = _error_text(payload)
+            msg = error_text(payload)
             if "logprob" in msg.lower() or "logits_all" in msg.lower():
                 raise InputError(f"{self.base_url} does not return prompt log-probabilities: {msg}")
             raise InputError(f"{self.base_url}/v1/completions: HTTP {status}: {msg}")
@@ -248,91 +299,6 @@ class OpenAIServer:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise InputError(f"{self.base_url}/v1/completions: answer has no choices")
         return payload
-
-    def _llamacpp_topk(self, model: str, text: str, token_ids: list[int], k: int) -> PromptTopK:
-        body = {"model": model, "prompt": text, "max_tokens": 1, "echo": True, "logprobs": k, "temperature": 0.0}
-        payload = self._completions(body)
-        lp = payload["choices"][0].get("logprobs")
-        top = lp.get("top_logprobs") if isinstance(lp, dict) else None
-        if not isinstance(top, list) or not any(isinstance(t, dict) for t in top):
-            raise InputError(f"{self.base_url} does not return prompt log-probabilities (no logprobs.top_logprobs "
-                             "in an echo completion; a llama-cpp-python server needs --logits_all true)")
-        n_prompt = (payload.get("usage") or {}).get("prompt_tokens")
-        strings = lp.get("tokens")
-        if n_prompt != len(token_ids) or not isinstance(strings, list) or len(strings) != len(top):
-            raise InputError(f"{self.base_url}: the completion covered {n_prompt} prompt tokens, but the server's "
-                             f"tokenizer gave {len(token_ids)} tokens")
-        where = self._align_llamacpp(model, token_ids, strings)
-        positions, ids, lps, unresolved = [], [], [], 0
-        for e, entry in enumerate(top):
-            i = where[e]
-            if not isinstance(entry, dict) or i >= len(token_ids):
-                continue  # entry 0 is null by the OpenAI convention; past the prompt: the completion
-            pairs: dict[int, float] = {}
-            for s, v in entry.items():
-                tid = self._string_id(model, s)
-                if tid is None:
-                    unresolved += 1
-                    continue
-                pairs[tid] = float(v)
-            best = sorted(pairs.items(), key=lambda kv: -kv[1])[:k]
-            positions.append(i)
-            ids.append([t for t, _ in best])
-            lps.append([v for _, v in best])
-        order = np.argsort(positions, kind="stable")
-        ids, lps = [ids[j] for j in order], [lps[j] for j in order]
-        positions = [positions[j] for j in order]
-        notes = [f"llama-cpp-python echo+logprobs: position 0 is never reported; token strings mapped to ids "
-                 f"through /extras/tokenize ({unresolved} entries could not be mapped and count as tail)"]
-        return PromptTopK(np.asarray(positions, np.int64), ids, lps, unresolved, notes)
-
-    def _align_llamacpp(self, model: str, token_ids: list[int], strings: list[str]) -> list[int]:
-        """Position of each echoed entry. llama-cpp-python drops the leading BOS and every entry
-        whose token equals its BOS id (entry e then no longer is position e) and pairs the entry
-        of token ``t[j]`` with the distribution after ``t[0..j]``: align the echoed token strings
-        with the ids to recover which positions were dropped."""
-        for start in (0, 1):
-            seq = list(token_ids[start:]) + [-1]  # -1: the generated token (any string)
-            where, dropped, e = [], set(), 0
-            for j, tid in enumerate(seq):
-                if e == len(strings):
-                    break
-                got = self._string_id(model, strings[e])
-                if tid == -1 or got is None or got == tid:
-                    where.append(j)
-                    e += 1
-                else:
-                    dropped.add(tid)
-            first_ok = start == 0 or (len(dropped) <= 1 and token_ids[0] in (dropped or {token_ids[0]}))
-            if e == len(strings) and len(dropped) <= 1 and first_ok:
-                return where
-        raise InputError(f"{self.base_url}: cannot align the {len(strings)} echoed prompt tokens with the "
-                         f"{len(token_ids)} token ids of the server's tokenizer")
-
-    def _vllm_topk(self, model: str, token_ids: list[int], k: int) -> PromptTopK:
-        body = {"model": model, "prompt": list(token_ids), "max_tokens": 1, "prompt_logprobs": k, "temperature": 0.0}
-        payload = self._completions(body)
-        plp = payload["choices"][0].get("prompt_logprobs")
-        if not isinstance(plp, list) or not any(isinstance(t, dict) for t in plp):
-            raise InputError(f"{self.base_url} does not return prompt log-probabilities (no choices[0].prompt_logprobs)")
-        if len(plp) != len(token_ids):
-            raise InputError(f"{self.base_url}: {len(plp)} prompt_logprobs entries for {len(token_ids)} prompt tokens")
-        positions, ids, lps = [], [], []
-        for j, entry in enumerate(plp):
-            if not isinstance(entry, dict):
-                continue
-            pairs = {}
-            for key, v in entry.items():
-                val = v.get("logprob") if isinstance(v, dict) else v
-                try:
-                    pairs[int(key)] = float(val)
-                except (TypeError, ValueError):
-                    raise InputError(f"{self.base_url}: malformed prompt_logprobs entry {key!r}: {v!r}") from None
-            best = sorted(pairs.items(), key=lambda kv: -kv[1])[:k]
-            positions.append(j - 1)  # entry j predicts token j: the distribution after 0..j-1
-            ids.append([t for t, _ in best])
-            lps.append([v for _, v in best])
-        return PromptTopK(np.asarray(positions, np.int64), ids, lps, 0, ["vLLM prompt_logprobs (ids reported directly)"])
 
 
 def _decode(raw: bytes) -> Any:
@@ -342,7 +308,7 @@ def _decode(raw: bytes) -> Any:
         return raw.decode("utf-8", "replace")
 
 
-def _error_text(payload: Any) -> str:
+def error_text(payload: Any) -> str:
     if isinstance(payload, dict):
         err = payload.get("error", payload.get("detail", payload.get("message", payload)))
         if isinstance(err, dict):

@@ -100,6 +100,16 @@ def _run_engine(
     return h.hexdigest()
 
 
+def _run(m, ids, windows, positions, chunk, sink, progress, desc, plan, layout) -> str:
+    """The capture loop: llama-perplexity's batch layout when one is set, else window by window."""
+    if layout is None:
+        return _run_engine(m, ids, windows, positions, chunk, sink, progress, desc)
+    from kldcard.capture.llama_perplexity import run_batch_layout
+
+    with position_progress(len(ids), desc, enabled=progress is not False, unit="tokens") as advance:
+        return run_batch_layout(m, plan, layout, sink, advance)
+
+
 def _meta(
     m: EngineModel,
     tok: TokenizedText,
@@ -136,7 +146,7 @@ def run_capture(
     positions: str | PositionScheme = "every:32",
     n_ctx: int | None = None,
     prefill_chunk: int | None = None,
-    store_dtype: str = "bf16",
+    store_dtype: str | None = None,
     repeat: int = 1,
     text_name: str | None = None,
     overwrite: bool = False,
@@ -155,8 +165,11 @@ def run_capture(
         raise UsageError(f"unknown --protocol {protocol!r}; the one supported is llama-perplexity")
     if protocol == "llama-perplexity":
         # llama-perplexity: non-overlapping n_ctx chunks (default 512), BOS overwriting token 0 of
-        # each chunk when the vocabulary adds BOS, positions n_ctx/2 .. n_ctx-2 scored.
+        # each chunk when the vocabulary adds BOS, positions n_ctx/2 .. n_ctx-2 scored; its base file
+        # and statistics use float32 logits, so the capture stores F32 unless told otherwise.
         positions, n_ctx = "second-half", n_ctx or 512
+        store_dtype = store_dtype or "f32"
+    store_dtype = store_dtype or "bf16"
     scheme = parse_positions(positions) if isinstance(positions, str) else positions
     if repeat < 1:
         raise UsageError("--repeat must be at least 1")
@@ -167,6 +180,13 @@ def run_capture(
         raise InputError(f"{out_path} already exists (use --force to replace it)")
     text_str, text_bytes = read_text(text_path)
     settings = EngineSettings(**engine_settings)
+    layout = None
+    if protocol == "llama-perplexity" and name == "llama.cpp":
+        from kldcard.capture.llama_perplexity import llama_perplexity_batching
+
+        # llama-perplexity's -b/-ub defaults (2048/512) and its n_seq = n_batch/n_ctx sequences per decode.
+        layout = llama_perplexity_batching(n_ctx, settings.n_batch or prefill_chunk, settings.n_ubatch)
+        settings.n_batch, settings.n_ubatch = layout.n_batch, layout.n_ubatch
     if name == "llama.cpp":
         # One llama_decode per n_batch tokens: the prefill chunk *is* n_batch.
         chunk = settings.n_batch or prefill_chunk or 512
@@ -180,12 +200,21 @@ def run_capture(
     t0 = time.perf_counter()
     with open_model(name, Path(model), settings) as m:
         load_seconds = time.perf_counter() - t0
-        tok = m.tokenize(text_str)
+        if protocol == "llama-perplexity":
+            from kldcard.capture.llama_perplexity import llama_perplexity_text, tokenize_as_llama_perplexity
+
+            # Every engine reads the text llama-perplexity reads (one trailing newline dropped), so
+            # the ids line up with a llama.cpp capture of the same file; llama.cpp also tokenizes as it.
+            text_str = llama_perplexity_text(text_str)
+            tok = tokenize_as_llama_perplexity(m, text_str) if layout is not None else m.tokenize(text_str)
+        else:
+            tok = m.tokenize(text_str)
         ids = tok.ids
         # Token parity before anything is written: a tokenization difference would masquerade as
         # kernel or quantization error in every later comparison.
         from kldcard.tokens import parity_for_capture
 
+        plan = None
         parity = None  # not checked: the card's evaluation-text disclosure will say so
         if parity_with:
             parity = parity_for_capture(f"{name}:{model}", list(parity_with), text_str, ids=ids.tolist(),
@@ -193,15 +222,20 @@ def run_capture(
         if protocol == "llama-perplexity":
             from kldcard.capture.llama_perplexity import llama_perplexity_plan
 
-            ids = llama_perplexity_plan(ids, n_ctx, add_bos=bool(tok.add_bos), bos_id=tok.bos_id).fed_ids
+            plan = llama_perplexity_plan(ids, n_ctx, add_bos=bool(tok.add_bos), bos_id=tok.bos_id)
+            ids = plan.fed_ids
         windows = make_windows(len(ids), n_ctx, scheme)
         pos = select_positions(scheme, windows)
         if len(pos) == 0:
             raise UsageError(f"no positions selected ({scheme.describe()}, {len(ids)} tokens)")
+        if layout is not None:
+            m.begin_batch_layout(layout)  # before the fingerprint: the layout is part of the stack
         stack = m.fingerprint()
         run_notes = [
             f"captured by kldcard with {name}: {len(pos)} positions ({scheme.describe()}) of {len(ids)} tokens, "
             f"{windows.n_windows} context window(s) of n_ctx {windows.n_ctx}, prefill chunk {chunk}",
+            *([layout.describe(), "text tokenized as llama-perplexity does (one trailing newline dropped, "
+               "special-token strings read as plain text)"] if layout is not None else []),
             *notes,
         ]
         meta = _meta(m, tok, text_path, text_bytes, text_name, scheme, windows, chunk, stack, run_notes)
@@ -213,13 +247,14 @@ def run_capture(
         digests, seconds = [], []
         for r in range(repeat - 1):  # hash-only runs; the last run writes
             t = time.perf_counter()
-            digests.append(_run_engine(m, ids, windows, pos, chunk, None, progress, f"{name} run {r + 1}/{repeat}"))
+            desc = f"{name} run {r + 1}/{repeat}"
+            digests.append(_run(m, ids, windows, pos, chunk, None, progress, desc, plan, layout))
             seconds.append(time.perf_counter() - t)
         with CaptureWriter(out_path, meta=meta, n_vocab=m.n_vocab, token_ids=ids, dtype=store_dtype,
                            shard_positions=shard_positions, overwrite=overwrite) as w:
             t = time.perf_counter()
             desc = f"{name} run {repeat}/{repeat}" if repeat > 1 else f"{name} capture"
-            digests.append(_run_engine(m, ids, windows, pos, chunk, w.append, progress, desc))
+            digests.append(_run(m, ids, windows, pos, chunk, w.append, progress, desc, plan, layout))
             seconds.append(time.perf_counter() - t)
             if repeat > 1:
                 same = len(set(digests)) == 1

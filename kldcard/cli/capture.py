@@ -62,18 +62,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--attn-implementation", default=None, metavar="NAME",
                    help="transformers attention: sdpa (default), eager, flash_attention_2")
     g = p.add_argument_group("llama.cpp")
-    g.add_argument("--n-batch", type=_positive, default=None, help="logical batch (default: --prefill-chunk or 512)")
+    g.add_argument("--n-batch", type=_positive, default=None,
+                   help="logical batch (default: --prefill-chunk or 512; 2048 with --protocol llama-perplexity)")
     g.add_argument("--n-ubatch", type=_positive, default=None, help="physical batch (default min(512, n_batch))")
-    g.add_argument("--flash-attn", type=_flash, default=None, metavar="on|off", help="flash attention (default off)")
+    g.add_argument("--flash-attn", type=_flash, default=None, metavar="on|off", help="flash attention (default off; auto with --protocol llama-perplexity)")
     g.add_argument("--kv-type", default=None, help="KV-cache type: f16 (default), f32, bf16, q8_0, q4_0, ...")
     g.add_argument("--n-gpu-layers", type=int, default=None, help="layers to offload (default: all on GPU builds, 0 on CPU)")
     add_openai_arguments(p)  # --engine openai (kldcard/cli/capture_openai.py)
-    p.add_argument("--store-dtype", choices=["bf16", "f32"], default="bf16", help="storage dtype of the logits")
+    p.add_argument("--store-dtype", choices=["bf16", "f32"], default=None,
+                   help="storage dtype of the logits (default bf16; f32 with --protocol llama-perplexity)")
     p.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="capture N times and report whether the runs are bit-identical (exit 1 if not)")
     p.add_argument("--protocol", choices=["llama-perplexity"], default=None,
                    help="llama-perplexity: its non-overlapping n_ctx chunks (default 512), BOS overwriting token 0 "
-                   "of each chunk when the vocabulary adds BOS, positions n_ctx/2..n_ctx-2 (overrides --positions)")
+                   "of each chunk when the vocabulary adds BOS, positions n_ctx/2..n_ctx-2 (overrides --positions); "
+                   "with llama.cpp also its batches (n_batch/n_ctx chunks per decode, -b 2048 -ub 512 defaults), "
+                   "flash attention auto, physical-core threads, its tokenization, F32 storage")
     p.add_argument("--parity-with", action="append", default=[], metavar="ENGINE_SPEC",
                    help="refuse to capture unless this engine tokenizes the text to the same ids (hf:DIR, "
                    "llama.cpp:FILE.gguf, mlx:DIR; repeatable); the result is stored in the manifest")
@@ -131,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
               f"of {res.n_tokens} tokens, {m.positions.scheme}")
         print(f"stack: {s.engine} {s.engine_version} on {s.backend} ({s.device}), attention {s.attention_backend}, "
               f"weights {s.weights_dtype}, kv {s.kv_cache_dtype}, prefill chunk {s.prefill_chunk}, threads {s.threads}")
+        layout = (s.model_extra or {}).get("batch_layout")
+        if layout:
+            print(f"batch: up to {layout['sequences_per_decode']} sequence(s) of {layout['tokens_per_sequence']} tokens per "
+                  f"decode (n_batch {layout['n_batch']}, n_ubatch {layout['n_ubatch']}, n_seq_max {layout['n_seq_max']}), "
+                  "as llama-perplexity")
         if m.tokenizer_parity is not None:
             tp = m.tokenizer_parity
             print(f"token parity: {tp.outcome} over {tp.tokens_checked} tokens ({', '.join(tp.engines)})")

@@ -190,6 +190,11 @@ def compare_with_base(args: argparse.Namespace) -> int:
     if cand.dtype == "bf16":
         notes.append("candidate logits were stored in BF16; llama-perplexity uses float32 logits, so these numbers "
                      "include BF16 rounding of the candidate")
+    stack = cand.manifest.stack
+    layout = (getattr(stack, "model_extra", None) or {}).get("batch_layout") if stack is not None else None
+    if stack is not None and stack.engine == "llama.cpp" and not layout:
+        notes.append("the candidate was not captured in llama-perplexity's batch layout (capture --protocol "
+                     "llama-perplexity): its logits, hence the last digits, can differ from llama-perplexity's")
     if args.report == "json":
         doc = stats.to_dict()
         doc.update(protocol=_protocol_line(h.n_ctx, h.n_chunk, h.n_vocab, floor), floor_nats=floor, notes=notes)

@@ -1,9 +1,10 @@
 """llama-perplexity's ``--kl-divergence`` statistics, with its exact float32/double arithmetic.
 
-Everything here reproduces ``tools/perplexity/perplexity.cpp`` (mainline, reference commit
-``050fc7f3``) as specified in ``shared/reference/llamacpp-kld.md`` §4–5, *not* kldcard's float64
-kernels: per-entry maths in float32, row sums of ``expf`` in double, per-token KLD and Δp stored as
-float32, global sums in double with ``nll²`` and ``Δp²`` squared in float32 first.
+Everything here reproduces ``tools/perplexity/perplexity.cpp`` (the llama.cpp vendored in the pinned
+llama-cpp-python; ``docs/llamacpp.md`` has the line references), *not* kldcard's float64 kernels:
+per-entry maths in float32 with glibc's ``expf`` (emulated exactly, :func:`~.basefile.expf`), row sums
+of ``expf`` in double, per-token KLD and Δp stored as float32, global sums in double with ``nll²`` and
+``Δp²`` squared in float32 first.
 
 Direction: KLD is KL(P_base ‖ Q_candidate) — forward, with the base (reference) distribution decoded
 from the uint16 file — in nats, summed over the entries whose decoded log p_base > −16 (absolute),
@@ -22,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from kldcard.llamacpp.basefile import KLD_TERM_CUTOFF, row_sums_in_order, split_records
+from kldcard.llamacpp.basefile import KLD_TERM_CUTOFF, expf, log_f32, row_sums_in_order, split_records
 
 F32 = np.float32
 KLD_PERCENTILES = (0.999, 0.990, 0.950, 0.900, 0.100, 0.050, 0.010, 0.001)
@@ -62,19 +63,19 @@ def per_token(cand_logits: np.ndarray, base_raw: np.ndarray, targets: np.ndarray
 
     imax = np.argmax(z, axis=1)  # first maximum, like the strict '>' scan
     hi = z[rows, imax]
-    sum_exp = row_sums_in_order(np.exp(z - hi[:, None]))
-    lse = np.log(sum_exp).astype(F32)
+    sum_exp = row_sums_in_order(expf(z - hi[:, None]))
+    lse = log_f32(sum_exp)
     nll = (hi + lse) - z[rows, targets]
     nll_base = -((scale * codes[rows, targets].astype(F32)) + mn)
 
     max_lse = hi + lse
     log_p_base = (scale[:, None] * codes.astype(F32)) + mn[:, None]
     imax_base = np.argmax(log_p_base, axis=1)  # first maximum ('i == 0 ||' then strict '>')
-    terms = np.exp(log_p_base) * ((log_p_base - z) + max_lse[:, None])
+    terms = expf(log_p_base) * ((log_p_base - z) + max_lse[:, None])
     terms = np.where(log_p_base > KLD_TERM_CUTOFF, terms, F32(0.0))
     kld = row_sums_in_order(terms)
 
-    p_diff = np.exp(-nll) - np.exp(-nll_base)
+    p_diff = expf(-nll) - expf(-nll_base)
     return PerToken(
         nll.astype(F32), nll_base.astype(F32), kld, p_diff.astype(F32), imax == imax_base
     )
@@ -332,10 +333,11 @@ def _dp_label(key: str) -> str:
     return f"{float(key):4.1f}%   Δp:"
 
 
-def format_report(stats: LlamaKldStats, *, chunks: bool = True, repeat_chunk_header: bool = True) -> str:
-    """The text llama-perplexity ``--kl-divergence`` prints: the cumulative per-chunk lines (each
-    preceded by a blank line and the column header, as at the reference commit; older builds print
-    the header once — ``repeat_chunk_header=False``), a blank line, then — only when N ≥ 100 — the
+def format_report(stats: LlamaKldStats, *, chunks: bool = True, repeat_chunk_header: bool = False) -> str:
+    """The text llama-perplexity ``--kl-divergence`` prints on stdout: the cumulative per-chunk lines
+    (the column header once, after a blank line, as the vendored build prints it; builds around
+    commit 050fc7f3 repeat it before every chunk — ``repeat_chunk_header=True``; the timing line is
+    not reproduced), a blank line, then — only when N ≥ 100 — the
     three final blocks with llama.cpp's labels, widths and precisions. No kldcard preface: callers that
     print this must say what the numbers are (KL(P_base ‖ Q), nats, positions) around it."""
     out: list[str] = []

@@ -7,7 +7,12 @@ The context's ``n_ubatch``, threads, flash-attention setting and KV-cache type a
 and recorded, because each changes the arithmetic.
 
 Tokenization uses llama.cpp's own tokenizer with ``parse_special=True`` (special-token strings in
-the text become their ids), which is what transformers and mlx-lm do, so the three agree.
+the text become their ids), which is what transformers and mlx-lm do, so the three agree;
+llama-perplexity tokenizes with ``parse_special=False`` and the protocol capture asks for that.
+
+``begin_batch_layout`` / ``decode_sequences`` reproduce llama-perplexity's batches (several chunks per
+``llama_decode``, one sequence each, a non-unified multi-stream KV cache): the ``Llama`` class cannot
+(it has no ``n_seq_max`` and always decodes sequence 0), so this adapter uses the C API throughout.
 """
 
 from __future__ import annotations
@@ -108,6 +113,27 @@ def _gpu_fields(info: str) -> dict[str, Any]:
     return fp.cpu_device_fields()
 
 
+def physical_cores() -> int:
+    """The thread count llama.cpp's common code picks when none is given (``-t -1`` →
+    ``common_cpu_get_num_math``): physical cores, counted as distinct ``thread_siblings`` sets under
+    /sys (all CPUs, not this process's affinity). Elsewhere llama.cpp falls back to the logical count
+    (≤ 4) or half of it, as here. Hybrid Intel CPUs, where llama.cpp counts only performance cores
+    (cpuid), are not detected: pass --threads there."""
+    siblings: set[str] = set()
+    cpu = 0
+    while True:
+        try:
+            with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings") as fh:
+                siblings.add(fh.readline())
+        except OSError:
+            break
+        cpu += 1
+    if siblings:
+        return len(siblings)
+    n = os.cpu_count() or 0
+    return (n if n <= 4 else n // 2) if n > 0 else 4
+
+
 def _resolved(s: EngineSettings) -> dict[str, Any]:
     n_batch = s.n_batch or s.prefill_chunk
     return {
@@ -166,16 +192,19 @@ class LlamaCppModel(EngineModel):
         self.ctx: Any = None
         self.n_ctx = 0
         self.batch: Any = None
+        self.layout: Any = None  # a LlamaPerplexityBatching once begin_batch_layout ran
 
-    def tokenize(self, text: str) -> TokenizedText:
+    def tokenize(self, text: str, parse_special: bool = True) -> TokenizedText:
+        """llama.cpp's tokenization with ``add_special`` (BOS when the vocabulary adds it);
+        ``parse_special=False`` reads special-token strings as plain text, as llama-perplexity does."""
         data = text.encode("utf-8")
         cap = len(data) + 16
         buf = (llama_cpp.llama_token * cap)()
-        n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, cap, True, True)
+        n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, cap, True, parse_special)
         if n < 0:
             cap = -n
             buf = (llama_cpp.llama_token * cap)()
-            n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, cap, True, True)
+            n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, cap, True, parse_special)
         ids = np.ctypeslib.as_array(buf)[:n].astype(np.int32)
         add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self.vocab))
         bos = int(llama_cpp.llama_vocab_bos(self.vocab))
@@ -240,6 +269,76 @@ class LlamaCppModel(EngineModel):
         ptr = llama_cpp.llama_get_logits(self.ctx)
         return np.ctypeslib.as_array(ptr, shape=(k, self.n_vocab)).copy()
 
+    # -- llama-perplexity's batch layout ---------------------------------------------------------
+
+    def begin_batch_layout(self, layout: Any) -> None:
+        """A context laid out as llama-perplexity makes it (``layout``: a
+        :class:`~kldcard.capture.llama_perplexity.LlamaPerplexityBatching`): ``n_ctx = n_seq·n_ctx``,
+        ``n_seq_max = n_seq``, non-unified KV cache, flash attention AUTO unless ``--flash-attn`` was
+        given, ``swa_full`` off, threads = physical cores unless ``--threads``."""
+        self._free_context()
+        r = self.r
+        cp = llama_cpp.llama_context_default_params()
+        cp.n_ctx = layout.context_size
+        cp.n_batch = layout.n_batch
+        cp.n_ubatch = layout.n_ubatch
+        cp.n_seq_max = layout.n_seq
+        cp.kv_unified = layout.kv_unified
+        cp.swa_full = layout.swa_full
+        threads = self.settings.threads or physical_cores()
+        cp.n_threads = cp.n_threads_batch = threads
+        fa = self.settings.flash_attn
+        cp.flash_attn_type = (
+            llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO if fa is None
+            else llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if fa else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
+        cp.type_k = cp.type_v = KV_TYPES[r["kv_type"]]
+        cp.embeddings = False
+        cp.no_perf = True
+        self.ctx = llama_cpp.llama_init_from_model(self.model, cp)
+        if not self.ctx:
+            raise InputError(f"llama.cpp cannot create a context for the {layout.describe()}")
+        if int(llama_cpp.llama_n_seq_max(self.ctx)) != layout.n_seq:
+            raise InputError(f"llama.cpp allows {llama_cpp.llama_n_seq_max(self.ctx)} sequences, the layout needs {layout.n_seq}")
+        self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx))
+        self.batch = llama_cpp.llama_batch_init(layout.n_batch, 0, 1)
+        self.layout = layout
+        self.r = {**r, "n_batch": layout.n_batch, "n_ubatch": layout.n_ubatch, "threads": threads,
+                  "flash_attn": "auto" if fa is None else bool(fa)}
+
+    def clear_sequences(self) -> None:
+        """Empty the KV cache of every sequence (llama-perplexity does it before each group)."""
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self.ctx), True)
+
+    def decode_sequences(self, pieces: list[np.ndarray], start: int, first_output: int) -> np.ndarray:
+        """One ``llama_decode`` of ``pieces`` (equal-length int32 arrays) as sequences 0 … m−1 at
+        positions ``start, start+1, …``, sequence-major, logits flagged where position ≥
+        ``first_output``; returns the flagged rows (float32 ``[n_out, n_vocab]``) in batch order."""
+        n_each = len(pieces[0]) if pieces else 0
+        n = n_each * len(pieces)
+        if n > self.layout.n_batch or any(len(p) != n_each for p in pieces):
+            raise ValueError(f"{len(pieces)} pieces of {n_each} tokens do not fit n_batch {self.layout.n_batch}")
+        b = self.batch
+        tok = np.ascontiguousarray(np.concatenate(pieces), dtype=np.int32)
+        pos = np.tile(np.arange(start, start + n_each, dtype=np.int32), len(pieces))
+        one = np.ones(n, dtype=np.int32)
+        flags = (pos >= first_output).astype(np.int8)
+        ctypes.memmove(b.token, tok.ctypes.data, 4 * n)
+        ctypes.memmove(b.pos, pos.ctypes.data, 4 * n)
+        ctypes.memmove(b.n_seq_id, one.ctypes.data, 4 * n)
+        ctypes.memmove(b.logits, flags.ctypes.data, n)
+        for s in range(len(pieces)):
+            for j in range(s * n_each, (s + 1) * n_each):
+                b.seq_id[j][0] = s
+        b.n_tokens = n
+        rc = llama_cpp.llama_decode(self.ctx, b)
+        if rc != 0:
+            raise RuntimeError(f"llama_decode failed with code {rc} ({len(pieces)} sequences at position {start})")
+        k = int(flags.sum())
+        if k == 0:
+            return np.zeros((0, self.n_vocab), dtype=np.float32)
+        return np.ctypeslib.as_array(llama_cpp.llama_get_logits(self.ctx), shape=(k, self.n_vocab)).copy()
+
     def _ftype(self) -> str:
         code = int(llama_cpp.llama_model_ftype(self.model)) & ~1024  # strip the GUESSED flag
         return _FTYPE_NAMES.get(code, f"ftype-{code}")
@@ -247,6 +346,11 @@ class LlamaCppModel(EngineModel):
     def fingerprint(self) -> StackFingerprint:
         fields = machine_fingerprint(self.settings)
         fields.update(weights_dtype=self._ftype(), compute_dtype="f32")
+        if self.layout is not None:
+            fa = self.r["flash_attn"]
+            fields.update(self.layout.fingerprint_fields(), threads=self.r["threads"],
+                          attention_backend="flash-attn auto (llama.cpp resolves it per device; on for CPU)"
+                          if fa == "auto" else f"flash-attn {'on' if fa else 'off'}")
         return StackFingerprint(**fields)
 
     def model_meta(self) -> dict[str, Any]:
