@@ -229,7 +229,7 @@ def test_expf_is_the_c_librarys_bit_for_bit():
     llama.cpp evaluates (x ≤ 0) including the underflow edge; numpy's float32 exp is not it."""
     from helpers_llamacpp import c_expf
 
-    from kldcard.llamacpp.basefile import expf
+    from kldcard.llamacpp.libm import expf
 
     rng = np.random.default_rng(11)
     x = np.concatenate([-(rng.random(20_000, dtype=np.float32) * np.float32(110)),
@@ -241,7 +241,7 @@ def test_expf_is_the_c_librarys_bit_for_bit():
 
 
 def test_expf_compiled_and_numpy_versions_agree_everywhere():
-    from kldcard.llamacpp.basefile import _expf_numpy, expf
+    from kldcard.llamacpp.libm import _expf_numpy, expf
 
     rng = np.random.default_rng(12)
     x = -(rng.random((7, 3001), dtype=np.float32) * np.float32(120))

@@ -243,7 +243,7 @@ def test_tiny_counts_follow_llama_cpp_rules():
 
 
 def test_row_sums_are_plain_left_to_right_double_sums():
-    from kldcard.llamacpp.basefile import row_sums_in_order
+    from kldcard.llamacpp.libm import row_sums_in_order
 
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((3, 4099)) * np.exp(rng.standard_normal((3, 4099)) * 6)).astype(F)

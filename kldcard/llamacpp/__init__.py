@@ -5,6 +5,7 @@
 - :mod:`.protocol` is the chunking/BOS/scored-position plan of llama-perplexity.
 - :mod:`.convert` turns base files into kldcard captures and back.
 - :mod:`.log` parses pasted llama-perplexity output into structured values and implied disclosures.
+- :mod:`.libm` is llama.cpp's float arithmetic as glibc does it (``expf``, ``log``, in-order sums).
 - :mod:`.floor` measures the base-file format's own noise floor on given logits.
 
 KLD in llama.cpp is KL(P_base ‖ Q_candidate) — forward — in nats, at positions n_ctx//2 … n_ctx−2 of

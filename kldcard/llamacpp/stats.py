@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from kldcard.llamacpp.basefile import KLD_TERM_CUTOFF, expf, log_f32, row_sums_in_order, split_records
+from kldcard.llamacpp.basefile import KLD_TERM_CUTOFF, split_records
+from kldcard.llamacpp.libm import expf, log_f32, row_sums_in_order
 
 F32 = np.float32
 KLD_PERCENTILES = (0.999, 0.990, 0.950, 0.900, 0.100, 0.050, 0.010, 0.001)
