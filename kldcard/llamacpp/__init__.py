@@ -2,7 +2,7 @@
 
 - :mod:`.basefile` reads/writes ``_logits_`` base files (memory-mapped; float32-exact encoding).
 - :mod:`.stats` reproduces llama-perplexity's statistics and printed block (float32 formulas).
-- :mod:`.protocol` is the chunking/BOS/scored-position plan of llama-perplexity.
+- :mod:`kldcard.capture.llama_perplexity` (in capture, which runs it) is llama-perplexity's evaluation plan.
 - :mod:`.convert` turns base files into kldcard captures and back.
 - :mod:`.log` parses pasted llama-perplexity output into structured values and implied disclosures.
 - :mod:`.libm` is llama.cpp's float arithmetic as glibc does it (``expf``, ``log``, in-order sums).
