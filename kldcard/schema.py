@@ -28,7 +28,7 @@ The JSON Schemas in ``schemas/`` are generated from these models (``python scrip
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -164,6 +164,15 @@ class UrlSource(ClosedModel):
     url: Annotated[str, Field(pattern=r"^https?://")]
 
 
+class RepoFileSource(ClosedModel):
+    """A text (or calibration file) kept in the model repo itself: its path there and sha256."""
+
+    repo_file: str = Field(description="path of the file inside the model repo, e.g. eval/text.txt")
+    sha256: Sha256 = Field(description="sha256 of the file's bytes")
+    repo: str | None = Field(None, description="repo id (owner/name); default: the repo of this card")
+    revision: GitRevision | None = None
+
+
 class TokenizerParity(ClosedModel):
     engines: Annotated[list[str], Field(min_length=1)]
     tokens_checked: NonNegInt
@@ -174,7 +183,7 @@ class EvaluationText(ClosedModel):
     """Disclosure 3: the exact text the logits were computed on."""
 
     name: str
-    source: DatasetSource | UrlSource
+    source: DatasetSource | UrlSource | RepoFileSource
     sha256: Sha256 = Field(description="sha256 of the exact UTF-8 text fed to the tokenizer")
     n_tokens: PosInt
     chat_template: bool = Field(description="whether a chat template was applied")
@@ -331,11 +340,25 @@ class Results(ClosedModel):
     ranges: list[RangeResult] = Field(default_factory=list)
 
 
+class TensorTypes(ClosedModel):
+    """What the file quantized, read from it (a GGUF's tensor table, or a directory's quantization
+    config): the tensor types per role; several types read ``Q4_K ×7, Q6_K ×1``."""
+
+    file_type: str | None = Field(None, description="GGUF general.file_type, e.g. MOSTLY_Q4_K_M")
+    token_embd: str | None = None
+    output: str | None = Field(None, description="output head; 'tied to token_embd' when it has no tensor")
+    attention: str | None = None
+    feed_forward: str | None = None
+    experts: str | None = None
+    quantization_config: dict[str, Any] | None = Field(None, description="config.json quantization (HF/MLX)")
+
+
 class CandidateModel(ClosedModel):
     model: str
     revision: GitRevision | None = None
     sha256: Sha256 | None = None
     quantization: str = Field(description="q4_k_m, 4bit-awq, ...")
+    tensors: TensorTypes | None = Field(None, description="what the file quantized, read from the file")
 
 
 class Candidate(ClosedModel):
