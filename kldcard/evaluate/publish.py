@@ -1,0 +1,58 @@
+"""``--push REPO``: the card, its plot and sidecar files in one huggingface_hub commit.
+
+:func:`commit_operations` builds the ``CommitOperationAdd`` list (path in the repo = path relative
+to the card's directory); :func:`describe` is what ``--dry-run`` prints; :func:`push` sends them
+with ``HfApi.create_commit`` (one commit, optionally a pull request). Only :func:`push` touches the
+network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kldcard.errors import InputError, MissingExtra
+
+__all__ = ["commit_operations", "describe", "push"]
+
+
+def _hub():
+    try:
+        import huggingface_hub
+    except ImportError:
+        raise MissingExtra("huggingface_hub", "hf") from None
+    return huggingface_hub
+
+
+def commit_operations(card: Path, extra: list[Path]) -> list[Any]:
+    """One ``CommitOperationAdd`` per file: the card as ``README.md``, the others at their path
+    relative to the card's directory (a file outside it goes to the repo root under its name)."""
+    hub = _hub()
+    card = Path(card)
+    if not card.is_file():
+        raise InputError(f"{card}: no card to push")
+    ops = [hub.CommitOperationAdd(path_in_repo="README.md", path_or_fileobj=str(card))]
+    root = card.resolve().parent
+    for f in extra:
+        f = Path(f).resolve()
+        if not f.is_file():
+            raise InputError(f"{f}: not a file; nothing to push")
+        rel = f.relative_to(root).as_posix() if f.is_relative_to(root) else f.name
+        ops.append(hub.CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(f)))
+    return ops
+
+
+def describe(repo: str, ops: list[Any], *, create_pr: bool = False) -> list[str]:
+    """The lines ``--dry-run`` prints: one commit to ``repo`` and every file it adds."""
+    lines = [f"one commit to {repo}" + (" (as a pull request)" if create_pr else "") + f": {len(ops)} file(s)"]
+    for op in ops:
+        size = Path(op.path_or_fileobj).stat().st_size
+        lines.append(f"  add {op.path_in_repo} <- {op.path_or_fileobj} ({size:,} bytes)")
+    return lines
+
+
+def push(repo: str, ops: list[Any], *, create_pr: bool = False, message: str = "KLD evaluation (kldcard evaluate)") -> str:
+    """Create the commit; returns its URL (or the pull request's)."""
+    hub = _hub()
+    info = hub.HfApi().create_commit(repo_id=repo, operations=ops, commit_message=message, create_pr=create_pr)
+    return str(info.pr_url or info.commit_url)

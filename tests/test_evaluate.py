@@ -1,0 +1,145 @@
+"""kldcard evaluate: one command from model files to a linted card, cached by content, resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from kldcard.capture.quantization import contradiction, gguf_tensor_types, quantization_label
+from kldcard.demo.runner import DEMO_TEXT
+from kldcard.errors import InputError
+from kldcard.evaluate import evaluate, load_project
+from kldcard.evaluate.cache import check_free_disk
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _project(tmp: Path, models: dict, candidates: list[dict], **extra) -> Path:
+    (tmp / "text.txt").write_text(DEMO_TEXT, encoding="utf-8")
+    data = {
+        "reference": {"engine": "llama.cpp", "model": str(models["gguf_f32"])},
+        "candidates": candidates,
+        "text": {"path": "text.txt", "name": "kldcard demo text", "source": {"url": "https://example.org/demo-text"}},
+        "positions": "all",
+        "disclosures": {"reference": {"model": "tiny-qwen3-f32.gguf"}, "calibration": {"none": True}},
+        "card": "card/README.md",
+        **extra,
+    }
+    path = tmp / "project.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _gguf(models: dict, q: str) -> dict:
+    return {"name": f"tiny-qwen3-{q}", "engine": "llama.cpp", "model": str(models[f"gguf_{q}"])}
+
+
+def test_evaluate_writes_a_clean_card_and_a_rerun_evaluates_only_the_new_candidate(tmp_path, tiny_qwen3):
+    path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
+    first = evaluate(load_project(path), say=lambda s: None)
+    assert first.findings == 0
+    assert first.evaluated == ["tiny-qwen3-q8_0", "tiny-qwen3-q4_k_m"]
+    card = (tmp_path / "card" / "README.md").read_text(encoding="utf-8")
+    block = yaml.safe_load(card.split("---")[1])["kld_evaluation"]
+    q4 = block["candidates"][1]["model"]
+    # measured from the tensor table, not taken from the file name
+    assert q4["quantization"] == "q4_k_m" and q4["tensors"]["token_embd"] == "Q6_K"
+    assert q4["tensors"]["file_type"] == "MOSTLY_Q4_K_M" and q4["tensors"]["output"] == "tied to token_embd"
+    # no candidate logits were stored: only per-token values and results
+    cache = tmp_path / ".kldcard-cache"
+    shards = list(cache.rglob("logits-*.safetensors"))
+    assert shards and all("reference" in p.relative_to(cache).parts for p in shards)
+
+    again = evaluate(load_project(path), say=lambda s: None)
+    assert again.evaluated == [] and again.reference_cached
+    assert (tmp_path / "card" / "README.md").read_text(encoding="utf-8") == card
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["candidates"].append({"name": "tiny-qwen3-mlx-bf16", "engine": "mlx", "model": str(tiny_qwen3["hf"])})
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    more = evaluate(load_project(path), say=lambda s: None)
+    assert more.evaluated == ["tiny-qwen3-mlx-bf16"]
+    assert [c.result_path for c in more.candidates[:2]] == [c.result_path for c in first.candidates]
+
+
+def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_qwen3):
+    from kldcard.capture.run import run_capture
+    from kldcard.compare.run import compare
+
+    path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q4_k_m")], card=None)
+    out = evaluate(load_project(path), say=lambda s: None)
+    streamed = np.load(out.candidates[0].per_token_path)
+    ref_dir = tmp_path / ".kldcard-cache" / "reference" / out.reference_key
+    cand = run_capture("llama.cpp", tiny_qwen3["gguf_q4"], tmp_path / "text.txt", tmp_path / "cand", positions="all",
+                       store_dtype="f32", progress=False).capture
+    _, td = compare(ref_dir, cand, bootstrap=0, return_per_token=True)
+    # the same kernel on the same float32 rows: bit-identical per token
+    assert np.array_equal(streamed["forward_kl"], td.forward_kl)
+    assert np.array_equal(streamed["top1_cand"], td.top1_cand)
+
+
+def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, tiny_qwen3):
+    path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cmd = [sys.executable, "-m", "kldcard", "evaluate", str(path), "--no-progress"]
+    results = tmp_path / ".kldcard-cache" / "results"
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 600
+    while not list(results.glob("*.json")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = list(results.glob("*.json"))
+    assert len(done) == 1  # the first candidate is complete, the second left nothing that looks complete
+    first_bytes = done[0].read_bytes()
+    json.loads(first_bytes)
+
+    rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert "tiny-qwen3-q8_0\tcached" in rerun.stdout and "tiny-qwen3-q4_k_m\tevaluated" in rerun.stdout
+    assert done[0].read_bytes() == first_bytes
+    third = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert third.stdout.count("\tcached") == 2 and third.returncode == 0
+
+
+def test_gguf_tensor_table_and_stated_quantization(tiny_qwen3):
+    info = gguf_tensor_types(tiny_qwen3["gguf_q8_0"])
+    assert info["file_type"] == "MOSTLY_Q8_0" and info["attention"] == "Q8_0"
+    assert quantization_label(info) == "q8_0"
+    assert contradiction("Q8_0", info) is None
+    assert "q8_0" in contradiction("Q4_K_M", info)
+
+
+def test_free_disk_check_refuses_with_the_numbers(tmp_path):
+    with pytest.raises(InputError, match=r"needs about .* GiB and .* GiB free"):
+        check_free_disk(tmp_path, 1 << 60, "a huge capture")
+
+
+def test_push_dry_run_lists_one_commit_with_card_and_plot(tmp_path):
+    from kldcard.evaluate.publish import commit_operations, describe
+
+    card = tmp_path / "README.md"
+    card.write_text("# card\n", encoding="utf-8")
+    plot = tmp_path / "kld.png"
+    plot.write_bytes(b"\x89PNG")
+    ops = commit_operations(card, [plot])
+    assert [o.path_in_repo for o in ops] == ["README.md", "kld.png"]
+    lines = describe("owner/name", ops, create_pr=True)
+    assert lines[0] == "one commit to owner/name (as a pull request): 2 file(s)"
+    assert "add kld.png" in lines[2]
+
+
+def test_cli_refuses_dry_run_without_push(tmp_path):
+    from kldcard.cli.main import main
+
+    assert main(["evaluate", "--dry-run", "--reference", "llama.cpp:x.gguf"]) == 2
