@@ -365,12 +365,45 @@ class Candidate(ClosedModel):
     name: str
     model: CandidateModel
     runtime: StackFingerprint
+    runtime_changes: dict[str, Any] | None = Field(
+        None, description="compact cards: only the runtime fields that differ from reference.runtime (the "
+        "full runtime is reference.runtime with these applied; written instead of runtime)")
     calibration: Calibration
     results: Results
 
 
+class Sidecar(ClosedModel):
+    """Compact cards: the file next to the card that holds the full block (every candidate's full
+    runtime and results); the linter checks its sha256 when the file is at hand."""
+
+    file: str = Field(description="path relative to the card, e.g. kld_evaluation.json")
+    sha256: Sha256
+
+
+def expand_runtime_changes(raw: Any) -> Any:
+    """A compact block's candidates get ``runtime`` = reference.runtime with their ``runtime_changes``
+    (a plain-dict step shared by the model below and the linter's raw consistency checks)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("candidates"), list):
+        return raw
+    ref = raw.get("reference")
+    base = ref.get("runtime") if isinstance(ref, dict) else None
+    if not isinstance(base, dict):
+        return raw
+    cands = []
+    for c in raw["candidates"]:
+        if isinstance(c, dict) and "runtime" not in c and isinstance(c.get("runtime_changes"), dict):
+            c = {**c, "runtime": {**base, **c["runtime_changes"]}}
+        cands.append(c)
+    return {**raw, "candidates": cands}
+
+
 class KldEvaluation(ClosedModel):
     """The ``kld_evaluation`` front-matter block: all nine disclosures plus results."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, data: Any) -> Any:
+        return expand_runtime_changes(data)
 
     schema_version: Literal[1] = SCHEMA_VERSION
     reference: Reference
@@ -381,6 +414,7 @@ class KldEvaluation(ClosedModel):
     vocabulary: Vocabulary
     aggregation: Aggregation
     candidates: Annotated[list[Candidate], Field(min_length=1)]
+    sidecar: Sidecar | None = Field(None, description="compact cards: the full block in a file next to the card")
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -43,32 +44,114 @@ def _gguf(models: dict, q: str) -> dict:
     return {"name": f"tiny-qwen3-{q}", "engine": "llama.cpp", "model": str(models[f"gguf_{q}"])}
 
 
-def test_evaluate_writes_a_clean_card_and_a_rerun_evaluates_only_the_new_candidate(tmp_path, tiny_qwen3):
-    path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
-    first = evaluate(load_project(path), say=lambda s: None)
+@pytest.fixture(scope="module")
+def evaluated(tiny_qwen3, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("evaluate")
+    path = _project(tmp, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
+    return tmp, path, evaluate(load_project(path), say=lambda s: None)
+
+
+def _front_matter(card: Path) -> str:
+    return card.read_text(encoding="utf-8").split("---\n")[1]
+
+
+def test_evaluate_writes_a_clean_compact_card_with_measured_quantization(evaluated):
+    tmp, _, first = evaluated
     assert first.findings == 0
     assert first.evaluated == ["tiny-qwen3-q8_0", "tiny-qwen3-q4_k_m"]
-    card = (tmp_path / "card" / "README.md").read_text(encoding="utf-8")
-    block = yaml.safe_load(card.split("---")[1])["kld_evaluation"]
-    q4 = block["candidates"][1]["model"]
+    card = tmp / "card" / "README.md"
+    block = yaml.safe_load(_front_matter(card))["kld_evaluation"]
+    q4 = block["candidates"][1]
     # measured from the tensor table, not taken from the file name
-    assert q4["quantization"] == "q4_k_m" and q4["tensors"]["token_embd"] == "Q6_K"
-    assert q4["tensors"]["file_type"] == "MOSTLY_Q4_K_M" and q4["tensors"]["output"] == "tied to token_embd"
-    # no candidate logits were stored: only per-token values and results
-    cache = tmp_path / ".kldcard-cache"
+    assert q4["model"]["quantization"] == "q4_k_m" and q4["model"]["tensors"]["token_embd"] == "Q6_K"
+    assert q4["model"]["tensors"]["file_type"] == "MOSTLY_Q4_K_M"
+    # the shared stack once; the candidate states what differs
+    assert "runtime" not in q4 and q4["runtime_changes"] == {"weights_dtype": "q4_k_m"}
+    assert len(_front_matter(card).splitlines()) <= 150
+    # no candidate logits were stored: only the reference capture holds logit shards
+    cache = tmp / ".kldcard-cache"
     shards = list(cache.rglob("logits-*.safetensors"))
     assert shards and all("reference" in p.relative_to(cache).parts for p in shards)
 
+
+def test_compact_front_matter_grows_at_most_20_lines_per_candidate(evaluated):
+    from kldcard.render.section import render_section
+    from kldcard.render.update import render_card_text
+    from kldcard.schema import KldEvaluation
+
+    tmp, _, _ = evaluated
+    full = json.loads((tmp / "card" / "kld_evaluation.json").read_text(encoding="utf-8"))["kld_evaluation"]
+    sizes = []
+    for extra in range(3):
+        data = json.loads(json.dumps(full))
+        for k in range(extra):
+            data["candidates"].append({**data["candidates"][1], "name": f"copy-{k}"})
+        ev = KldEvaluation.model_validate(data)
+        text = render_card_text("", ev, section=render_section(ev), model_name="m", compact=True)
+        sizes.append(len(text.split("---\n")[1].splitlines()))
+    assert sizes[0] <= 150 and sizes[1] - sizes[0] <= 20 and sizes[2] - sizes[1] <= 20, sizes
+
+
+def test_huggingface_hub_reads_one_model_index_entry_with_distinct_results(evaluated):
+    from huggingface_hub import ModelCard, ModelCardData
+
+    tmp, _, _ = evaluated
+    card = ModelCard((tmp / "card" / "README.md").read_text(encoding="utf-8"))
+    data = card.data
+    assert isinstance(data, ModelCardData) and data.model_name
+    results = [r for r in data.eval_results if r.metric_type == "kl_divergence"]
+    assert len(results) == 2 and all(type(r.metric_value) is float for r in results)
+    # huggingface_hub merges results with equal (task, dataset type/config/split/revision): ours stay apart
+    assert len({r.unique_identifier for r in results}) == 2
+    assert {r.dataset_revision for r in results} == {yaml.safe_load(_front_matter(tmp / "card" / "README.md"))
+                                                    ["kld_evaluation"]["evaluation_text"]["sha256"]}
+    index = yaml.safe_load(_front_matter(tmp / "card" / "README.md"))["model-index"]
+    assert len(index) == 1
+
+
+def test_lint_checks_the_sidecar_and_the_stated_quantization(evaluated, tmp_path, tiny_qwen3):
+    import shutil
+
+    from kldcard.lint.runner import lint_card
+
+    tmp, _, _ = evaluated
+    shutil.copytree(tmp / "card", tmp_path / "card")
+    card, side = tmp_path / "card" / "README.md", tmp_path / "card" / "kld_evaluation.json"
+    assert lint_card(card).findings == []
+    side.write_bytes(side.read_bytes() + b" ")
+    assert [f.rule_id for f in lint_card(card).findings] == ["KLD012"]
+    side.unlink()
+    assert [f.rule_id for f in lint_card(card).findings] == ["KLD011"]
+    shutil.copy(tmp / "card" / "kld_evaluation.json", side)
+    text = card.read_text(encoding="utf-8")
+    card.write_text(text.replace("quantization: q8_0,", "quantization: q4_k_m,", 1), encoding="utf-8")
+    assert "KLD211" in [f.rule_id for f in lint_card(card).findings]
+    # the file at hand: a GGUF next to the card contradicting the label (block without tensors)
+    card.write_text(re.sub(r", tensors: \{[^}]*\}", "", text, count=1), encoding="utf-8")
+    assert lint_card(card).findings == []
+    shutil.copy(tiny_qwen3["gguf_q4"], tmp_path / "card" / "tiny-qwen3-q8_0.gguf")
+    codes = [f.rule_id for f in lint_card(card).findings]
+    assert "KLD211" in codes
+
+
+def test_rerun_is_all_cached_and_a_new_candidate_is_the_only_work(evaluated, tiny_qwen3):
+    tmp, path, first = evaluated
+    card = (tmp / "card" / "README.md").read_bytes()
     again = evaluate(load_project(path), say=lambda s: None)
     assert again.evaluated == [] and again.reference_cached
-    assert (tmp_path / "card" / "README.md").read_text(encoding="utf-8") == card
-
+    assert (tmp / "card" / "README.md").read_bytes() == card
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data["candidates"].append({"name": "tiny-qwen3-mlx-bf16", "engine": "mlx", "model": str(tiny_qwen3["hf"])})
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     more = evaluate(load_project(path), say=lambda s: None)
     assert more.evaluated == ["tiny-qwen3-mlx-bf16"]
     assert [c.result_path for c in more.candidates[:2]] == [c.result_path for c in first.candidates]
+    # an MLX candidate against a llama.cpp reference is a cross-stack comparison: the card says so
+    # (KLD207 warnings), and nothing else is wrong with it
+    from kldcard.lint.runner import lint_card
+
+    findings = lint_card(tmp / "card" / "README.md").findings
+    assert findings and {f.rule_id for f in findings} == {"KLD207"}
 
 
 def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_qwen3):
@@ -92,7 +175,7 @@ def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, t
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "kldcard", "evaluate", str(path), "--no-progress"]
     results = tmp_path / ".kldcard-cache" / "results"
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
     while not list(results.glob("*.json")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

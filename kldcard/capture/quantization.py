@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from kldcard.errors import InputError
+from kldcard.stack.quantization import contradiction as _contradicts
+from kldcard.stack.quantization import quantization_label
 
 __all__ = ["gguf_tensor_types", "hf_quantization", "model_quantization", "quantization_label"]
 
@@ -96,37 +98,9 @@ def model_quantization(path: str | Path) -> dict[str, Any] | None:
     return None
 
 
-_FILE_TYPE_LABEL = {"ALL_F32": "f32", "MOSTLY_F16": "f16", "MOSTLY_BF16": "bf16"}
-
-
-def quantization_label(info: dict[str, Any] | None) -> str | None:
-    """A card's ``quantization`` value for what the file holds: ``q4_k_m``, ``q8_0``, ``4bit``, ``f32``."""
-    if not info:
-        return None
-    if info.get("format") == "gguf":
-        ft = info.get("file_type")
-        if not ft:
-            return None
-        return _FILE_TYPE_LABEL.get(ft, ft.removeprefix("MOSTLY_").lower())
-    cfg = info.get("config")
-    if isinstance(cfg, dict):
-        bits = cfg.get("bits")
-        method = cfg.get("quant_method")
-        if bits is not None:
-            return f"{bits}bit" + (f"-{method}" if method else "")
-        return str(method) if method else None
-    return None
-
-
 def contradiction(stated: str | None, info: dict[str, Any] | None) -> str | None:
-    """Why a card's stated quantization contradicts the file, or None (unknown or consistent).
-
-    Compared loosely (case, ``-``/``_``) on the GGUF file type: a card may say ``Q4_K_M`` or ``q4_k_m``.
-    """
+    """Why a stated quantization contradicts the file (None when unknown or consistent)."""
     actual = quantization_label(info)
-    if not stated or not actual:
-        return None
-    norm = lambda s: s.lower().replace("-", "_").replace(" ", "")  # noqa: E731
-    if norm(stated) == norm(actual) or norm(actual) in norm(stated) or norm(stated) in norm(actual):
+    if not _contradicts(stated, actual):
         return None
     return f"the card states {stated!r} but the file's tensor table says {actual!r}"

@@ -58,8 +58,8 @@ def _tensors(info: dict | None) -> dict | None:
     return None
 
 
-def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[str], None]):
-    """Write the card (and plot); returns (card, plot or None, number of lint findings)."""
+def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[str], None], *, lint: bool = True):
+    """Write the card (and plot); returns (card, plot or None, number of lint findings or None)."""
     from kldcard.files import write_atomic
     from kldcard.lint.runner import lint_card
     from kldcard.render.evaluation import evaluation_from_results
@@ -80,11 +80,18 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         plot_per_position(plot, series)
     rel = None if plot is None else str(Path(plot).resolve().relative_to(card.resolve().parent)) \
         if Path(plot).resolve().is_relative_to(card.resolve().parent) else str(plot)
-    update = update_card(card, evaluation, plot=rel, model_name=p.model_name, set_base_model=False)
+    from kldcard.render.update import write_sidecar
+
+    update = update_card(card, evaluation, plot=rel, model_name=p.model_name, set_base_model=False,
+                         compact=p.compact)
+    if p.compact:  # the sidecar first: a card never names a sidecar that is not there
+        write_sidecar(card, evaluation)
     if update.changed:
         write_atomic(card, update.new)
-    lint = lint_card(card)
-    for f in lint.findings:
+    if not lint:
+        return card, plot, None
+    report = lint_card(card)
+    for f in report.findings:
         say(f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule_id} {f.message}")
-    say(f"card: {card} ({len(lint.findings)} lint finding(s))")
-    return card, plot, len(lint.findings)
+    say(f"card: {card} ({len(report.findings)} lint finding(s))")
+    return card, plot, len(report.findings)

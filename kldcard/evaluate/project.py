@@ -77,6 +77,7 @@ class Project(RecordModel):
     card: str | None = None
     plot: str | None = None
     model_name: str | None = None
+    compact: bool = Field(True, description="shared stack once, per candidate what differs, the rest in kld_evaluation.json")
     cache: str = ".kldcard-cache"
     bootstrap: int = Field(1000, ge=0)
     seed: int = 0
