@@ -226,3 +226,33 @@ def test_cli_refuses_dry_run_without_push(tmp_path):
     from kldcard.cli.main import main
 
     assert main(["evaluate", "--dry-run", "--reference", "llama.cpp:x.gguf"]) == 2
+
+
+def test_hub_files_only_for_the_named_benchmark_and_never_with_a_verify_token(evaluated):
+    from huggingface_hub import parse_eval_result_entries
+
+    from kldcard.evaluate.publish import eval_results_files
+    from kldcard.schema import KldEvaluation
+
+    tmp, _, _ = evaluated
+    full = json.loads((tmp / "card" / "kld_evaluation.json").read_text(encoding="utf-8"))["kld_evaluation"]
+    with pytest.raises(InputError, match="not that dataset"):
+        eval_results_files(KldEvaluation.model_validate(full), "Salesforce/wikitext", "wikitext-2")
+    full["evaluation_text"]["source"] = {"dataset": "Salesforce/wikitext", "config": "wikitext-2-raw-v1",
+                                         "split": "test", "revision": "b08601e04326c79dfdd32d625aee71d232d685c3"}
+    files = eval_results_files(KldEvaluation.model_validate(full), "Salesforce/wikitext", "wikitext-2")
+    assert sorted(files) == [".eval_results/kld-tiny-qwen3-q4_k_m.yaml", ".eval_results/kld-tiny-qwen3-q8_0.yaml"]
+    entries = parse_eval_result_entries(yaml.safe_load(files[".eval_results/kld-tiny-qwen3-q8_0.yaml"]))
+    assert entries[0].verify_token is None and entries[0].value == full["candidates"][0]["results"]["kld"]["mean"]
+    assert b"verifyToken" not in b"".join(files.values())
+
+
+def test_cli_push_dry_run_prints_one_commit_and_sends_nothing(evaluated, capsys):
+    from kldcard.cli.main import main
+
+    tmp, path, _ = evaluated
+    code = main(["evaluate", str(path), "--push", "owner/name", "--dry-run", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code in (0, 1)  # 1 only when an MLX candidate added earlier in this module brings KLD207 warnings
+    assert "one commit to owner/name: 2 file(s)" in out
+    assert "add README.md <- " in out and "add kld_evaluation.json <- " in out

@@ -52,6 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--push", metavar="REPO", help="upload card, plot and sidecar files in one Hub commit")
     p.add_argument("--create-pr", action="store_true", help="with --push: open a pull request")
     p.add_argument("--dry-run", action="store_true", help="with --push: print the commit's operations, send nothing")
+    p.add_argument("--hub-files", metavar="DATASET_ID:TASK_ID",
+                   help="also write .eval_results/kld-<candidate>.yaml for a registered benchmark dataset and task "
+                   "(the evaluation text must be that dataset; no verify token is ever written)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -105,10 +108,23 @@ def run(args: argparse.Namespace) -> int:
     result = evaluate(project, say=lambda s: print(s, file=sys.stderr), progress=not args.no_progress)
     for c in result.candidates:
         print(f"{c.name}\t{'cached' if c.cached else 'evaluated'}\t{c.result_path}")
+    extra = [f for f in (result.plot,) if f is not None]
+    if result.card is not None and result.evaluation is not None and result.evaluation.candidates:
+        from kldcard.render.metadata import SIDECAR_FILE
+
+        if project.compact:
+            extra.append(result.card.parent / SIDECAR_FILE)
+    if args.hub_files and result.evaluation is not None:
+        from kldcard.evaluate.publish import eval_results_files
+        from kldcard.files import write_atomic
+
+        dataset_id, _, task_id = args.hub_files.rpartition(":")
+        for rel, data in eval_results_files(result.evaluation, dataset_id, task_id).items():
+            extra.append(write_atomic(result.card.parent / rel, data))
     if args.push and result.card is not None:
         from kldcard.evaluate import publish
 
-        ops = publish.commit_operations(result.card, [f for f in (result.plot,) if f is not None])
+        ops = publish.commit_operations(result.card, extra)
         if args.dry_run:
             print("\n".join(publish.describe(args.push, ops, create_pr=args.create_pr)))
         elif result.findings:

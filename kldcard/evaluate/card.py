@@ -88,6 +88,7 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         write_sidecar(card, evaluation)
     if update.changed:
         write_atomic(card, update.new)
+    outcome.evaluation = evaluation
     if not lint:
         return card, plot, None
     report = lint_card(card)

@@ -2,7 +2,7 @@
 
 ::
 
-    reference: {engine: llama.cpp, model: model-bf16.gguf}      # or {capture: DIR} (a reference capture)
+    reference: {engine: llama.cpp, model: model-bf16.gguf}  # or {capture: DIR}, or {basefile: FILE.kld}
     candidates:
       - {name: model-Q8_0, engine: llama.cpp, model: model-Q8_0.gguf}
       - {name: model-mlx-4bit, engine: mlx, model: mlx-4bit/, calibration: {none: true}}
@@ -42,12 +42,14 @@ class ModelSpec(RecordModel):
     engine: str | None = Field(None, description="transformers | llama.cpp | mlx (aliases: hf, gguf)")
     model: str | None = Field(None, description="model directory or GGUF file")
     capture: str | None = Field(None, description="an existing capture directory (reference only)")
+    basefile: str | None = Field(None, description="a llama-perplexity --kl-divergence-base file (reference only; "
+                                 "use protocol: llama-perplexity and its -c)")
     settings: dict[str, Any] = Field(default_factory=dict, description="engine settings: dtype, threads, n_batch, ...")
 
     @model_validator(mode="after")
     def _one_source(self) -> ModelSpec:
-        if self.capture is None and not (self.engine and self.model):
-            raise ValueError("give engine and model, or capture")
+        if self.capture is None and self.basefile is None and not (self.engine and self.model):
+            raise ValueError("give engine and model, capture, or basefile")
         return self
 
 

@@ -56,3 +56,33 @@ def push(repo: str, ops: list[Any], *, create_pr: bool = False, message: str = "
     hub = _hub()
     info = hub.HfApi().create_commit(repo_id=repo, operations=ops, commit_message=message, create_pr=create_pr)
     return str(info.pr_url or info.commit_url)
+
+
+def eval_results_files(evaluation: Any, dataset_id: str, task_id: str) -> dict[str, bytes]:
+    """``.eval_results/*.yaml`` entries (the Hub's newer format, huggingface_hub's ``EvalResultEntry``):
+    one file per candidate with its mean forward KL(P_ref ‖ P_cand) in nats, for a benchmark dataset
+    and task the user names. Never invents what the Hub checks: no ``verifyToken``; the dataset must
+    be the evaluation text's own (a text from elsewhere is not a score on that benchmark)."""
+    import yaml
+
+    hub = _hub()
+    if "/" not in dataset_id or not task_id:
+        raise InputError(f"--hub-files needs a registered benchmark dataset id (owner/name) and a task id, "
+                         f"not {dataset_id!r}:{task_id!r}")
+    src = evaluation.evaluation_text.source
+    if getattr(src, "dataset", None) != dataset_id:
+        raise InputError(f"--hub-files {dataset_id}: the evaluation text's source is not that dataset "
+                         f"({getattr(src, 'dataset', None) or 'a URL or repo file'}); a score on another text "
+                         "is not a score on that benchmark")
+    files = {}
+    ref = evaluation.reference
+    for c in evaluation.candidates:
+        entry = hub.EvalResultEntry(
+            dataset_id=dataset_id, task_id=task_id, value=float(c.results.kld.mean),
+            dataset_revision=getattr(src, "revision", None),
+            notes=(f"{c.name}: mean KL(P_ref || P_cand) in nats against {ref.model} ({ref.dtype}), "
+                   f"n_ctx {evaluation.context.n_ctx}, positions {evaluation.positions.scheme}; kldcard"),
+        )
+        text = yaml.safe_dump(hub.eval_result_entries_to_yaml([entry]), sort_keys=False)
+        files[f".eval_results/kld-{c.name}.yaml"] = text.encode("utf-8")
+    return files

@@ -53,6 +53,7 @@ class EvaluateResult:
     findings: int | None = None
     ranking: Any = None
     seconds: float = 0.0
+    evaluation: Any = None  # the KldEvaluation rendered into the card
 
     @property
     def evaluated(self) -> list[str]:
@@ -77,6 +78,18 @@ def _run_parts(p: Project, spec: ModelSpec, cache: ResultCache) -> dict[str, Any
 def _positions_estimate(n_tokens: int, meta) -> int:
     every = getattr(meta.positions, "every_n", None)
     return -(-n_tokens // every) if every else n_tokens
+
+
+def _estimate_positions(p: Project, parity: dict | None) -> int | None:
+    """Positions per engine run before the reference exists (for the bar's ETA only)."""
+    n = (parity or {}).get("tokens_checked")
+    if not n:
+        return None
+    if p.protocol or p.positions == "second-half":
+        return n // 2
+    if p.positions.startswith("every:"):
+        return max(1, n // int(p.positions.split(":")[1].split("@")[0] or 1))
+    return n
 
 
 def _checked_writer(advance: Callable[[int], None] | None):
@@ -123,7 +136,22 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     text_sha = hashlib.sha256(text_bytes).hexdigest()
 
     # 1. plan ------------------------------------------------------------------------------------
-    if p.reference.capture:
+    if p.reference.basefile:
+        # llama-perplexity's base file, converted once into a capture (decoded log-probabilities, the
+        # floor's truncated entries masked; the manifest discloses the floor)
+        base_path = p.path(p.reference.basefile)
+        ref_key = content_key({"basefile": cache.files_sha256(base_path), "kldcard": __version__})
+        ref_dir = cache.reference_dir(ref_key)
+        if not (ref_dir / "manifest.json").is_file():
+            from kldcard.llamacpp.basefile import open_base_file
+            from kldcard.llamacpp.convert import base_to_capture
+
+            with open_base_file(base_path) as base:
+                check_free_disk(ref_dir.parent, base.n_chunk * len(base.positions(0)) * base.n_vocab * 4,
+                                "the reference converted from the base file")
+                base_to_capture(base, ref_dir, model_name=base_path.name, overwrite=True)
+        ref_cached = True
+    elif p.reference.capture:
         ref_dir = p.path(p.reference.capture)
         ref_key = content_key({"capture": open_capture(ref_dir, verify=False).manifest.model_dump(mode="json")})
         ref_cached = True
@@ -146,7 +174,8 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
 
     # 2. token parity (only when something runs: cached results were checked when they were made) ----
     parity = None
-    specs = [(c.engine, c.model) for c in ([] if p.reference.capture else [p.reference]) + list(p.candidates)
+    specs = [(c.engine, c.model) for c in ([] if p.reference.capture or p.reference.basefile else [p.reference])
+             + list(p.candidates)
              if c.engine and c.model]
     if specs:
         par_key = content_key({"parity": [(e, cache.files_sha256(p.path(m))) for e, m in specs], "text": text_sha})
@@ -164,7 +193,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
 
     text_name = p.text.name
     n_runs = (0 if ref_cached else 1) + len(pending)
-    est = ref.n_positions if ref is not None else None
+    est = ref.n_positions if ref is not None else _estimate_positions(p, parity)
     with position_progress((est or 1) * max(n_runs, 1), "kldcard evaluate", enabled=progress is not False and n_runs > 0,
                            unit="positions") as advance:
         # 3. the reference, once ------------------------------------------------------------------

@@ -67,7 +67,13 @@ class StreamingComparer:
         self.n_vocab, self.n_compared = int(n_vocab), min(int(n_vocab), ref.n_vocab)
         self.alignment = "identical" if n_vocab == ref.n_vocab else "common-prefix"
         self.out = TokenDivergence.empty(ref.positions, ref.next_token_ids())
-        self.kern = RowKernel(self.n_compared)
+        from kldcard.compare.stream import default_threads
+
+        # the engine waits while a block is compared: the block's rows go to every core (the compiled
+        # kernel releases the GIL), one kernel (scratch rows) per thread
+        self.threads = default_threads()
+        self.kerns = [RowKernel(self.n_compared) for _ in range(self.threads)]
+        self.pool = None
         self.buf: np.ndarray | None = None
         self.filled = 0
         self.bad: dict[str, list[int]] = {"reference": [], "candidate": []}
@@ -87,7 +93,22 @@ class StreamingComparer:
             self.buf = np.empty((len(pos), self.ref.n_vocab), dtype=self.ref.raw_dtype)
         zr = self.ref.read_rows_into(i0, i1, self.buf[: len(pos)])[:, : self.n_compared]
         zc = logits[:, : self.n_compared]
-        for k in self.kern.fill(zr, zc, self.out, i0):
+        n, t = len(pos), self.threads
+        cuts = [n * j // t for j in range(t + 1)] if n >= 2 * t and t > 1 else [0, n]
+
+        def run(j: int) -> list[int]:
+            a, b = cuts[j], cuts[j + 1]
+            return [a + k for k in self.kerns[j].fill(zr[a:b], zc[a:b], self.out, i0 + a)]
+
+        if len(cuts) == 2:
+            bad = run(0)
+        else:
+            if self.pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self.pool = ThreadPoolExecutor(max_workers=t, thread_name_prefix="kldcard-evaluate")
+            bad = [k for part in self.pool.map(run, range(t)) for k in part]
+        for k in bad:
             from kldcard.capture.store import to_float64
             from kldcard.compare.stream import nonfinite_side
 
@@ -112,6 +133,9 @@ class StreamingComparer:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
         if exc_type is not None:
             if self.keep is not None:
                 self.keep.abort()
