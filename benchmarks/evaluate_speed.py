@@ -98,7 +98,7 @@ def main() -> int:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     lp = args.llama_perplexity
     base = work / "base.kld"
-    common = ["-f", str(text), "-c", str(args.ctx), "-b", str(args.ctx)]
+    common = ["-f", str(text), "-c", str(args.ctx)]  # llama-perplexity as a user runs it (its default batch)
 
     fig: dict[str, dict[str, float]] = {"llama-perplexity": {}, "kldcard evaluate": {},
                                         "kldcard evaluate (base file reference)": {},

@@ -72,12 +72,11 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         say("plot: skipped (pip install 'kldcard[plot]')")
         plot = None
     if plot is not None:
+        from kldcard.render.evaluation import plot_series
         from kldcard.render.plot import plot_per_position
-        from kldcard.render.evaluation import _read_per_token
-        from kldcard.render.plot import PlotSeries
 
-        series = [_read_per_token(o.per_token_path, o.name, PlotSeries) for o in outcome.candidates]
-        plot_per_position(plot, series)
+        plot_per_position(plot, plot_series([str(o.result_path) for o in outcome.candidates],
+                                            [str(o.per_token_path) for o in outcome.candidates]))
     rel = None if plot is None else str(Path(plot).resolve().relative_to(card.resolve().parent)) \
         if Path(plot).resolve().is_relative_to(card.resolve().parent) else str(plot)
     from kldcard.render.update import write_sidecar

@@ -354,7 +354,7 @@ def check_sidecar(card: Card, raw: dict[Any, Any]) -> Check:
         return
     path = where / name
     if not path.is_file():
-        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card ({where})",
+        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card",
                _ptr(BLOCK_KEY, "sidecar", "file"))
         return
     from kldcard.files import sha256_file
