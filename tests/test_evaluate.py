@@ -160,7 +160,8 @@ def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_q
 
     path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q4_k_m")], card=None)
     out = evaluate(load_project(path), say=lambda s: None)
-    streamed = np.load(out.candidates[0].per_token_path)
+    with np.load(out.candidates[0].per_token_path) as f:
+        streamed = {k: f[k] for k in f.files}
     ref_dir = tmp_path / ".kldcard-cache" / "reference" / out.reference_key
     cand = run_capture("llama.cpp", tiny_qwen3["gguf_q4"], tmp_path / "text.txt", tmp_path / "cand", positions="all",
                        store_dtype="f32", progress=False).capture
@@ -170,7 +171,7 @@ def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_q
     assert np.array_equal(streamed["top1_cand"], td.top1_cand)
 
 
-def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, tiny_qwen3):
+def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, tiny_qwen3, evaluated):
     path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "kldcard", "evaluate", str(path), "--no-progress"]
@@ -193,6 +194,14 @@ def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, t
     assert done[0].read_bytes() == first_bytes
     third = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert third.stdout.count("\tcached") == 2 and third.returncode == 0
+    # identical to an uninterrupted run of the same job (the module's evaluated fixture), token by token
+    _, _, clean = evaluated
+    for line, ref in zip(sorted(third.stdout.splitlines()), sorted(clean.candidates[:2], key=lambda c: c.name)):
+        name, _, result_path = line.split("\t")
+        assert name == ref.name
+        with np.load(Path(result_path).with_name(Path(result_path).stem + ".per-token.npz")) as resumed, \
+                np.load(ref.per_token_path) as want:
+            assert all(np.array_equal(resumed[k], want[k], equal_nan=True) for k in want.files)
 
 
 def test_gguf_tensor_table_and_stated_quantization(tiny_qwen3):
@@ -257,3 +266,15 @@ def test_cli_push_dry_run_prints_one_commit_and_sends_nothing(evaluated, capsys)
     assert code in (0, 1)  # 1 only when an MLX candidate added earlier in this module brings KLD207 warnings
     assert "one commit to owner/name: 2 file(s)" in out
     assert "add README.md <- " in out and "add kld_evaluation.json <- " in out
+
+
+def test_cli_flags_refuse_missing_disclosures_before_any_engine_runs(tmp_path, capsys):
+    from kldcard.cli.main import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("some text\n", encoding="utf-8")
+    code = main(["evaluate", "--reference", "llama.cpp:ref.gguf", "--candidate", "q4=llama.cpp:q4.gguf",
+                 "--text", str(text), "--card", str(tmp_path / "README.md"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "text.source" in err and "calibration" in err and "reference.model" not in err
+    assert not (tmp_path / "README.md").exists()

@@ -46,6 +46,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--protocol", choices=["llama-perplexity"], help="llama-perplexity's chunks, BOS and positions")
     p.add_argument("--reference-model", metavar="OWNER/NAME", help="the reference's repo id (disclosure 1)")
     p.add_argument("--reference-revision", metavar="COMMIT", help="the reference repo's pinned commit")
+    p.add_argument("--no-calibration", action="store_true",
+                   help="disclose that no candidate used calibration data (no importance matrix)")
     p.add_argument("--card", metavar="README.md", help="the card to update (created when missing)")
     p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD")
     p.add_argument("--cache", metavar="DIR", help="result cache (default .kldcard-cache next to the project)")
@@ -78,8 +80,12 @@ def _project(args: argparse.Namespace):
         c["name"] = name if eq and ":" in rest else Path(c["model"].rstrip("/")).name.removesuffix(".gguf")
         cands.append(c)
     ref = {"capture": args.reference_capture} if args.reference_capture else _model(args.reference)
-    disclosures = {"reference": {k: v for k, v in (("model", args.reference_model),
-                                                   ("revision", args.reference_revision)) if v}}
+    # the reference file's name (pinned by its sha256 from the capture) unless a repo id is given
+    ref_name = args.reference_model or (Path(ref["model"]).name if "model" in ref else None)
+    disclosures = {"reference": {k: v for k, v in (("model", ref_name),
+                                                   ("revision", args.reference_revision)) if v},
+                   "calibration": {"none": True} if args.no_calibration else None}
+    disclosures = {k: v for k, v in disclosures.items() if v}
     data = {"reference": ref, "candidates": cands,
             "text": {"path": args.text, "name": args.text_name, "source": args.text_url},
             "positions": args.positions or "all", "n_ctx": args.n_ctx, "protocol": args.protocol,

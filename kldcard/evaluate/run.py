@@ -80,6 +80,23 @@ def _positions_estimate(n_tokens: int, meta) -> int:
     return -(-n_tokens // every) if every else n_tokens
 
 
+def _check_disclosures(p: Project) -> None:
+    """Refuse before any engine runs when the card would lack a disclosure no capture can supply."""
+    if not p.card:
+        return
+    d = p.disclosures
+    missing = []
+    if not (d.get("reference") or {}).get("model"):
+        missing.append("disclosures.reference.model (the reference's repo id or file name)")
+    if p.text.source is None and not (d.get("evaluation_text") or {}).get("source"):
+        missing.append("text.source ({dataset, config, split, revision}, {url} or {repo_file, sha256})")
+    if d.get("calibration") is None and any(c.calibration is None and c.name not in (d.get("candidates") or {})
+                                            for c in p.candidates):
+        missing.append("calibration (disclosures.calibration for all, or per candidate; {none: true} if none)")
+    if missing:
+        raise InputError("the card needs disclosures that captures cannot know: " + "; ".join(missing))
+
+
 def _estimate_positions(p: Project, parity: dict | None) -> int | None:
     """Positions per engine run before the reference exists (for the bar's ETA only)."""
     n = (parity or {}).get("tokens_checked")
@@ -128,6 +145,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
 
     t_start = time.perf_counter()
     p = project
+    _check_disclosures(p)
     cache = ResultCache(p.path(p.cache))
     text_path = p.path(p.text.path)
     text_str, text_bytes = read_text(text_path)
@@ -186,7 +204,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
             from kldcard.tokens import parity_for_capture
 
             first, *others = [f"{e}:{p.path(m)}" for e, m in specs]
-            parity = parity_for_capture(first, others, text_str, n_ctx=p.n_ctx)
+            parity = parity_for_capture(first, others, text_str)
             cache.write_json(par_path, parity)
             say(f"token parity: {parity['outcome']}, {parity['tokens_checked']} token ids across "
                 f"{', '.join(parity['engines'])}")
