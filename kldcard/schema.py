@@ -28,7 +28,7 @@ The JSON Schemas in ``schemas/`` are generated from these models (``python scrip
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -164,6 +164,15 @@ class UrlSource(ClosedModel):
     url: Annotated[str, Field(pattern=r"^https?://")]
 
 
+class RepoFileSource(ClosedModel):
+    """A text (or calibration file) kept in the model repo itself: its path there and sha256."""
+
+    repo_file: str = Field(description="path of the file inside the model repo, e.g. eval/text.txt")
+    sha256: Sha256 = Field(description="sha256 of the file's bytes")
+    repo: str | None = Field(None, description="repo id (owner/name); default: the repo of this card")
+    revision: GitRevision | None = None
+
+
 class TokenizerParity(ClosedModel):
     engines: Annotated[list[str], Field(min_length=1)]
     tokens_checked: NonNegInt
@@ -174,7 +183,7 @@ class EvaluationText(ClosedModel):
     """Disclosure 3: the exact text the logits were computed on."""
 
     name: str
-    source: DatasetSource | UrlSource
+    source: DatasetSource | UrlSource | RepoFileSource
     sha256: Sha256 = Field(description="sha256 of the exact UTF-8 text fed to the tokenizer")
     n_tokens: PosInt
     chat_template: bool = Field(description="whether a chat template was applied")
@@ -382,17 +391,34 @@ class Results(ClosedModel):
         default_factory=list, description="share of positions whose actual next token is in each side's top k")
 
 
+class TensorTypes(ClosedModel):
+    """What the file quantized, read from it (a GGUF's tensor table, or a directory's quantization
+    config): the tensor types per role; several types read ``Q4_K ×7, Q6_K ×1``."""
+
+    file_type: str | None = Field(None, description="GGUF general.file_type, e.g. MOSTLY_Q4_K_M")
+    token_embd: str | None = None
+    output: str | None = Field(None, description="output head; 'tied to token_embd' when it has no tensor")
+    attention: str | None = None
+    feed_forward: str | None = None
+    experts: str | None = None
+    quantization_config: dict[str, Any] | None = Field(None, description="config.json quantization (HF/MLX)")
+
+
 class CandidateModel(ClosedModel):
     model: str
     revision: GitRevision | None = None
     sha256: Sha256 | None = None
     quantization: str = Field(description="q4_k_m, 4bit-awq, ...")
+    tensors: TensorTypes | None = Field(None, description="what the file quantized, read from the file")
 
 
 class Candidate(ClosedModel):
     name: str
     model: CandidateModel
     runtime: StackFingerprint
+    runtime_changes: dict[str, Any] | None = Field(
+        None, description="compact cards: only the runtime fields that differ from reference.runtime (the "
+        "full runtime is reference.runtime with these applied; written instead of runtime)")
     calibration: Calibration
     results: Results
 
@@ -443,10 +469,38 @@ class Comparison(ClosedModel):
     pairs: list[PairedDifference] = Field(default_factory=list)
     control: str | None = Field(None, description="the candidate measured as a floor (the comparison's own price)")
     excess_over_control: list[ControlExcess] = Field(default_factory=list)
+class Sidecar(ClosedModel):
+    """Compact cards: the file next to the card that holds the full block (every candidate's full
+    runtime and results); the linter checks its sha256 when the file is at hand."""
+
+    file: str = Field(description="path relative to the card, e.g. kld_evaluation.json")
+    sha256: Sha256
+
+
+def expand_runtime_changes(raw: Any) -> Any:
+    """A compact block's candidates get ``runtime`` = reference.runtime with their ``runtime_changes``
+    (a plain-dict step shared by the model below and the linter's raw consistency checks)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("candidates"), list):
+        return raw
+    ref = raw.get("reference")
+    base = ref.get("runtime") if isinstance(ref, dict) else None
+    if not isinstance(base, dict):
+        return raw
+    cands = []
+    for c in raw["candidates"]:
+        if isinstance(c, dict) and "runtime" not in c and isinstance(c.get("runtime_changes"), dict):
+            c = {**c, "runtime": {**base, **c["runtime_changes"]}}
+        cands.append(c)
+    return {**raw, "candidates": cands}
 
 
 class KldEvaluation(ClosedModel):
     """The ``kld_evaluation`` front-matter block: all nine disclosures plus results."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, data: Any) -> Any:
+        return expand_runtime_changes(data)
 
     schema_version: Literal[1] = SCHEMA_VERSION
     reference: Reference
@@ -458,6 +512,7 @@ class KldEvaluation(ClosedModel):
     aggregation: Aggregation
     candidates: Annotated[list[Candidate], Field(min_length=1)]
     comparison: Comparison | None = Field(None, description="paired ranking of the candidates (and a control)")
+    sidecar: Sidecar | None = Field(None, description="compact cards: the full block in a file next to the card")
 
 
 # --------------------------------------------------------------------------------------------

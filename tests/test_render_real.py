@@ -80,7 +80,7 @@ def test_cli_rerender_from_result_files_is_a_no_op(demo, capsys: pytest.CaptureF
     results = [str(out / "results" / "candidate-q8_0.json"), str(out / "results" / "candidate-q4_k_m.json"),
                str(out / "ranking.json")]  # the paired ranking the demo wrote
     args = ["render", *results, "--disclosures", str(out / "disclosures.yaml"), "--card", str(result.card),
-            "--model-name", "tiny-qwen3-GGUF", "--no-base-model", "--plot", str(result.plot)]
+            "--model-name", "tiny-qwen3-GGUF", "--no-base-model", "--plot", str(result.plot), "--compact"]
     before = result.card.read_bytes()
     assert main([*args, "--check"]) == 0, capsys.readouterr()
     assert main([*args, "--write"]) == 0

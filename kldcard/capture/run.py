@@ -156,10 +156,15 @@ def run_capture(
     protocol: str | None = None,
     parity_with: Sequence[str] = (),
     allow_token_mismatch: bool = False,
+    writer: Callable[..., Any] = CaptureWriter,
     **engine_settings: Any,
 ) -> CaptureResult:
     """Capture and report. See :func:`capture`; ``repeat`` runs the capture that many times (the
-    last run writes the store) and records in the manifest notes whether all runs were bit-identical."""
+    last run writes the store) and records in the manifest notes whether all runs were bit-identical.
+
+    ``writer``: what receives the logits, called like :class:`CaptureWriter` (a context manager with
+    ``meta`` and ``append(positions, logits)``). Anything else (``kldcard evaluate`` compares the
+    blocks as they leave the engine) hands back its own capture-like object as ``w.capture``."""
     name = canonical_name(engine)
     if protocol not in (None, "llama-perplexity"):
         raise UsageError(f"unknown --protocol {protocol!r}; the one supported is llama-perplexity")
@@ -250,7 +255,7 @@ def run_capture(
             desc = f"{name} run {r + 1}/{repeat}"
             digests.append(_run(m, ids, windows, pos, chunk, None, progress, desc, plan, layout))
             seconds.append(time.perf_counter() - t)
-        with CaptureWriter(out_path, meta=meta, n_vocab=m.n_vocab, token_ids=ids, dtype=store_dtype,
+        with writer(out_path, meta=meta, n_vocab=m.n_vocab, token_ids=ids, dtype=store_dtype,
                            shard_positions=shard_positions, overwrite=overwrite) as w:
             t = time.perf_counter()
             desc = f"{name} run {repeat}/{repeat}" if repeat > 1 else f"{name} capture"
@@ -262,7 +267,7 @@ def run_capture(
                     f"reproducibility: {repeat} runs in one process, float32 logits "
                     f"{'bit-identical' if same else 'NOT bit-identical'} (sha256 {', '.join(d[:12] for d in digests)})"
                 )
-    cap = open_capture(out_path, verify=False)
+    cap = w.capture if hasattr(w, "capture") else open_capture(out_path, verify=False)
     return CaptureResult(cap, digests, seconds, load_seconds, stack, len(ids), len(pos), list(cap.manifest.notes))
 
 

@@ -53,6 +53,9 @@ def _dataset(ev: KldEvaluation) -> dict[str, Any]:
         out["split"] = src.split
         out["revision"] = src.revision
         return out
+    if hasattr(src, "repo_file"):
+        return {"type": text.name, "name": text.name, "split": "full",
+                "args": {"repo_file": src.repo_file, "sha256": src.sha256}}
     # A URL source has no dataset id or split; the text's name and "full" (the whole file) say so.
     return {"type": text.name, "name": text.name, "split": "full", "args": {"url": src.url, "sha256": text.sha256}}
 

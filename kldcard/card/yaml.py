@@ -41,6 +41,16 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
+class FlowMap(dict):
+    """A mapping written in YAML flow style (``{a: 1, b: 2}``), for compact front matter."""
+
+
+class FlowSeq(list):
+    """A list written in YAML flow style (``[1, 2]``)."""
+
+
+_Dumper.add_representer(FlowMap, lambda d, m: d.represent_mapping("tag:yaml.org,2002:map", m, flow_style=True))
+_Dumper.add_representer(FlowSeq, lambda d, s: d.represent_sequence("tag:yaml.org,2002:seq", s, flow_style=True))
 _Dumper.add_representer(Num, lambda d, n: d.represent_scalar("tag:yaml.org,2002:float", n.text))
 
 

@@ -58,6 +58,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--template", metavar="FILE", help="a jinja2 template to use instead of the shipped one (sandboxed)")
     p.add_argument("--model-name", metavar="NAME", help="model-index entry name when the card has none")
     p.add_argument("--source-url", metavar="URL", help="link to the run (model-index results[].source.url)")
+    p.add_argument("--compact", action="store_true",
+                   help="compact front matter: the shared stack once, per candidate what differs, the full block "
+                   "in kld_evaluation.json next to the card (its sha256 in the card)")
     p.add_argument(
         "--no-base-model",
         action="store_true",
@@ -97,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         model_name=args.model_name,
         source_url=args.source_url,
         set_base_model=not args.no_base_model,
+        compact=args.compact,
     )
     # Only now, with the card known to splice cleanly, is the PNG written: an unusable card or
     # template must leave no new file behind.
@@ -109,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.card}: up to date")
         return 0
     if args.write:
+        if args.compact:
+            from kldcard.render.update import write_sidecar
+
+            write_sidecar(args.card, evaluation)
         if update.changed:
             write_atomic(args.card, update.new, parents=False)
             print(f"{args.card}: written")

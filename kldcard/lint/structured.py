@@ -97,7 +97,8 @@ def check_structured(card: Card, enabled: set[str] | None = None) -> tuple[list[
                 out.append(
                     finding(card, "KLD007", "kld_evaluation nests too deeply to validate", pointer_of(BLOCK_KEY), enabled)
                 )
-    out.extend(finding(card, c, m, p, enabled) for c, m, p in check_consistency(card, raw))
+    # a compact block's candidates state only runtime_changes: the checks see the full runtime
+    out.extend(finding(card, c, m, p, enabled) for c, m, p in check_consistency(card, schema.expand_runtime_changes(raw)))
     return unique_sorted(f for f in out if f is not None), block
 
 

@@ -127,6 +127,8 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
     if hasattr(src, "dataset"):
         source = f"{src.dataset}" + (f", config {src.config}" if src.config else "")
         source += f", split {src.split}, revision {src.revision}"
+    elif hasattr(src, "repo_file"):
+        source = f"{src.repo + ':' if src.repo else 'this repo: '}{src.repo_file} (sha256 {src.sha256})"
     else:
         source = src.url
     parity = text.tokenizer_parity

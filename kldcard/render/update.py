@@ -62,8 +62,13 @@ def render_card_text(
     source_url: str | None = None,
     set_base_model: bool = True,
     path: str = "<card>",
+    compact: bool = False,
 ) -> str:
-    """``text`` (a decoded card, possibly empty) with all three managed regions written."""
+    """``text`` (a decoded card, possibly empty) with all three managed regions written.
+
+    ``compact``: the front matter gets :func:`~kldcard.render.metadata.compact_evaluation` (the
+    caller writes :func:`~kldcard.render.metadata.sidecar_bytes` next to the card) and one short
+    model-index result per candidate; the body section is the same."""
     newline = detect_newline(text) if text else "\n"
     # Check the markers first, so that a message names the lines of the card as the user has it.
     m0 = YAML_BLOCK.search(text)
@@ -78,10 +83,18 @@ def render_card_text(
         ensure["base_model"] = evaluation.reference.model
         if any(is_quantized_dtype(c.model.quantization) for c in evaluation.candidates):
             ensure["base_model_relation"] = "quantized"
+    front = evaluation
+    if compact:
+        from kldcard.render.metadata import compact_evaluation, compact_kld_evaluation_yaml, compact_model_index_results
+
+        front = compact_evaluation(evaluation)
+        kld_yaml, results = compact_kld_evaluation_yaml(front), compact_model_index_results(evaluation, source_url=source_url)
+    else:
+        kld_yaml, results = kld_evaluation_yaml(evaluation), model_index_results(evaluation, source_url=source_url)
     out = splice_front_matter(
         text,
-        kld_yaml=kld_evaluation_yaml(evaluation),
-        results=model_index_results(evaluation, source_url=source_url),
+        kld_yaml=kld_yaml,
+        results=results,
         model_name=name,
         ensure=ensure,
         path=path,
@@ -90,7 +103,7 @@ def render_card_text(
     body_start = m.end() if m else 0
     first_line = len(split_lines(out[:body_start])) + 1
     out = out[:body_start] + splice_body(out[body_start:], section, newline, path, first_line)
-    _verify(out, evaluation, section, newline, path, existing, set(ensure))
+    _verify(out, front, section, newline, path, existing, set(ensure))
     return out
 
 
@@ -104,6 +117,7 @@ def update_card(
     source_url: str | None = None,
     set_base_model: bool = True,
     create: bool = True,
+    compact: bool = False,
 ) -> CardUpdate:
     """The old and new bytes of the card at ``path`` (not written). A missing file is created when
     ``create`` (the section, front matter and nothing else)."""
@@ -121,9 +135,23 @@ def update_card(
     section = render_section(evaluation, template=template, plot=plot)
     new_text = render_card_text(
         text, evaluation, section=section, model_name=model_name, source_url=source_url,
-        set_base_model=set_base_model, path=str(p),
+        set_base_model=set_base_model, path=str(p), compact=compact,
     )
     return CardUpdate(str(p), old, new_text.encode("utf-8"))
+
+
+def write_sidecar(card: str | os.PathLike[str], evaluation: KldEvaluation) -> Path:
+    """Write the compact card's sidecar (the full block, :func:`~kldcard.render.metadata.sidecar_bytes`)
+    next to ``card``, atomically, unless it already holds those bytes. Call it before writing the card,
+    so a card never names a sidecar that is not there."""
+    from kldcard.files import write_atomic
+    from kldcard.render.metadata import SIDECAR_FILE, sidecar_bytes
+
+    path = Path(card).parent / SIDECAR_FILE
+    data = sidecar_bytes(evaluation)
+    if not path.is_file() or path.read_bytes() != data:
+        write_atomic(path, data)
+    return path
 
 
 def _existing_metadata(text: str, path: str) -> dict:

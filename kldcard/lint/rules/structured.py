@@ -124,6 +124,32 @@ MODEL_INDEX_WITHOUT_BLOCK = rule(
     "model-index:\n- name: Llama-3.1-8B-Q4_K_M\n  # ...\n",
 )
 
+SIDECAR_MISSING = rule(
+    code="KLD011",
+    name="sidecar-missing",
+    severity="warning",
+    summary="kld_evaluation names a sidecar file that is not next to the card",
+    what="For a local card whose `kld_evaluation.sidecar.file` is set, checks that the file exists "
+    "next to the card (cards read from a URL are not checked).",
+    why="A compact card writes the shared stack once and every candidate's full fingerprint to the "
+    "sidecar; without the file a reader cannot see the full provenance the card points to.",
+    example="kld_evaluation:\n  sidecar: {file: kld_evaluation.json, sha256: 3f5a...}\n# and no kld_evaluation.json in the repo\n",
+    fix="# upload kld_evaluation.json with the card (kldcard evaluate --push does it in one commit)\n",
+)
+
+SIDECAR_MISMATCH = rule(
+    code="KLD012",
+    name="sidecar-mismatch",
+    severity="error",
+    summary="the sidecar file next to the card does not have the sha256 the card records",
+    what="Hashes the sidecar file named by `kld_evaluation.sidecar.file` and compares it with "
+    "`kld_evaluation.sidecar.sha256`.",
+    why="The sidecar holds the full fingerprints of the numbers on the card; a file with another hash "
+    "belongs to another run (or was edited), so the card's numbers no longer have their provenance.",
+    example="kld_evaluation:\n  sidecar: {file: kld_evaluation.json, sha256: 3f5a...}   # the file hashes to 9b21...\n",
+    fix="# rerun kldcard evaluate (it writes the card and its sidecar together)\n",
+)
+
 # --------------------------------------------------------------------------------------------
 # KLD1xx: one rule per disclosure, DESIGN.md's table order (code = 100 + disclosure number)
 # --------------------------------------------------------------------------------------------
@@ -314,6 +340,20 @@ MODEL_INDEX_MISMATCH = rule(
 from kldcard.stack.portability import CROSS_STACK_RULE  # noqa: E402
 
 CROSS_STACK_COMPARISON = rule(**CROSS_STACK_RULE)
+
+QUANTIZATION_CONTRADICTS_FILE = rule(
+    code="KLD211",
+    name="quantization-contradicts-file",
+    severity="error",
+    summary="a candidate's stated quantization contradicts what its file says",
+    what="Compares each candidate's `model.quantization` with the file type the file itself states: "
+    "`model.tensors.file_type` in the block (read from the GGUF's tensor table by kldcard evaluate) and, "
+    "when the candidate's GGUF file is next to the card, the file's own `general.file_type`.",
+    why="Two \"4-bit\" files can quantize different tensors, and a label copied from another file is "
+    "a wrong disclosure: the KLD shown then belongs to another quantization than the one named.",
+    example="    model: {model: owner/name-GGUF, quantization: q4_k_m, tensors: {file_type: MOSTLY_Q8_0}}\n",
+    fix="    model: {model: owner/name-GGUF, quantization: q8_0, tensors: {file_type: MOSTLY_Q8_0}}\n",
+)
 
 TOP_K_CLAIMED_AS_FULL = rule(
     code="KLD208",

@@ -1,0 +1,121 @@
+"""The ``kldcard evaluate`` project file: one YAML file for the whole job.
+
+::
+
+    reference: {engine: llama.cpp, model: model-bf16.gguf}  # or {capture: DIR}, or {basefile: FILE.kld}
+    candidates:
+      - {name: model-Q8_0, engine: llama.cpp, model: model-Q8_0.gguf}
+      - {name: model-mlx-4bit, engine: mlx, model: mlx-4bit/, calibration: {none: true}}
+    text: {path: wiki.test.raw, name: WikiText-2 (raw, test),
+           source: {dataset: Salesforce/wikitext, config: wikitext-2-raw-v1, split: test, revision: <40-hex>}}
+    positions: every:32        # all | every:N[@OFFSET] | second-half | list:1,5,9
+    n_ctx: 512                 # context window (default: the whole text)
+    protocol: llama-perplexity # optional: llama-perplexity's chunks, BOS and scored positions
+    disclosures:               # what the captures cannot know (see kldcard.render.disclosures)
+      reference: {model: owner/name, revision: <40-hex>}
+      calibration: {none: true}
+    card: README.md            # the card to update (created when missing)
+    plot: kld_per_position.png # optional
+    cache: .kldcard-cache      # content-addressed results; a rerun evaluates only what changed
+
+Relative paths are relative to the project file. Flags of ``kldcard evaluate`` build the same
+:class:`Project` for the common case (one reference, N candidates, one text).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, model_validator
+
+from kldcard.errors import InputError
+from kldcard.schema import RecordModel
+
+__all__ = ["CandidateSpec", "ModelSpec", "Project", "TextSpec", "load_project"]
+
+
+class ModelSpec(RecordModel):
+    """A model run by an engine (``engine`` + ``model``), or an existing capture (``capture``)."""
+
+    engine: str | None = Field(None, description="transformers | llama.cpp | mlx (aliases: hf, gguf)")
+    model: str | None = Field(None, description="model directory or GGUF file")
+    capture: str | None = Field(None, description="an existing capture directory (reference only)")
+    basefile: str | None = Field(None, description="a llama-perplexity --kl-divergence-base file (reference only; "
+                                 "use protocol: llama-perplexity and its -c)")
+    settings: dict[str, Any] = Field(default_factory=dict, description="engine settings: dtype, threads, n_batch, ...")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ModelSpec:
+        if self.capture is None and self.basefile is None and not (self.engine and self.model):
+            raise ValueError("give engine and model, capture, or basefile")
+        return self
+
+
+class CandidateSpec(ModelSpec):
+    name: str = Field(description="the candidate's name in the card")
+    calibration: dict[str, Any] | None = Field(None, description="calibration disclosure (default: the project's)")
+    quantization: str | None = Field(None, description="what the card states (default: read from the file)")
+    keep: str | None = Field(None, description="also store this candidate's logits here (a capture, bf16)")
+
+
+class TextSpec(RecordModel):
+    path: str
+    name: str | None = None
+    source: dict[str, Any] | str | None = Field(
+        None, description="{dataset, config, split, revision}, {url} or {repo_file, sha256} (a file in the model repo)")
+
+
+class Project(RecordModel):
+    reference: ModelSpec
+    candidates: list[CandidateSpec] = Field(min_length=1)
+    text: TextSpec
+    positions: str = "all"
+    n_ctx: int | None = Field(None, ge=1)
+    protocol: str | None = None
+    align_vocab: str | None = None
+    disclosures: dict[str, Any] = Field(default_factory=dict)
+    card: str | None = None
+    plot: str | None = None
+    model_name: str | None = None
+    compact: bool = Field(True, description="shared stack once, per candidate what differs, the rest in kld_evaluation.json")
+    cache: str = ".kldcard-cache"
+    bootstrap: int = Field(1000, ge=0)
+    seed: int = 0
+    base: Path = Field(default_factory=Path.cwd, exclude=True, description="directory relative paths start from")
+
+    @model_validator(mode="after")
+    def _unique(self) -> Project:
+        names = [c.name for c in self.candidates]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"candidate names must be unique: {', '.join(dup)}")
+        return self
+
+    def path(self, p: str | None) -> Path | None:
+        """``p`` resolved against the project file's directory."""
+        if p is None:
+            return None
+        q = Path(os.path.expanduser(p))
+        return q if q.is_absolute() else (self.base / q)
+
+
+def load_project(path: str | os.PathLike[str]) -> Project:
+    """Read and validate a project file (YAML or JSON); errors are one line naming the key."""
+    import yaml
+
+    from kldcard.files import read_text
+    from kldcard.render.disclosures import first_error
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(read_text(p, "project file"))
+    except yaml.YAMLError as exc:
+        raise InputError(f"{p}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{p}: a project file is a mapping (reference, candidates, text, ...)")
+    try:
+        return Project.model_validate({**data, "base": p.resolve().parent})
+    except ValidationError as exc:
+        raise InputError(f"{p}: {first_error(exc)}") from None
