@@ -146,5 +146,6 @@ def compact_model_index_results(ev: KldEvaluation, *, source_url: str | None = N
                     if k in ("candidate", "direction", "units", "statistic", "stderr", "ci_low", "ci_high", "ci_level",
                              "reference_sha256", "reference_revision", "tool")}
             metrics.append({**m, "args": args})
-        out.append(_flow_leaves({**full, "dataset": ds, "metrics": metrics}))
+        # each result in three lines (task, dataset, metrics): at most 20 front-matter lines a candidate
+        out.append(_flow_leaves({**full, "dataset": ds, "metrics": metrics}, limit=3))
     return out
