@@ -415,3 +415,12 @@ def test_a_bf16_row_with_a_measured_kld_is_not_a_reference_row():
 def test_comparing_mean_kld_to_a_baseline_names_it():
     text = "A sweep comparing mean KLD to the BF16 baseline.\n\n- IQ4_XS (KLD 0.0127) is the best 4-bit option.\n"
     assert "KLD301" not in codes(text)
+
+
+def test_a_baseline_precision_and_a_chunk_count_in_words_are_disclosures():
+    text = (
+        "Protocol: four chunks of wiki.test.raw, baseline `f16`/`f16` saved with --save-all-logits.\n\n"
+        "| Cache | Mean KLD |\n|---|---:|\n| q4 | 0.0013 |\n"
+    )
+    ev = analyse(card(text)).evidence
+    assert ev is not None and ev.disclosures[1].status == "stated" and ev.disclosures[6].status == "stated"

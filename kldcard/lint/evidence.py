@@ -94,6 +94,7 @@ D1 = [
     ),
     re.compile(r"\bKL(?:[- ]?div(?:ergence)?)?\s*\(\s*(?:[\w.\-]{1,20}\s*,\s*)?(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|orig\w*)\s*[,)]", I),
     re.compile(r"\bfull[- ](?P<ref>(?:BF16|FP16|F16|bfloat16|precision)\s+(?:model|weights|checkpoint|GGUF|safetensors))\b", I),
+    re.compile(r"\bbaseline\s+`?(?P<ref>(?:BF16|FP16|F16|FP32|F32|bfloat16|float16)\b(?:`?/`?(?:BF16|FP16|F16))?)", I),
     # a table's own reference row: "| original | 751 | ... | — |", "Original | 597.1 GB | ...", "| f16 | None | ... | - |"
     re.compile(r"^\|?[ \t]*\**(?P<ref>original|unquantized)\**[ \t]*\|", M),
     re.compile(r"^\|?[ \t]*\**(?P<ref>BF16|FP16|F16|FP32|F32)\**[ \t]*\|[^\n]*?\|[ \t]*[-—–][ \t]*\|", M),
@@ -179,6 +180,7 @@ D6 = [
         r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
         I,
     ),
+    re.compile(r"\b(?:two|three|four|five|six|eight|ten|twenty)\s+chunks\b", I),  # "four chunks"
     re.compile(r"\bprefill only\b|\bprompt tokens only\b|\b(?:response|prompt)[- ]only\b", I),
 ]
 
