@@ -359,6 +359,10 @@ def test_vs_the_bf16_weights_of_a_repo_names_the_reference():
         ("| Model | Method | KLD |\n| a/b | AWQ | 0.0051 |\n| c/d | GPTQ | 0.0073 |\n", 1),
         # a fixed-width result table
         ("```\nModel          Mean KLD   Median KLD\n--------------------------------\nq4             0.024057   0.004778\n```\n", 2),
+        # the first (2024) llama-perplexity block: "Average:" under "===== KL-divergence statistics"
+        ("```\n===== KL-divergence statistics\nAverage:   0.010623 ±   0.000065\nMedian :   0.005517\n```\n", 3),
+        # result lines in a fenced block ("baseline (n=256):  KLD 0.219408  PPL 9.9299"), one claim per block
+        ("```\nPhase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299\nPhase 3 MMQ      (n=256):  KLD 0.261245\n```\n", 2),
     ],
 )
 def test_claims_in_real_world_layouts_are_found(text, line):
@@ -382,3 +386,41 @@ def test_relative_kld_measurements_are_claims_without_a_number():
     rep = analyse(card("Our Q3_K_XL quant reduces the KL Divergence by 7.5% whilst adding 2% of disk space.\n"))
     assert [(c.kind, c.numbers, c.labelled) for c in rep.claims] == [("sentence", [], False)]
     assert analyse(card("The new recipe gives 2.3x lower mean KL than the old one.\n")).claims[0].labelled
+
+
+def test_code_that_assigns_a_kl_value_is_not_a_result_line():
+    assert analyse(card("```python\nkld = 0.5\nprint(kl_coef)\n```\n\nMean KLD is computed per token.\n")).claims == []
+
+
+def test_signed_relative_kld_change_is_an_unlabelled_claim_not_a_percentile():
+    rep = analyse(card("# MMQ adds +19% KLD vs the dot2 baseline\n\nDetails below.\n"))
+    assert [(c.kind, c.numbers, c.labelled) for c in rep.claims] == [("sentence", [], False)]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "| Quant | PPL | KL-div |\n|---|---|---|\n| 4.0bpw | 5.81 | 0.0717 |\n| Original | 5.41 | |\n",
+        "| Quant | PPL | KLD |\n|---|---|---|\n| f16 | 6.23 | - |\n| q8_0 | 6.23 | 0.0014 |\n",
+    ],
+)
+def test_a_tables_own_reference_row_names_the_reference(table):
+    assert "KLD301" not in codes(table)
+
+
+def test_a_bf16_row_with_a_measured_kld_is_not_a_reference_row():
+    assert "KLD301" in codes("| Cache | KLD |\n|---|---|\n| f16/f16/f16 | 0.0002 |\n| f16 | 0.0007 |\n")
+
+
+def test_comparing_mean_kld_to_a_baseline_names_it():
+    text = "A sweep comparing mean KLD to the BF16 baseline.\n\n- IQ4_XS (KLD 0.0127) is the best 4-bit option.\n"
+    assert "KLD301" not in codes(text)
+
+
+def test_a_baseline_precision_and_a_chunk_count_in_words_are_disclosures():
+    text = (
+        "Protocol: four chunks of wiki.test.raw, baseline `f16`/`f16` saved with --save-all-logits.\n\n"
+        "| Cache | Mean KLD |\n|---|---:|\n| q4 | 0.0013 |\n"
+    )
+    ev = analyse(card(text)).evidence
+    assert ev is not None and ev.disclosures[1].status == "stated" and ev.disclosures[6].status == "stated"

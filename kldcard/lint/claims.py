@@ -31,7 +31,7 @@ NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d+\.\d+|\.\d+)(?:[eE][-+]?\d+)?(?![\w%/
 STAT_LABEL = re.compile(
     r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
     r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%",
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%",
     I,
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
@@ -70,12 +70,16 @@ LLAMA_STAT = re.compile(
     PASTE_PREFIX + r"(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I
 )
 LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
-LLAMA_HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL divergence statistics\s*=+", I)
+LLAMA_HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL[- ]divergence statistics(?:\s*=+|\s*$)", I)
+# The first (2024) block under "===== KL-divergence statistics": "Average:   0.010623 ±   0.000065", "Median : ..."
+OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+)\s*:\s*(-?\d+\.\d+)", I)
 # llama-perplexity's cumulative per-chunk line in KL mode: [n] PPL ± se, ln ratio ± se, KLD ± se, Δp ± %, same ± %
 LLAMA_CHUNK = re.compile(
     r"^\s*\[\d+\]\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
     r"-?\d+\.\d+\s*±"
 )
+# A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
+CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+)(?![\w.%])", I)
 MODEL_DIFF_STAT = re.compile(PASTE_PREFIX + r"--\s*KL[- ]?div(?:ergence)?\s*\(\s*\w+\s*,\s*\w+\s*\)\s*:\s*(-?\d+\.\d+)", I)
 
 
@@ -110,7 +114,8 @@ class Claim:
     text: str  # the header row, first statistic line, or the sentence
     labelled: bool  # every number says which statistic it is (mean, median, p99, ...)
     numbers: list[KldNumber] = field(default_factory=list)
-    tool: str | None = None  # pasted output: "llama-perplexity", "llama-perplexity-chunks" or "model_diff"
+    # pasted output: "llama-perplexity", "llama-perplexity-chunks", "model_diff" or "result-lines"
+    tool: str | None = None
 
 
 def find_claims(doc: Doc) -> list[Claim]:
@@ -134,8 +139,12 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     lines: set[int] = set()
     current: Claim | None = None
     stat = [LLAMA_STAT.match(line) for line in doc.lines]
+    old_block = False  # inside the first-format block, right under its header
     for i, line in enumerate(doc.lines):
-        llama, diff, chunk = stat[i], MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
+        old_block = old_block and bool(OLD_STAT.match(line))
+        llama = stat[i] or (old_block and OLD_STAT.match(line))
+        diff, chunk = MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
+        result = doc.code[i] and not (llama or diff or chunk) and CODE_RESULT.match(line)
         if llama and LIST_OR_QUOTE.match(line) and not (i and stat[i - 1]) and not (i + 1 < len(stat) and stat[i + 1]):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
@@ -151,9 +160,16 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
                 claims.append(current)
             current.numbers.extend(_numbers(line.split(":", 1)[1], doc.starts[i] + line.index(":") + 1))
             lines.add(i)
+        elif result:
+            if current is None or current.tool != "result-lines":
+                current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool="result-lines")
+                claims.append(current)
+            current.numbers.extend(_numbers(result.group(1), doc.starts[i] + result.start(1)))
+            lines.add(i)
         elif LLAMA_HEADER.match(line):
             lines.add(i)
             current = None
+            old_block = True
         else:  # any other line (blank, header, Δp block) ends the block
             current = None
     return claims, lines
@@ -317,7 +333,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
 RELATIVE = re.compile(
     r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
     r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)",
+    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)|"
+    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)",  # "adds +19% KLD vs the baseline"
     I,
 )
 

@@ -65,7 +65,8 @@ REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF
 D1 = [
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|"
-        r"(?:fidelity|faithful\w*|closeness) to)\s+" + REF_PHRASE,
+        r"(?:fidelity|faithful\w*|closeness) to|compar\w*\s+(?:(?:mean|median)\s+)?(?:KLD|KL[- ]?div\w*)\s+(?:to|with))\s+"
+        + REF_PHRASE,
         I,
     ),
     re.compile(r"\b(?:between|compared)\s+[^.;]{0,80}?\s+(?:and|with|to|against)\s+" + REF_PHRASE, I),
@@ -93,6 +94,10 @@ D1 = [
     ),
     re.compile(r"\bKL(?:[- ]?div(?:ergence)?)?\s*\(\s*(?:[\w.\-]{1,20}\s*,\s*)?(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|orig\w*)\s*[,)]", I),
     re.compile(r"\bfull[- ](?P<ref>(?:BF16|FP16|F16|bfloat16|precision)\s+(?:model|weights|checkpoint|GGUF|safetensors))\b", I),
+    re.compile(r"\bbaseline\s+`?(?P<ref>(?:BF16|FP16|F16|FP32|F32|bfloat16|float16)\b(?:`?/`?(?:BF16|FP16|F16))?)", I),
+    # a table's own reference row: "| original | 751 | ... | — |", "Original | 597.1 GB | ...", "| f16 | None | ... | - |"
+    re.compile(r"^\|?[ \t]*\**(?P<ref>original|unquantized)\**[ \t]*\|", M),
+    re.compile(r"^\|?[ \t]*\**(?P<ref>BF16|FP16|F16|FP32|F32)\**[ \t]*\|[^\n]*?\|[ \t]*[-—–][ \t]*\|", M),
 ]
 QUANTIZED_REF = re.compile(
     r"(?<![A-Za-z0-9])(?:FP8|F8|INT8|INT4|Q\d_(?:0|1|K)\w*|IQ\d\w*|\d+(?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ)"
@@ -120,7 +125,7 @@ D2 = [
 # ---- D3 evaluation text -----------------------------------------------------------------------
 D3 = [
     re.compile(
-        r"\b(?:wiki\.test\.raw|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
+        r"\b(?:wiki\.test(?:\.raw)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
         r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?:the\s+)?Pile|Wikipedia|RedPajama|"
         r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
         I,
@@ -175,6 +180,7 @@ D6 = [
         r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
         I,
     ),
+    re.compile(r"\b(?:two|three|four|five|six|eight|ten|twenty)\s+chunks\b", I),  # "four chunks"
     re.compile(r"\bprefill only\b|\bprompt tokens only\b|\b(?:response|prompt)[- ]only\b", I),
 ]
 
