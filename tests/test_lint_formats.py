@@ -67,9 +67,9 @@ def test_json_lines_one_object_per_finding(capsys):
 def test_full_output_shows_the_line_with_a_caret(capsys):
     rc, out, _ = run_cli(capsys, "lint", "-o", "full", CARDS[0])
     lines = out.splitlines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith("140 |"))
-    assert rc == 1 and lines[0].startswith(f"{CARDS[0]}:140:14: KLD206 [*] ")
-    assert lines[at] == "140 |       value: 0.0125"
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("142 |"))
+    assert rc == 1 and lines[0].startswith(f"{CARDS[0]}:142:14: KLD206 [*] ")
+    assert lines[at] == "142 |       value: 0.0125"
     assert lines[at + 1].index("^") == lines[at].index("0.0125")
 
 
