@@ -36,7 +36,8 @@ from capture import text_with_tokens  # noqa: E402
 
 from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
 
-LLAMA_PERPLEXITY = "/work/staging/llama/cache/llama-tools-0.3.36/bin/llama-perplexity"
+# where the test suite builds it (scripts/build-llama-tools.sh .cache/llama-tools; tests/conftest.py llama_tools)
+LLAMA_PERPLEXITY = str(REPO / ".cache" / "llama-tools" / "llama-tools-0.3.36" / "bin" / "llama-perplexity")
 
 
 def timed(cmd: list[str], env: dict | None = None) -> float:
