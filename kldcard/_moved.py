@@ -19,7 +19,7 @@ MOVED = {
     "kldcard.hub": "kldcard.card.hub",
     "kldcard.splice": "kldcard.card.splice",
     "kldcard.config": "kldcard.lint.config",
-    "kldcard.formatting": "kldcard.render.numbers",
+    "kldcard.formatting": "kldcard.card.numbers",
     "kldcard.compare_io": "kldcard.compare.io",
     "kldcard.divergence": "kldcard.compare.divergence",
     "kldcard.kernel": "kldcard.compare.kernel",

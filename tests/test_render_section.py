@@ -12,10 +12,10 @@ from huggingface_hub import ModelCard
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kldcard.card.numbers import fmt_nats, fmt_percent, md_cell
 from kldcard.card.yaml import Num, dump_yaml
 from kldcard.errors import InputError
 from kldcard.render.metadata import kld_evaluation_yaml, model_index_results
-from kldcard.render.numbers import fmt_nats, fmt_percent, md_cell
 from kldcard.render.section import render_section
 from kldcard.render.update import render_card_text
 from kldcard.schema import KldEvaluation

@@ -5,7 +5,7 @@
 - :mod:`~kldcard.render.section` — the Markdown section (jinja2 template);
 - :mod:`~kldcard.render.metadata` — the front-matter YAML and ``model-index`` entries;
 - :mod:`~kldcard.render.update` — splice both into an existing card (atomic, bytes outside untouched);
-- :mod:`~kldcard.render.numbers` — how a number is printed; :mod:`~kldcard.render.plot` — the plot.
+- :mod:`~kldcard.render.plot` — the plot (how a number is printed is :mod:`kldcard.card.numbers`, shared with lint --fix).
 
 May import: errors, files, schema, resources, card, stack, capture, compare. Never lint or cli.
 """

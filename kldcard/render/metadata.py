@@ -14,8 +14,18 @@ from typing import Any
 
 import yaml
 
-from kldcard.card.model_index import candidate_result, default_model_name, model_index_results
-from kldcard.card.regions import HEADLINE_TYPE, JS_METRIC, KLD_KEY, REVERSE_KL_METRIC, TOP1_METRIC
+from kldcard.card.model_index import (
+    candidate_result,
+    default_model_name,
+    model_index_results,
+)
+from kldcard.card.regions import (
+    HEADLINE_TYPE,
+    JS_METRIC,
+    KLD_KEY,
+    REVERSE_KL_METRIC,
+    TOP1_METRIC,
+)
 from kldcard.card.yaml import FlowMap, FlowSeq, dump_yaml
 from kldcard.schema import KldEvaluation
 

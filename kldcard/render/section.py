@@ -21,9 +21,9 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
 from kldcard import __version__
-from kldcard.errors import InputError
 from kldcard.card.model_index import percentile_label, percentile_value
-from kldcard.render.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.errors import InputError
 from kldcard.render.uncertainty import (
     comparison_context,
     confidence_rows,

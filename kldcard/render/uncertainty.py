@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kldcard.render.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
-from kldcard.schema import BLOCK_METHODS, Candidate, Comparison, KldEvaluation, Uncertainty
+from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.schema import (
+    BLOCK_METHODS,
+    Candidate,
+    Comparison,
+    KldEvaluation,
+    Uncertainty,
+)
 
 __all__ = ["comparison_context", "confidence_rows", "interval_text", "n_eff_cell", "top_k_rows", "uncertainty_text"]
 

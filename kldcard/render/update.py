@@ -85,7 +85,11 @@ def render_card_text(
             ensure["base_model_relation"] = "quantized"
     front = evaluation
     if compact:
-        from kldcard.render.metadata import compact_evaluation, compact_kld_evaluation_yaml, compact_model_index_results
+        from kldcard.render.metadata import (
+            compact_evaluation,
+            compact_kld_evaluation_yaml,
+            compact_model_index_results,
+        )
 
         front = compact_evaluation(evaluation)
         kld_yaml, results = compact_kld_evaluation_yaml(front), compact_model_index_results(evaluation, source_url=source_url)
