@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -78,17 +79,45 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, parents: bo
     return Path(path)
 
 
-def read_bytes(path: str | os.PathLike[str], what: str = "file") -> bytes:
-    """A file's bytes, or one InputError line saying why they cannot be read."""
+def read_bytes(path: str | os.PathLike[str], what: str = "file", *, limit: int | None = None) -> bytes:
+    """A regular file's bytes (at most ``limit``), or one InputError line saying why they cannot be read.
+
+    Only regular files: a FIFO without a writer blocks ``open`` forever and ``/dev/zero`` never ends,
+    so a path that names either must be refused before it is opened, not read with a timeout. The
+    read itself stops at ``limit + 1`` bytes, because ``st_size`` is 0 for /proc files and a file may
+    grow between ``stat`` and ``read``.
+    """
     p = Path(path)
     try:
-        return p.read_bytes()
+        st = p.stat()
     except FileNotFoundError:
         raise InputError(f"{what} {p} does not exist") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} {p} is a directory, not a file") from None
     except OSError as exc:
         raise InputError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} {p} is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {p} is {_kind(st.st_mode)}, not a regular file; save it to a file first")
+    if limit is not None and st.st_size > limit:
+        raise InputError(f"{what} {p} has {st.st_size} bytes, over the limit of {limit}")
+    try:
+        with open(p, "rb") as f:
+            data = f.read() if limit is None else f.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
+    if limit is not None and len(data) > limit:
+        raise InputError(f"{what} {p} has more than {limit} bytes, over the limit")
+    return data
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def decode_utf8(data: bytes, path: str | os.PathLike[str], what: str = "file") -> str:

@@ -56,6 +56,12 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
     out["missing"] = (tmp / "nope" / "README.md", "no such file")
     (tmp / "a-directory").mkdir()
     out["directory"] = (tmp / "a-directory", "is a directory")
+    # Paths that would block open() or never end: refused before they are opened, never a stall
+    os.mkfifo(tmp / "fifo.md")
+    out["fifo-without-writer"] = (tmp / "fifo.md", "is a named pipe (FIFO), not a regular file")
+    out["endless-device"] = (Path("/dev/zero"), "is a device, not a regular file")
+    (tmp / "loop.md").symlink_to(tmp / "loop.md")
+    out["symlink-loop"] = (tmp / "loop.md", "a symbolic link whose target is missing or loops")
     return out
 
 

@@ -117,3 +117,18 @@ def test_ascii_plus_minus_and_mojibake_are_accepted():
     log = parse_llama_log(text.replace("±", "+/-").replace("Δ", "Î”"))
     assert log.values["kld_se"] == 0.0017 and log.values["rms_dp"] == 0.031 and log.n_chunks == 2
     assert log.dp_percentiles["99.9"] == 0.3
+
+
+def test_a_fifo_or_device_is_refused_not_waited_on(tmp_path, capsys):
+    """A named pipe nobody writes to would block open() forever; /dev/zero never ends."""
+    import os
+
+    os.mkfifo(tmp_path / "log.fifo")
+    for path, kind in ((tmp_path / "log.fifo", "named pipe (FIFO)"), (Path("/dev/zero"), "device")):
+        assert main(["import-llama-log", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"is a {kind}, not a regular file" in err, err
+    with pytest.raises(InputError, match="named pipe"):
+        from kldcard.tokens.parity import read_text  # the evaluation text goes through the same reader
+
+        read_text(tmp_path / "log.fifo")

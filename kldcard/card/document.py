@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from kldcard import files
 from kldcard.errors import InputError
 
 MAX_CARD_BYTES = 10 * 1024 * 1024  # real cards are kilobytes; anything this big is not a card
@@ -181,17 +182,22 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """Read a card file's bytes, refusing what cannot be a card (one-line :class:`InputError`)."""
     p = Path(path)
     if not p.exists():
-        raise InputError(f"{p}: no such file")
+        why = " (a symbolic link whose target is missing or loops)" if p.is_symlink() else ""
+        raise InputError(f"{p}: no such file{why}")
     if p.is_dir():
         raise InputError(f"{p}: is a directory; pass the card file (e.g. {p / 'README.md'})")
     try:
         size = p.stat().st_size
-        if size > MAX_CARD_BYTES:
-            raise InputError(f"{p}: {size} bytes is too large for a model card (limit {MAX_CARD_BYTES})")
-        data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    return data
+    if size > MAX_CARD_BYTES:
+        raise InputError(f"{p}: {size} bytes is too large for a model card (limit {MAX_CARD_BYTES})")
+    try:
+        return files.read_bytes(p, "card", limit=MAX_CARD_BYTES)
+    except InputError as exc:
+        if "over the limit" not in str(exc):
+            raise
+        raise InputError(f"{p}: too large for a model card (more than {MAX_CARD_BYTES} bytes)") from None
 
 
 # UTF-32 before UTF-16: the UTF-32LE BOM begins with the UTF-16LE one.

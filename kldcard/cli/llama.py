@@ -11,7 +11,8 @@ import argparse
 import json
 import sys
 
-from kldcard.errors import InputError, UsageError
+from kldcard import files
+from kldcard.errors import UsageError
 from kldcard.progress import counted_progress
 
 
@@ -152,11 +153,7 @@ def _capture_to_base(args: argparse.Namespace) -> int:
 def _read_text(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return files.read_bytes(path, "log").decode("utf-8", errors="replace")  # pasted logs carry odd bytes
 
 
 def import_log(args: argparse.Namespace) -> int:
