@@ -278,3 +278,20 @@ def test_cli_flags_refuse_missing_disclosures_before_any_engine_runs(tmp_path, c
     err = capsys.readouterr().err
     assert code == 2 and "text.source" in err and "calibration" in err and "reference.model" not in err
     assert not (tmp_path / "README.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("reference: [unclosed\n", r"project\.yaml:2:1: not valid YAML: expected ',' or '\]'"),
+        ("a: " + "[" * 20000 + "\n", "nests too deeply"),
+        ("- a\n- b\n", "a project file is a mapping"),
+        ("reference: {engine: llama.cpp, model: m.gguf}\ncandidates: []\ntext: {path: t.txt}\n", "candidates"),
+    ],
+)
+def test_bad_project_file_is_one_line(tmp_path, text, message):
+    path = tmp_path / "project.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message) as exc:
+        load_project(path)
+    assert "\n" not in str(exc.value)

@@ -105,6 +105,7 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     """Read and validate a project file (YAML or JSON); errors are one line naming the key."""
     import yaml
 
+    from kldcard.card.document import yaml_error_parts
     from kldcard.files import read_text
     from kldcard.render.disclosures import first_error
 
@@ -112,7 +113,10 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     try:
         data = yaml.safe_load(read_text(p, "project file"))
     except yaml.YAMLError as exc:
-        raise InputError(f"{p}: not valid YAML: {exc}") from None
+        where, problem = yaml_error_parts(exc)
+        raise InputError(f"{p}{where}: not valid YAML: {problem}") from None
+    except RecursionError:
+        raise InputError(f"{p}: the project file nests too deeply") from None
     if not isinstance(data, dict):
         raise InputError(f"{p}: a project file is a mapping (reference, candidates, text, ...)")
     try:
