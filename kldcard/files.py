@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kldcard.errors import InputError
 
-__all__ = ["atomic_path", "fsync_dir", "sha256_file", "check_output_file", "decode_utf8", "output_errors", "read_bytes", "read_text", "write_atomic"]
+__all__ = ["atomic_path", "fsync_dir", "sha256_file", "check_output_file", "decode_utf8", "output_errors", "read_bytes", "read_text", "regular_file", "write_atomic"]
 
 
 @contextmanager
@@ -88,16 +88,7 @@ def read_bytes(path: str | os.PathLike[str], what: str = "file", *, limit: int |
     grow between ``stat`` and ``read``.
     """
     p = Path(path)
-    try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise InputError(f"{what} {p} does not exist") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise InputError(f"{what} {p} is a directory, not a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{what} {p} is {_kind(st.st_mode)}, not a regular file; save it to a file first")
+    st = regular_file(p, what)
     if limit is not None and st.st_size > limit:
         raise InputError(f"{what} {p} has {st.st_size} bytes, over the limit of {limit}")
     try:
@@ -108,6 +99,26 @@ def read_bytes(path: str | os.PathLike[str], what: str = "file", *, limit: int |
     if limit is not None and len(data) > limit:
         raise InputError(f"{what} {p} has more than {limit} bytes, over the limit")
     return data
+
+
+def regular_file(path: str | os.PathLike[str], what: str = "file") -> os.stat_result:
+    """``path``'s stat when it is a regular file (symlinks followed), else one InputError line.
+
+    Call it before opening any input: a FIFO without a writer blocks ``open`` forever and a device
+    such as ``/dev/zero`` never ends, so both must be refused before they are opened.
+    """
+    p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise InputError(f"{what} {p} does not exist") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} {p} is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {p} is {_kind(st.st_mode)}, not a regular file; save it to a file first")
+    return st
 
 
 def _kind(mode: int) -> str:

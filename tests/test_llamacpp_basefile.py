@@ -193,7 +193,7 @@ def test_foreign_file_and_bad_header_are_refused(tmp_path, capsys):
     neg = tmp_path / "neg.bin"
     neg.write_bytes(b"_logits_" + struct.pack("<iii", 8, -3, 1))
     _cli_refuses(neg, capsys, "impossible header")
-    _cli_refuses(tmp_path / "missing.bin", capsys, "cannot read")
+    _cli_refuses(tmp_path / "missing.bin", capsys, "does not exist")
 
 
 def test_writer_is_atomic_and_does_not_clobber(tmp_path, good_file):

@@ -125,9 +125,10 @@ def test_a_fifo_or_device_is_refused_not_waited_on(tmp_path, capsys):
 
     os.mkfifo(tmp_path / "log.fifo")
     for path, kind in ((tmp_path / "log.fifo", "named pipe (FIFO)"), (Path("/dev/zero"), "device")):
-        assert main(["import-llama-log", str(path)]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and f"is a {kind}, not a regular file" in err, err
+        for argv in (["import-llama-log", str(path)], ["llama", "base-info", str(path)]):
+            assert main(argv) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"is a {kind}, not a regular file" in err, (argv, err)
     with pytest.raises(InputError, match="named pipe"):
         from kldcard.tokens.parity import read_text  # the evaluation text goes through the same reader
 

@@ -16,6 +16,7 @@ from kldcard.capture.fingerprint import read_text_bytes, text_record
 from kldcard.capture.manifest import CaptureMeta
 from kldcard.capture.store import Capture, CaptureWriter, bf16_to_f32, open_capture
 from kldcard.errors import InputError, UsageError
+from kldcard.files import regular_file
 
 __all__ = ["import_capture", "load_logits", "load_token_ids", "positions_for_rows"]
 
@@ -24,6 +25,7 @@ _ST_NP = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "BF16": "<u2", "I32": "<i4",
 
 def _safetensors_tensor(path: Path, name: str | None) -> tuple[np.ndarray, str]:
     """Memory-map one tensor of a safetensors file: (array, safetensors dtype)."""
+    regular_file(path, "safetensors file")
     try:
         with open(path, "rb") as f:
             n = int.from_bytes(f.read(8), "little")

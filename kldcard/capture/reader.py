@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from kldcard.capture.bf16 import bf16_to_f32
 from kldcard.capture.manifest import CaptureManifest
 from kldcard.errors import CorruptCapture, InputError
-from kldcard.files import sha256_file
+from kldcard.files import read_bytes, sha256_file
 
 __all__ = ["Capture", "next_token_ids", "open_capture"]
 
@@ -189,7 +189,7 @@ def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
     root = Path(path)
     mpath = manifest_path(root)
     try:
-        manifest = CaptureManifest.model_validate_json(mpath.read_bytes())
+        manifest = CaptureManifest.model_validate_json(read_bytes(mpath, "capture manifest", limit=64 << 20))
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "manifest"

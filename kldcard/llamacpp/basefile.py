@@ -36,6 +36,7 @@ from typing import Iterator
 import numpy as np
 
 from kldcard.errors import InputError
+from kldcard.files import regular_file
 from kldcard.llamacpp.libm import expf, log_f32, row_sums_in_order
 
 MAGIC = b"_logits_"
@@ -95,8 +96,8 @@ class BaseFileHeader:
 def read_header(path: str | os.PathLike) -> BaseFileHeader:
     """Read and validate the header and the file length; raise :class:`InputError` (one line)."""
     p = Path(path)
+    size = regular_file(p, "llama.cpp base file").st_size
     try:
-        size = p.stat().st_size
         with open(p, "rb") as fh:
             head = fh.read(HEADER_BYTES)
     except OSError as exc:
