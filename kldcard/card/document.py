@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from kldcard import files
+from kldcard.card.yaml import compose_and_load
 from kldcard.errors import InputError
 
 MAX_CARD_BYTES = 10 * 1024 * 1024  # real cards are kilobytes; anything this big is not a card
@@ -254,8 +255,7 @@ def parse_card(data: bytes, path: str = "<card>") -> Card:
     yaml_text = m.group(2)
     yaml_line = _line_of(text, m.start(2))
     try:
-        node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
-        metadata = yaml.safe_load(yaml_text)
+        node, metadata = compose_and_load(yaml_text)
     except yaml.YAMLError as exc:
         where, problem = yaml_error_parts(exc, yaml_line)
         raise InputError(f"{path}{where}: malformed YAML front matter: {problem}") from None

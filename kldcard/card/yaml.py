@@ -1,16 +1,60 @@
-"""Writing YAML into a card: a safe dumper that keeps the digits it is given.
+"""YAML in a card: the one front-matter reader, and a safe dumper that keeps the digits it is given.
 
-Reading is :mod:`kldcard.card.document`'s job (PyYAML's YAML 1.1 loader, as the Hub uses). Writing
+Reading (:func:`compose_and_load`) is PyYAML's YAML 1.1 safe loader, as the Hub uses, run through
+libyaml when PyYAML was built with it. Writing
 never pastes strings into YAML: values go through a SafeDumper, and a number is emitted only in a
 spelling YAML 1.1 reads back as a float (``1e-3`` loads as the *string* "1e-3"; ``1.0e-03`` does not).
 """
 
 from __future__ import annotations
 
+import gc
 import re
 from typing import Any
 
 import yaml
+
+# libyaml's parser is ~10x faster than PyYAML's pure-Python one, and cards with an MTEB model-index
+# carry hundreds of KB of front matter (a 0.9 MB one took 9 s to read). Same marks (character
+# offsets, lines, columns), same constructor and resolver, so the same data (tests/test_card_yaml.py).
+_FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+# Texts where libyaml and PyYAML are known to disagree (found by tests/test_card_yaml.py), read by
+# PyYAML alone: a "!" where a tag can start ("!" alone loads as None in PyYAML, "" in libyaml; "Great
+# model!" is not a tag), and a block-scalar header followed by "#" without a space (PyYAML refuses it), and a byte-order mark inside the text.
+_DISAGREE = re.compile(r"(?:^|[\s\[{,:?-])!|[|>][-+0-9]*#|\ufeff")
+
+
+def compose_and_load(text: str) -> tuple[yaml.Node | None, Any]:
+    """(root node, data) of one YAML document, composed once and constructed from that node.
+
+    libyaml first; on any error the pure-Python loader reads the text again, so error messages
+    (with their line and column) are PyYAML's, and so is every text where the two parsers disagree
+    (the property tests in tests/test_card_yaml.py search for such texts).
+    """
+    # libyaml accepts tabs where PyYAML refuses them ("1\t"), and huggingface_hub reads cards with
+    # PyYAML: a card with a tab in its front matter is read by the pure loader alone.
+    fast = _FAST_LOADER is not None and "\t" not in text and not _DISAGREE.search(text)
+    loaders = [_FAST_LOADER, yaml.SafeLoader] if fast else [yaml.SafeLoader]
+    # The cyclic garbage collector is paused while the nodes and data are built: it would walk every
+    # live node on each of its passes, which made a 6,400-result model-index 4x slower than linear
+    # (tests/test_card_yaml.py). Nothing here builds garbage cycles; collection resumes afterwards.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        for i, cls in enumerate(loaders):
+            loader = cls(text)
+            try:
+                node = loader.get_single_node()
+                return node, (loader.construct_document(node) if node is not None else None)
+            except yaml.YAMLError:
+                if i == len(loaders) - 1:
+                    raise
+            finally:
+                loader.dispose()
+    finally:
+        if paused:
+            gc.enable()
+    raise AssertionError("unreachable")  # pragma: no cover
 
 # YAML 1.1's float as PyYAML resolves it: a dot is required, and so is an exponent sign.
 _YAML11_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*)?\.[0-9.]*(?:[eE][-+][0-9]+)?$")
