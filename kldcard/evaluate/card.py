@@ -32,6 +32,8 @@ def disclosures_for(p, outcomes, parity: dict | None):
         cd = dict(cands.get(c.name) or {})
         if c.calibration is not None:
             cd.setdefault("calibration", c.calibration)
+        if c.cross_stack is not None:
+            cd.setdefault("cross_stack", c.cross_stack.model_dump())
         model = dict(cd.get("model") or {})
         info = by_name[c.name].quantization if c.name in by_name else None
         stated = c.quantization or quantization_label(info)

@@ -5,7 +5,9 @@
     reference: {engine: llama.cpp, model: model-bf16.gguf}  # or {capture: DIR}, or {basefile: FILE.kld}
     candidates:
       - {name: model-Q8_0, engine: llama.cpp, model: model-Q8_0.gguf}
-      - {name: model-mlx-4bit, engine: mlx, model: mlx-4bit/, calibration: {none: true}}
+      - {name: model-mlx-4bit, engine: mlx, model: mlx-4bit/, calibration: {none: true},
+         cross_stack: {coordinates: [engine, attention_backend, compute_dtype, kv_cache_dtype],
+                       reason: the MLX build is what Apple-silicon users run}}   # see KLD207
     text: {path: wiki.test.raw, name: WikiText-2 (raw, test),
            source: {dataset: Salesforce/wikitext, config: wikitext-2-raw-v1, split: test, revision: <40-hex>}}
     positions: every:32        # all | every:N[@OFFSET] | second-half | list:1,5,9
@@ -31,7 +33,7 @@ from typing import Any
 from pydantic import Field, ValidationError, model_validator
 
 from kldcard.errors import InputError
-from kldcard.schema import RecordModel
+from kldcard.schema import CrossStack, RecordModel
 
 __all__ = ["CandidateSpec", "ModelSpec", "Project", "TextSpec", "load_project"]
 
@@ -58,6 +60,9 @@ class CandidateSpec(ModelSpec):
     calibration: dict[str, Any] | None = Field(None, description="calibration disclosure (default: the project's)")
     quantization: str | None = Field(None, description="what the card states (default: read from the file)")
     keep: str | None = Field(None, description="also store this candidate's logits here (a capture, bf16)")
+    cross_stack: CrossStack | None = Field(
+        None, description="run on another stack than the reference on purpose: {coordinates: [engine, ...], "
+        "reason: ...}; the card states it and KLD207 stays quiet for exactly these coordinates")
 
 
 class TextSpec(RecordModel):

@@ -96,6 +96,18 @@ def _same_stack(s: StackFingerprint, ref: StackFingerprint) -> bool:
     return s.model_dump(exclude=ignore) == ref.model_dump(exclude=ignore)
 
 
+def _on_purpose_text(c: Candidate, ref: StackFingerprint) -> str:
+    """The reader's sentence for a candidate measured across stacks on purpose (its ``cross_stack``)."""
+    ack = c.cross_stack
+    assert ack is not None
+    where = (f"on {c.runtime.engine} against a {ref.engine} reference" if c.runtime.engine != ref.engine
+             else "on another stack than the reference")
+    values = [f"{k} {getattr(ref, k)} vs {getattr(c.runtime, k)}" if k in StackFingerprint.model_fields else k
+              for k in ack.coordinates]
+    return (f"{c.name} was measured {where}, on purpose ({ack.reason}; {', '.join(values)}): its KLD includes "
+            "the stack difference as well as the quantization, so it is not a measure of the quantization alone")
+
+
 def _engines_text(engines: list[str]) -> str:
     """Engine labels in order, repeats counted: ``llama.cpp ×3, transformers 5.0``."""
     counts: dict[str, int] = {}
@@ -133,7 +145,10 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
         source = src.url
     parity = text.tokenizer_parity
     runtime = [f"reference: {stack_text(ref.runtime)}"] + [
-        f"{c.name}: {_candidate_stack_text(c.runtime, ref.runtime)}" for c in ev.candidates
+        f"{c.name}: {_candidate_stack_text(c.runtime, ref.runtime)}"
+        + (f"; measured across stacks on purpose ({', '.join(c.cross_stack.coordinates)}): {c.cross_stack.reason}"
+           if c.cross_stack else "")
+        for c in ev.candidates
     ]
     calibration = []
     for c in ev.candidates:
@@ -256,7 +271,8 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
     ``percentile_labels``, ``more_percentiles`` (percentiles beyond p99/p99.9 exist), ``has_n_eff``,
     ``has_confidence``, ``has_top_k`` (candidate rows then carry n_eff, confidence[], top_k[]),
     ``comparison`` (:func:`kldcard.render.uncertainty.comparison_context` or None), ``cross_stack``
-    (names of candidates run on another stack than the reference), ``interval`` (how the bracket after the mean
+    (names of candidates run on another stack than the reference without saying so), ``cross_stack_on_purpose``
+    (one sentence per candidate whose ``cross_stack`` says it was measured across stacks on purpose), ``interval`` (how the bracket after the mean
     was computed), ``reference`` (escaped name), ``text_name``, ``n_scored``, ``plot`` (relative path
     or None) and ``evaluation`` (the whole validated block as plain JSON-like data).
     """
@@ -280,7 +296,10 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "has_reverse": "reverse" in ev.direction.reported or any(c.results.reverse_kld for c in ev.candidates),
         "has_js": "js" in ev.direction.reported or any(c.results.js for c in ev.candidates),
         "has_ranges": any(c.results.ranges for c in ev.candidates),
-        "cross_stack": [md_cell(c.name) for c in ev.candidates if not _same_stack(c.runtime, ev.reference.runtime)],
+        "cross_stack": [md_cell(c.name) for c in ev.candidates
+                        if not c.cross_stack and not _same_stack(c.runtime, ev.reference.runtime)],
+        "cross_stack_on_purpose": [md_cell(_on_purpose_text(c, ev.reference.runtime)) for c in ev.candidates
+                                   if c.cross_stack],
         "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
         "plot": md_cell(plot) if plot else None,
         "evaluation": ev.model_dump(mode="json"),
