@@ -389,16 +389,30 @@ def _local_dir(card: Card) -> Path | None:
 
 
 def check_sidecar(card: Card, raw: dict[Any, Any]) -> Check:
-    """KLD011 / KLD012: the sidecar of a compact block is next to a local card, with the recorded sha256."""
+    """KLD011 / KLD012: the sidecar of a compact block is next to the card (a local file, or a Hub card's
+    repo file fetched at the card's commit into ``card.repo_files``), with the recorded sha256."""
+    from kldcard.card.hub import is_hub_spec
+
     side = _dict(raw.get("sidecar"))
     name, sha = side.get("file"), side.get("sha256")
-    where = _local_dir(card)
-    if not isinstance(name, str) or not name or where is None:
+    if not isinstance(name, str) or not name:
         return
-    path = where / name
-    if not path.is_file():
-        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card",
-               _ptr(BLOCK_KEY, "sidecar", "file"))
+    where = _local_dir(card)
+    pointer = _ptr(BLOCK_KEY, "sidecar", "file")
+    if where is not None:
+        path: Path | None = where / name
+        if not path.is_file():
+            path = None
+    elif is_hub_spec(card.path):
+        if name not in card.repo_files:  # not fetched: the runner fetches only paths inside the repo
+            yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not a path inside the card's repository",
+                   pointer)
+            return
+        path = card.repo_files[name]
+    else:
+        return  # text without a place (stdin): nothing is next to it
+    if path is None:
+        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card", pointer)
         return
     from kldcard.files import sha256_file
 
