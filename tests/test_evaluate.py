@@ -159,6 +159,9 @@ def test_rerun_is_all_cached_and_a_new_candidate_is_the_only_work(evaluated, tin
     block = yaml.safe_load(_front_matter(card_path))["kld_evaluation"]
     assert block["candidates"][2]["cross_stack"] == {"coordinates": coords, "reason": "what Apple-silicon users run"}
     assert "tiny-qwen3-mlx-bf16 was measured on mlx against a llama.cpp reference, on purpose" in text
+    mlx_result = yaml.safe_load(_front_matter(card_path))["model-index"][0]["results"][2]
+    assert mlx_result["metrics"][0]["args"]["cross_stack"] == ", ".join(coords)
+    assert "on another stack (llama.cpp reference, mlx candidate)" in mlx_result["metrics"][0]["name"]
     assert "its KLD includes the stack difference as well as the quantization" in " ".join(text.split())
     # an unacknowledged difference still warns; an acknowledged one that does not exist is reported
     edited = text.replace("coordinates: [engine, attention_backend,", "coordinates: [tensor_parallel, attention_backend,")
@@ -285,6 +288,24 @@ def test_cli_push_dry_run_prints_one_commit_and_sends_nothing(evaluated, capsys)
     assert code == 0  # the MLX candidate added earlier in this module is measured across stacks on purpose
     assert "one commit to owner/name: 2 file(s)" in out
     assert "add README.md <- " in out and "add kld_evaluation.json <- " in out
+
+
+def test_cli_cross_stack_flag_sets_the_candidates_acknowledgement(tmp_path, capsys):
+    from kldcard.cli.evaluate import _project
+    from kldcard.cli.main import build_parser, main
+
+    text = tmp_path / "t.txt"
+    text.write_text("some text\n", encoding="utf-8")
+    argv = ["evaluate", "--reference", "llama.cpp:ref.gguf", "--candidate", "q4=llama.cpp:q4.gguf",
+            "--candidate", "m4=mlx:mlx-4bit/", "--text", str(text)]
+    project = _project(build_parser().parse_args(argv + ["--cross-stack", "m4=engine, kv_cache_dtype:the Mac build"]))
+    assert [c.cross_stack for c in project.candidates][0] is None
+    ack = project.candidates[1].cross_stack
+    assert ack.coordinates == ["engine", "kv_cache_dtype"] and ack.reason == "the Mac build"
+    assert main(argv + ["--cross-stack", "m5=engine:why"]) == 2
+    assert "--cross-stack names no candidate: m5 (candidates: q4, m4)" in capsys.readouterr().err
+    assert main(argv + ["--cross-stack", "m4=engine"]) == 2
+    assert "give NAME=COORD[,COORD...]:REASON" in capsys.readouterr().err
 
 
 def test_cli_flags_refuse_missing_disclosures_before_any_engine_runs(tmp_path, capsys):

@@ -212,12 +212,19 @@ def test_an_acknowledged_card_lints_clean_and_says_so_when_rendered(tmp_path):
     findings = lint_card(card).findings
     assert [f.rule_id for f in findings] == ["KLD207"] and "attention_backend differs" in findings[0].message
 
-    section = render_section(KldEvaluation.model_validate(yaml.safe_load(acked.split("---\n")[1])["kld_evaluation"]))
+    ev = KldEvaluation.model_validate(yaml.safe_load(acked.split("---\n")[1])["kld_evaluation"])
+    section = render_section(ev)
     assert ("Q4_K_M was measured on llama.cpp against a transformers reference, on purpose (llama.cpp is what this "
             "file is for; engine transformers vs llama.cpp, attention_backend sdpa vs flash-attn on): its KLD "
             "includes the stack difference") in " ".join(section.split())
     assert "measured across stacks on purpose (engine, attention_backend)" in section
     assert "ran on another stack than the reference, so" not in section  # the unacknowledged bullet
+    # the Hub shows model-index without the section: the headline metric says it there too
+    from kldcard.card.model_index import candidate_result
+
+    headline = candidate_result(ev, ev.candidates[0])["metrics"][0]
+    assert "on another stack (transformers reference, llama.cpp candidate)" in headline["name"]
+    assert headline["args"]["cross_stack"] == "engine, attention_backend"
 
 
 def test_rule_definition_is_complete():

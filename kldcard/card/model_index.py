@@ -83,6 +83,8 @@ def _provenance(ev: KldEvaluation, c: Candidate) -> dict[str, Any]:
         "units": "nats",
         "vocabulary": ev.vocabulary.truncation,
     }
+    if c.cross_stack:  # measured across stacks on purpose: the Hub's reader sees it next to the number
+        args["cross_stack"] = ", ".join(c.cross_stack.coordinates)
     if ref.revision:
         args["reference_revision"] = ref.revision
     if ref.sha256:
@@ -106,6 +108,8 @@ def _metric(mtype: str, name: str, value: Num, args: dict[str, Any]) -> dict[str
 def candidate_result(ev: KldEvaluation, c: Candidate, *, source_url: str | None = None) -> dict[str, Any]:
     """One model-index result (task, dataset, metrics[, source]) for candidate ``c``."""
     ref_label = f"{ev.reference.dtype.upper()} reference"
+    if c.cross_stack:
+        ref_label += f" on another stack ({ev.reference.runtime.engine} reference, {c.runtime.engine} candidate)"
     r = c.results
     fwd = {"direction": "KL(P_ref || P_cand)", "log_base": "e", "units": "nats", "candidate": c.name}
     metrics = [
