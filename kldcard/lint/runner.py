@@ -75,13 +75,13 @@ def lint_card(
     enabled = enabled_codes(select, ignore, config, extend_select=extend_select, file=name)
     card = parse_card(read_bytes(local), name)
     # the card's sidecar is next to it in the repo: fetched from the same commit, then checked as locally
-    side = hub_sidecar_name(card.metadata)
+    side = _hub_sidecar_name(card.metadata)
     if side is not None and enabled & {"KLD011", "KLD012"}:
         card.repo_files[side] = cache.fetch_file(spec, side, commit)
     return _lint_parsed(card, enabled)
 
 
-def hub_sidecar_name(metadata: dict[str, Any]) -> str | None:
+def _hub_sidecar_name(metadata: dict[str, Any]) -> str | None:
     """The sidecar a card names (``kld_evaluation.sidecar.file``) when it is a plain path inside the repo."""
     block = metadata.get("kld_evaluation")
     side = block.get("sidecar") if isinstance(block, dict) else None
