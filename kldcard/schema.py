@@ -432,6 +432,9 @@ class Candidate(ClosedModel):
         "full runtime is reference.runtime with these applied; written instead of runtime)")
     cross_stack: CrossStack | None = Field(
         None, description="measured on another stack than the reference on purpose: which coordinates, and why")
+    vocabulary: Vocabulary | None = Field(
+        None, description="this candidate's own vocabulary treatment when it differs from the block's (a served "
+        "candidate's top-k log-probabilities: its KLD is the truncated one, e.g. a lower bound with tail lumped)")
     calibration: Calibration
     results: Results
 

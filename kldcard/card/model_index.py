@@ -81,8 +81,10 @@ def _provenance(ev: KldEvaluation, c: Candidate) -> dict[str, Any]:
         "tokens": ev.evaluation_text.n_tokens,
         "tool": f"kldcard {__version__}",
         "units": "nats",
-        "vocabulary": ev.vocabulary.truncation,
+        "vocabulary": (c.vocabulary or ev.vocabulary).truncation,
     }
+    if c.vocabulary and c.vocabulary.top_k:  # a served candidate: the truncated KLD, and how
+        args["vocabulary"] = f"top-{c.vocabulary.top_k}, tail {c.vocabulary.tail}"
     if c.cross_stack:  # measured across stacks on purpose: the Hub's reader sees it next to the number
         args["cross_stack"] = ", ".join(c.cross_stack.coordinates)
     if ref.revision:

@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     result = evaluate(project, say=lambda s: print(s, file=sys.stderr), progress=not args.no_progress)
     for c in result.candidates:
         print(f"{c.name}\t{'cached' if c.cached else 'evaluated'}\t{c.result_path}")
+    for e in result.served:  # no result file: asked again every run, kept only on the card
+        print(f"{e['name']}\tserved\t-")
     extra = [f for f in (result.plot,) if f is not None]
     if result.card is not None and result.evaluation is not None and result.evaluation.candidates:
         from kldcard.render.metadata import SIDECAR_FILE

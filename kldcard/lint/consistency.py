@@ -328,11 +328,14 @@ def check_top_k_claimed_full(raw: dict[Any, Any]) -> Check:
     if vocab.get("truncation") != "full":
         return
     evidence = None
+    # a served candidate that discloses its own top-k vocabulary is not evidence against the block's
+    own = {i for i, c in enumerate(_list(raw.get("candidates")))
+           if _dict(_dict(c).get("vocabulary")).get("truncation") == "top-k"}
     if vocab.get("top_k") is not None:
         evidence = f"vocabulary.top_k is {vocab.get('top_k')!r}"
     else:
         for path, text in _strings(raw):
-            if path == ("vocabulary", "truncation"):
+            if path == ("vocabulary", "truncation") or (len(path) > 1 and path[0] == "candidates" and path[1] in own):
                 continue
             if path and path[-1] == "engine" and text.lower().startswith("openai-server"):
                 evidence = f"{'.'.join(map(str, path))} is {text!r} (an OpenAI-compatible server returns only the top k)"

@@ -96,6 +96,16 @@ def _same_stack(s: StackFingerprint, ref: StackFingerprint) -> bool:
     return s.model_dump(exclude=ignore) == ref.model_dump(exclude=ignore)
 
 
+def _own_vocabulary_text(c: Candidate) -> str:
+    """A served candidate's own vocabulary treatment, and what its KLD then is."""
+    v = c.vocabulary
+    assert v is not None
+    bound = ("a lower bound on the full-vocabulary KL" if v.tail == "lumped"
+             else "neither a lower nor an upper bound on the full-vocabulary KL")
+    return (f"its KLD is computed from the top-{v.top_k} log-probabilities it reported (tail {v.tail}): {bound}, "
+            "not comparable with the full-vocabulary numbers; no reverse KL or JS")
+
+
 def _on_purpose_text(c: Candidate, ref: StackFingerprint) -> str:
     """The reader's sentence for a candidate measured across stacks on purpose (its ``cross_stack``)."""
     ack = c.cross_stack
@@ -201,7 +211,8 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
             "KL direction",
             "; ".join(DIRECTION_TEXT[d] for d in ev.direction.reported) + "; natural log (nats)",
         ),
-        ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"),
+        ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"
+         + "".join(f"\n{c.name}: {_own_vocabulary_text(c)}" for c in ev.candidates if c.vocabulary)),
         (
             "Aggregation",
             f"{agg.statistic} over scored positions; median; percentiles {pcts}; uncertainty: {uncertainty}; "
@@ -272,7 +283,8 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
     ``has_confidence``, ``has_top_k`` (candidate rows then carry n_eff, confidence[], top_k[]),
     ``comparison`` (:func:`kldcard.render.uncertainty.comparison_context` or None), ``cross_stack``
     (names of candidates run on another stack than the reference without saying so), ``cross_stack_on_purpose``
-    (one sentence per candidate whose ``cross_stack`` says it was measured across stacks on purpose), ``interval`` (how the bracket after the mean
+    (one sentence per candidate whose ``cross_stack`` says it was measured across stacks on purpose),
+    ``own_vocabulary`` (one per served candidate with its own top-k vocabulary treatment), ``interval`` (how the bracket after the mean
     was computed), ``reference`` (escaped name), ``text_name``, ``n_scored``, ``plot`` (relative path
     or None) and ``evaluation`` (the whole validated block as plain JSON-like data).
     """
@@ -300,6 +312,7 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
                         if not c.cross_stack and not _same_stack(c.runtime, ev.reference.runtime)],
         "cross_stack_on_purpose": [md_cell(_on_purpose_text(c, ev.reference.runtime)) for c in ev.candidates
                                    if c.cross_stack],
+        "own_vocabulary": [md_cell(f"{c.name}: {_own_vocabulary_text(c)}") for c in ev.candidates if c.vocabulary],
         "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
         "plot": md_cell(plot) if plot else None,
         "evaluation": ev.model_dump(mode="json"),

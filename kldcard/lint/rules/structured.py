@@ -365,7 +365,8 @@ TOP_K_CLAIMED_AS_FULL = rule(
     what="Flags `vocabulary.truncation: full` when the block shows the distributions were truncated: a "
     "runtime `engine` that is an OpenAI-compatible server capture (`openai-server...`), a `vocabulary.top_k`, "
     "or any value in the block that names prompt log-probabilities or top-k (`prompt_logprobs`, "
-    "`top_logprobs`, `logprobs`, `top-k`).",
+    "`top_logprobs`, `logprobs`, `top-k`). A candidate that discloses its own `vocabulary` (truncation "
+    "top-k, as `kldcard evaluate` writes for a served candidate) is not evidence against the block's.",
     why="Serving APIs return only the k most likely tokens per position. A KLD over the top k plus a tail "
     "is a different (usually smaller) number than the full-vocabulary KLD; calling it full makes it look "
     "comparable with full-vocabulary results when it is not.",
