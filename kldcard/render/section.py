@@ -24,6 +24,7 @@ from kldcard import __version__
 from kldcard.card.model_index import percentile_label, percentile_value
 from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
 from kldcard.errors import InputError
+from kldcard.render.caveats import on_purpose_text, own_vocabulary_text
 from kldcard.render.uncertainty import (
     comparison_context,
     confidence_rows,
@@ -94,28 +95,6 @@ def _same_stack(s: StackFingerprint, ref: StackFingerprint) -> bool:
     """Same stack apart from the weights (what a quantization changes)."""
     ignore = {"weights_dtype"}
     return s.model_dump(exclude=ignore) == ref.model_dump(exclude=ignore)
-
-
-def _own_vocabulary_text(c: Candidate) -> str:
-    """A served candidate's own vocabulary treatment, and what its KLD then is."""
-    v = c.vocabulary
-    assert v is not None
-    bound = ("a lower bound on the full-vocabulary KL" if v.tail == "lumped"
-             else "neither a lower nor an upper bound on the full-vocabulary KL")
-    return (f"its KLD is computed from the top-{v.top_k} log-probabilities it reported (tail {v.tail}): {bound}, "
-            "not comparable with the full-vocabulary numbers; no reverse KL or JS")
-
-
-def _on_purpose_text(c: Candidate, ref: StackFingerprint) -> str:
-    """The reader's sentence for a candidate measured across stacks on purpose (its ``cross_stack``)."""
-    ack = c.cross_stack
-    assert ack is not None
-    where = (f"on {c.runtime.engine} against a {ref.engine} reference" if c.runtime.engine != ref.engine
-             else "on another stack than the reference")
-    values = [f"{k} {getattr(ref, k)} vs {getattr(c.runtime, k)}" if k in StackFingerprint.model_fields else k
-              for k in ack.coordinates]
-    return (f"{c.name} was measured {where}, on purpose ({ack.reason}; {', '.join(values)}): its KLD includes "
-            "the stack difference as well as the quantization, so it is not a measure of the quantization alone")
 
 
 def _engines_text(engines: list[str]) -> str:
@@ -212,7 +191,7 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
             "; ".join(DIRECTION_TEXT[d] for d in ev.direction.reported) + "; natural log (nats)",
         ),
         ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"
-         + "".join(f"\n{c.name}: {_own_vocabulary_text(c)}" for c in ev.candidates if c.vocabulary)),
+         + "".join(f"\n{c.name}: {own_vocabulary_text(c)}" for c in ev.candidates if c.vocabulary)),
         (
             "Aggregation",
             f"{agg.statistic} over scored positions; median; percentiles {pcts}; uncertainty: {uncertainty}; "
@@ -310,9 +289,9 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "has_ranges": any(c.results.ranges for c in ev.candidates),
         "cross_stack": [md_cell(c.name) for c in ev.candidates
                         if not c.cross_stack and not _same_stack(c.runtime, ev.reference.runtime)],
-        "cross_stack_on_purpose": [md_cell(_on_purpose_text(c, ev.reference.runtime)) for c in ev.candidates
+        "cross_stack_on_purpose": [md_cell(on_purpose_text(c, ev.reference.runtime)) for c in ev.candidates
                                    if c.cross_stack],
-        "own_vocabulary": [md_cell(f"{c.name}: {_own_vocabulary_text(c)}") for c in ev.candidates if c.vocabulary],
+        "own_vocabulary": [md_cell(f"{c.name}: {own_vocabulary_text(c)}") for c in ev.candidates if c.vocabulary],
         "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
         "plot": md_cell(plot) if plot else None,
         "evaluation": ev.model_dump(mode="json"),
