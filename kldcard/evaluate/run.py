@@ -198,8 +198,10 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
                             "align_vocab": p.align_vocab, "bootstrap": [p.bootstrap, p.seed], "keep": c.keep})
 
     pending = [c for c in p.candidates if not c.server and (ref is None or not cache.has_result(cand_key(c, ref)))]
+    n_served = sum(1 for c in p.candidates if c.server)
     say(f"kldcard evaluate: reference {'cached' if ref_cached else 'to capture'}, {len(p.candidates)} candidate(s), "
-        f"{len(p.candidates) - len(pending)} cached, {len(pending)} to evaluate (cache: {cache.root})")
+        f"{len(p.candidates) - n_served - len(pending)} cached, {len(pending)} to evaluate"
+        + (f", {n_served} served (asked again)" if n_served else "") + f" (cache: {cache.root})")
 
     # 2. token parity (only when something runs: cached results were checked when they were made) ----
     parity = None
@@ -240,10 +242,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
                 from kldcard.evaluate.served import evaluate_served
 
                 t = time.perf_counter()
-                own = ((p.disclosures.get("candidates") or {}).get(c.name) or {}).get("calibration")
-                cal = c.calibration or own or p.disclosures.get("calibration")
-                scratch = cache.root / "served" / content_key({"served": c.name})
-                out.served.append(evaluate_served(c, p, ref, scratch, cal))
+                out.served.append(evaluate_served(c, p, ref, cache.root / "served" / content_key({"served": c.name})))
                 say(f"{c.name}: served, top-{c.top_k} log-probabilities ({time.perf_counter() - t:.1f} s)")
                 continue
             key = cand_key(c, ref)

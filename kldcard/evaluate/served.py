@@ -35,7 +35,7 @@ def _reference_top1(ref, rows) -> list[int]:
     return out.tolist()
 
 
-def evaluate_served(c, p, ref, scratch, calibration: dict[str, Any] | None) -> dict[str, Any]:
+def evaluate_served(c, p, ref, scratch) -> dict[str, Any]:
     """Capture candidate ``c`` (a :class:`~kldcard.evaluate.project.CandidateSpec` with ``server``) from
     its server into ``scratch`` (a small top-k capture, replaced each run) and return its card entry
     (a :class:`~kldcard.schema.Candidate` as plain data) against the opened reference capture ``ref``."""
@@ -47,6 +47,8 @@ def evaluate_served(c, p, ref, scratch, calibration: dict[str, Any] | None) -> d
     from kldcard.compare.truncated import compare_truncated
     from kldcard.schema import Summary
 
+    own = ((p.disclosures.get("candidates") or {}).get(c.name) or {}).get("calibration")
+    calibration = c.calibration or own or p.disclosures.get("calibration")
     ctx = ref.manifest.context
     if p.protocol or (getattr(ctx, "n_chunks", 1) or 1) > 1:
         raise InputError(f"{c.name}: a served candidate is asked in one request, one context window; capture the "
