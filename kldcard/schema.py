@@ -412,6 +412,17 @@ class CandidateModel(ClosedModel):
     tensors: TensorTypes | None = Field(None, description="what the file quantized, read from the file")
 
 
+class CrossStack(ClosedModel):
+    """The publisher's statement that a candidate was measured on another stack than the reference on
+    purpose (an MLX file against a llama.cpp reference): its KLD includes the stack difference. The
+    linter (KLD207) stays quiet for exactly these coordinates and reports one that does not differ."""
+
+    coordinates: Annotated[list[str], Field(min_length=1)] = Field(
+        description="the stack coordinates, as KLD207 names them (engine, attention_backend, compute_dtype, "
+        "...), in which the candidate's runtime knowingly differs from reference.runtime")
+    reason: str = Field(min_length=1, description="why this candidate was measured across stacks")
+
+
 class Candidate(ClosedModel):
     name: str
     model: CandidateModel
@@ -419,6 +430,11 @@ class Candidate(ClosedModel):
     runtime_changes: dict[str, Any] | None = Field(
         None, description="compact cards: only the runtime fields that differ from reference.runtime (the "
         "full runtime is reference.runtime with these applied; written instead of runtime)")
+    cross_stack: CrossStack | None = Field(
+        None, description="measured on another stack than the reference on purpose: which coordinates, and why")
+    vocabulary: Vocabulary | None = Field(
+        None, description="this candidate's own vocabulary treatment when it differs from the block's (a served "
+        "candidate's top-k log-probabilities: its KLD is the truncated one, e.g. a lower bound with tail lumped)")
     calibration: Calibration
     results: Results
 

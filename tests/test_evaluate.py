@@ -141,17 +141,39 @@ def test_rerun_is_all_cached_and_a_new_candidate_is_the_only_work(evaluated, tin
     assert again.evaluated == [] and again.reference_cached
     assert (tmp / "card" / "README.md").read_bytes() == card
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    data["candidates"].append({"name": "tiny-qwen3-mlx-bf16", "engine": "mlx", "model": str(tiny_qwen3["hf"])})
+    # an MLX candidate against a llama.cpp reference is a cross-stack comparison; the project says so
+    # on purpose, naming the coordinates (what KLD207 reports without it) and why
+    coords = ["engine", "attention_backend", "compute_dtype", "kv_cache_dtype"]
+    data["candidates"].append({"name": "tiny-qwen3-mlx-bf16", "engine": "mlx", "model": str(tiny_qwen3["hf"]),
+                               "cross_stack": {"coordinates": coords, "reason": "what Apple-silicon users run"}})
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     more = evaluate(load_project(path), say=lambda s: None)
     assert more.evaluated == ["tiny-qwen3-mlx-bf16"]
     assert [c.result_path for c in more.candidates[:2]] == [c.result_path for c in first.candidates]
-    # an MLX candidate against a llama.cpp reference is a cross-stack comparison: the card says so
-    # (KLD207 warnings), and nothing else is wrong with it
+    assert more.findings == 0
     from kldcard.lint.runner import lint_card
 
-    findings = lint_card(tmp / "card" / "README.md").findings
-    assert findings and {f.rule_id for f in findings} == {"KLD207"}
+    card_path = tmp / "card" / "README.md"
+    assert lint_card(card_path).findings == []
+    text = card_path.read_text(encoding="utf-8")
+    block = yaml.safe_load(_front_matter(card_path))["kld_evaluation"]
+    assert block["candidates"][2]["cross_stack"] == {"coordinates": coords, "reason": "what Apple-silicon users run"}
+    assert "tiny-qwen3-mlx-bf16 was measured on mlx against a llama.cpp reference, on purpose" in text
+    mlx_result = yaml.safe_load(_front_matter(card_path))["model-index"][0]["results"][2]
+    assert mlx_result["metrics"][0]["args"]["cross_stack"] == ", ".join(coords)
+    assert "on another stack (llama.cpp reference, mlx candidate)" in mlx_result["metrics"][0]["name"]
+    assert "its KLD includes the stack difference as well as the quantization" in " ".join(text.split())
+    # an unacknowledged difference still warns; an acknowledged one that does not exist is reported
+    edited = text.replace("coordinates: [engine, attention_backend,", "coordinates: [tensor_parallel, attention_backend,")
+    assert edited != text
+    card_path.write_text(edited, encoding="utf-8")
+    try:
+        found = lint_card(card_path).findings
+    finally:
+        card_path.write_text(text, encoding="utf-8")
+    assert [f.rule_id for f in found] == ["KLD207", "KLD207"]
+    assert "stack coordinate engine differs" in found[0].message
+    assert "acknowledges a stack difference in tensor_parallel" in found[1].message
 
 
 def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_qwen3):
@@ -263,9 +285,27 @@ def test_cli_push_dry_run_prints_one_commit_and_sends_nothing(evaluated, capsys)
     tmp, path, _ = evaluated
     code = main(["evaluate", str(path), "--push", "owner/name", "--dry-run", "--no-progress"])
     out = capsys.readouterr().out
-    assert code in (0, 1)  # 1 only when an MLX candidate added earlier in this module brings KLD207 warnings
+    assert code == 0  # the MLX candidate added earlier in this module is measured across stacks on purpose
     assert "one commit to owner/name: 2 file(s)" in out
     assert "add README.md <- " in out and "add kld_evaluation.json <- " in out
+
+
+def test_cli_cross_stack_flag_sets_the_candidates_acknowledgement(tmp_path, capsys):
+    from kldcard.cli.evaluate import _project
+    from kldcard.cli.main import build_parser, main
+
+    text = tmp_path / "t.txt"
+    text.write_text("some text\n", encoding="utf-8")
+    argv = ["evaluate", "--reference", "llama.cpp:ref.gguf", "--candidate", "q4=llama.cpp:q4.gguf",
+            "--candidate", "m4=mlx:mlx-4bit/", "--text", str(text)]
+    project = _project(build_parser().parse_args(argv + ["--cross-stack", "m4=engine, kv_cache_dtype:the Mac build"]))
+    assert [c.cross_stack for c in project.candidates][0] is None
+    ack = project.candidates[1].cross_stack
+    assert ack.coordinates == ["engine", "kv_cache_dtype"] and ack.reason == "the Mac build"
+    assert main(argv + ["--cross-stack", "m5=engine:why"]) == 2
+    assert "--cross-stack names no candidate: m5 (candidates: q4, m4)" in capsys.readouterr().err
+    assert main(argv + ["--cross-stack", "m4=engine"]) == 2
+    assert "give NAME=COORD[,COORD...]:REASON" in capsys.readouterr().err
 
 
 def test_cli_flags_refuse_missing_disclosures_before_any_engine_runs(tmp_path, capsys):

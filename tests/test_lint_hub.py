@@ -153,3 +153,99 @@ def test_unfetchable_repo_is_an_error_case_in_junit_and_an_issue_in_gitlab(hub_c
     proc = run_subprocess("lint", "--repos", repos, "-o", "gitlab", env=env)
     issues = json.loads(proc.stdout)
     assert proc.returncode == 2 and [i["check_name"] for i in issues] == ["KLD206", "kldcard-input-error"]
+
+
+# ---- the sidecar of a compact card: next to the card in the repo, from the card's commit ----------
+
+
+def _compact_card() -> tuple[bytes, bytes]:
+    """A compact card rendered from the compliant example's block, and its sidecar."""
+    import yaml
+
+    from kldcard.render.metadata import sidecar_bytes
+    from kldcard.render.section import render_section
+    from kldcard.render.update import render_card_text
+    from kldcard.schema import KldEvaluation
+
+    block = yaml.safe_load(COMPLIANT.read_text(encoding="utf-8").split("---\n")[1])["kld_evaluation"]
+    ev = KldEvaluation.model_validate(block)
+    card = render_card_text("", ev, section=render_section(ev), model_name="m", compact=True)
+    return card.encode("utf-8"), sidecar_bytes(ev)
+
+
+def _add_file(cache: Path, repo_id: str, commit: str, name: str, data: bytes) -> None:
+    repo = cache / ("models--" + repo_id.replace("/", "--"))
+    blob = hashlib.sha256(data).hexdigest()  # LFS-style blob name; any name works for a symlinked snapshot
+    (repo / "blobs").mkdir(parents=True, exist_ok=True)
+    (repo / "blobs" / blob).write_bytes(data)
+    (repo / "snapshots" / commit).mkdir(parents=True, exist_ok=True)
+    os.symlink(Path("..", "..", "blobs", blob), repo / "snapshots" / commit / name)
+
+
+@pytest.fixture
+def compact_hub(tmp_path):
+    """Repo example-org/compact: README.md at COMMIT (main) and OLD_COMMIT, sidecars as each test adds."""
+    cache = tmp_path / "hf-cache"
+    card, side = _compact_card()
+    _populate_cache(cache, "example-org/compact", {COMMIT: card, OLD_COMMIT: card})
+    env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
+    return cache, env, side
+
+
+def test_hub_card_with_its_sidecar_at_the_same_commit_lints_clean(compact_hub):
+    cache, env, side = compact_hub
+    _add_file(cache, "example-org/compact", COMMIT, "kld_evaluation.json", side)
+    proc = run_subprocess("lint", "hf://example-org/compact", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "All checks passed (1 card, no findings)." in proc.stdout
+
+
+def test_hub_sidecar_with_another_sha256_is_kld012_and_comes_from_the_cards_commit(compact_hub):
+    cache, env, side = compact_hub
+    _add_file(cache, "example-org/compact", COMMIT, "kld_evaluation.json", side + b" ")
+    _add_file(cache, "example-org/compact", OLD_COMMIT, "kld_evaluation.json", side)
+    proc = run_subprocess("lint", "-o", "json", "hf://example-org/compact", env=env)
+    assert proc.returncode == 1, proc.stderr
+    errors = json.loads(proc.stdout)["errors"]
+    assert [e["rule_id"] for e in errors] == ["KLD012"]
+    assert errors[0]["file"] == "hf://example-org/compact/README.md"
+    # pinned to the older commit: its own sidecar, not main's
+    proc = run_subprocess("lint", f"hf://example-org/compact@{OLD_COMMIT}", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_hub_sidecar_the_hub_said_is_missing_is_kld011(compact_hub):
+    cache, env, _ = compact_hub
+    # what huggingface_hub writes when the Hub answers 404 for a file at a commit
+    marker = cache / "models--example-org--compact" / ".no_exist" / COMMIT / "kld_evaluation.json"
+    marker.parent.mkdir(parents=True)
+    marker.touch()
+    proc = run_subprocess("lint", "-o", "json", "hf://example-org/compact", env=env)
+    assert proc.returncode == 1, proc.stderr  # a warning fails at the default fail level
+    errors = json.loads(proc.stdout)["errors"]
+    assert [e["rule_id"] for e in errors] == ["KLD011"]
+    assert "not next to the card" in errors[0]["message"]
+
+
+def test_hub_sidecar_offline_and_not_cached_is_one_line_exit_2(compact_hub):
+    _, env, _ = compact_hub
+    proc = run_subprocess("lint", "hf://example-org/compact", env=env)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"kldcard: error: hf://example-org/compact (at {COMMIT[:12]}): kld_evaluation.json is not in the local "
+        "Hugging Face cache and HF_HUB_OFFLINE is set; download it once while online\n"
+    )
+
+
+def test_hub_sidecar_outside_the_repository_is_not_fetched_and_is_kld011(compact_hub, tmp_path):
+    cache, env, side = compact_hub
+    card, _ = _compact_card()
+    evil = card.replace(b"file: kld_evaluation.json", b"file: ../../../outside.json")
+    assert evil != card
+    _populate_cache(tmp_path / "other", "example-org/evil", {COMMIT: evil})
+    env = {**env, "HF_HUB_CACHE": str(tmp_path / "other")}
+    proc = run_subprocess("lint", "-o", "json", "hf://example-org/evil", env=env)
+    assert proc.returncode == 1, proc.stderr
+    errors = json.loads(proc.stdout)["errors"]
+    assert [e["rule_id"] for e in errors] == ["KLD011"], proc.stderr
+    assert "not a path inside the card's repository" in errors[0]["message"]

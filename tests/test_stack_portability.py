@@ -161,6 +161,72 @@ def test_card_check_skips_malformed_blocks(block):
     assert check_cross_stack(block) == []
 
 
+def _acknowledging(block: dict, *coordinates: str) -> dict:
+    block["candidates"][1]["cross_stack"] = {"coordinates": list(coordinates), "reason": "the deployment stack"}
+    return block
+
+
+def test_card_check_is_quiet_for_exactly_the_acknowledged_coordinates():
+    block = _card_block(attention_backend="flashinfer", tensor_parallel=2)
+    assert check_cross_stack(_acknowledging(block, "attention_backend", "tensor_parallel")) == []
+    # an unacknowledged difference still warns
+    found = check_cross_stack(_acknowledging(block, "attention_backend"))
+    assert [p for p, _ in found] == ["/kld_evaluation/candidates/1/runtime/tensor_parallel"]
+    # the acknowledgement belongs to its candidate: the first one's differences are not covered by it
+    block["candidates"][0]["runtime"]["kv_cache_dtype"] = "f16"
+    assert [p for p, _ in check_cross_stack(block)] == ["/kld_evaluation/candidates/0/runtime/kv_cache_dtype",
+                                                        "/kld_evaluation/candidates/1/runtime/tensor_parallel"]
+
+
+@pytest.mark.parametrize(("coordinate", "why"), [
+    ("tensor_parallel", "does not differ from the reference's there"),
+    ("weights_dtype", "quantization under test"),
+    ("attn_backend", "not a coordinate KLD207 compares"),
+    ("engine_version", "KLD207 reports engine, which covers it"),
+])
+def test_card_check_reports_an_acknowledged_difference_that_does_not_exist(coordinate, why):
+    block = _acknowledging(_card_block(attention_backend="flashinfer", engine="sglang", engine_version="0.4"),
+                           "engine", "attention_backend", coordinate)
+    found = check_cross_stack(block)
+    assert [p for p, _ in found] == ["/kld_evaluation/candidates/1/cross_stack/coordinates/2"]
+    assert f"acknowledges a stack difference in {coordinate}" in found[0][1] and why in found[0][1]
+    assert "the differences found: attention_backend, engine" in found[0][1]
+
+
+def test_an_acknowledged_card_lints_clean_and_says_so_when_rendered(tmp_path):
+    import yaml
+    from helpers_lint import EXAMPLES
+
+    from kldcard.lint.runner import lint_card
+    from kldcard.render.section import render_section
+    from kldcard.schema import KldEvaluation
+
+    text = (EXAMPLES / "KLD207-cross-stack-comparison.md").read_text(encoding="utf-8")
+    ack = ("    cross_stack:\n      coordinates: [engine, attention_backend]\n"
+           "      reason: llama.cpp is what this file is for\n")
+    acked = text.replace("    calibration:\n      dataset: bartowski", ack + "    calibration:\n      dataset: bartowski", 1)
+    card = tmp_path / "README.md"
+    card.write_text(acked, encoding="utf-8")
+    assert lint_card(card).findings == []
+    card.write_text(acked.replace("[engine, attention_backend]", "[engine]"), encoding="utf-8")
+    findings = lint_card(card).findings
+    assert [f.rule_id for f in findings] == ["KLD207"] and "attention_backend differs" in findings[0].message
+
+    ev = KldEvaluation.model_validate(yaml.safe_load(acked.split("---\n")[1])["kld_evaluation"])
+    section = render_section(ev)
+    assert ("Q4_K_M was measured on llama.cpp against a transformers reference, on purpose (llama.cpp is what this "
+            "file is for; engine transformers vs llama.cpp, attention_backend sdpa vs flash-attn on): its KLD "
+            "includes the stack difference") in " ".join(section.split())
+    assert "measured across stacks on purpose (engine, attention_backend)" in section
+    assert "ran on another stack than the reference, so" not in section  # the unacknowledged bullet
+    # the Hub shows model-index without the section: the headline metric says it there too
+    from kldcard.card.model_index import candidate_result
+
+    headline = candidate_result(ev, ev.candidates[0])["metrics"][0]
+    assert "on another stack (transformers reference, llama.cpp candidate)" in headline["name"]
+    assert headline["args"]["cross_stack"] == "engine, attention_backend"
+
+
 def test_rule_definition_is_complete():
     assert set(CROSS_STACK_RULE) == {"code", "name", "severity", "summary", "what", "why", "example", "fix"}
     assert CROSS_STACK_RULE["name"] == "cross-stack-comparison"

@@ -126,6 +126,9 @@ class Card:
     front_matter_span: tuple[int, int] | None  # (start, end) offsets of the YAML text inside ``text``
     _node: yaml.Node | None = field(default=None, repr=False)
     _yaml_line: int = 1  # 1-based line where the YAML text starts
+    # a Hub card's files fetched from its repo at the card's commit (path in the repo -> local path,
+    # None: the repo has none); local cards find theirs next to ``path``
+    repo_files: dict[str, Path | None] = field(default_factory=dict, repr=False)
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """1-based (line, column) of the deepest existing node along an RFC 6901 ``pointer``.

@@ -43,36 +43,53 @@ def parse_spec(text: str) -> HubSpec:
 def fetch_card(text: str, *, local_files_only: bool = False) -> Path:
     """Local path of the repo's README.md (from the cache when offline or ``local_files_only``)."""
     spec = parse_spec(text)
-    from huggingface_hub import constants, hf_hub_download
+    path = _download(spec, "README.md", spec.revision, local_files_only)
+    if path is None:
+        raise InputError(f"{spec}: the repository has no README.md (no model card)")
+    return path
+
+
+def fetch_repo_file(text: str, filename: str, *, revision: str | None, local_files_only: bool = False) -> Path | None:
+    """Local path of ``filename`` in the card's repo at ``revision`` (pass the commit the card was read
+    at, so both come from one commit), through the same cache; None when the repo has no such file
+    there, as the Hub says or as the cache remembers it saying (``.no_exist``). Offline and not cached
+    is an :class:`InputError`: nobody can tell whether the file is there."""
+    spec = parse_spec(text)
+    return _download(spec, filename, revision or spec.revision, local_files_only)
+
+
+def _download(spec: HubSpec, filename: str, revision: str | None, local_files_only: bool) -> Path | None:
+    from huggingface_hub import _CACHED_NO_EXIST, constants, hf_hub_download, try_to_load_from_cache
     from huggingface_hub import errors as hf_errors
 
     offline = local_files_only or constants.HF_HUB_OFFLINE
+    at = f"{spec}" + (f" (at {revision[:12]})" if revision and revision != spec.revision else "")
     try:
-        return Path(
-            hf_hub_download(spec.repo_id, "README.md", revision=spec.revision, local_files_only=local_files_only)
-        )
+        return Path(hf_hub_download(spec.repo_id, filename, revision=revision, local_files_only=local_files_only))
     except hf_errors.GatedRepoError:
         raise InputError(f"{spec}: gated repository; accept its terms on the Hub and log in (hf auth login)") from None
     except hf_errors.RepositoryNotFoundError:
         raise InputError(f"{spec}: repository not found (or private: log in with `hf auth login`)") from None
     except hf_errors.RevisionNotFoundError:
-        raise InputError(f"{spec}: revision {spec.revision!r} not found") from None
+        raise InputError(f"{spec}: revision {revision!r} not found") from None
     except hf_errors.LocalEntryNotFoundError:
+        # an earlier online request may have found the file missing at this commit
+        if try_to_load_from_cache(spec.repo_id, filename, revision=revision) is _CACHED_NO_EXIST:
+            return None
         if offline:
             why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else "--offline was given"
             raise InputError(
-                f"{spec}: README.md is not in the local Hugging Face cache and {why}; "
-                "download it once while online"
+                f"{at}: {filename} is not in the local Hugging Face cache and {why}; download it once while online"
             ) from None
-        raise InputError(f"{spec}: cannot reach the Hugging Face Hub and README.md is not cached") from None
+        raise InputError(f"{at}: cannot reach the Hugging Face Hub and {filename} is not cached") from None
     except hf_errors.EntryNotFoundError:
-        raise InputError(f"{spec}: the repository has no README.md (no model card)") from None
+        return None
     except hf_errors.HFValidationError as exc:
         raise InputError(f"{spec}: invalid repository id or revision: {str(exc).splitlines()[0]}") from None
     except hf_errors.HfHubHTTPError as exc:
         raise InputError(f"{spec}: Hub request failed: {str(exc).splitlines()[0]}") from None
     except OSError as exc:
-        raise InputError(f"{spec}: cannot download README.md: {exc}") from None
+        raise InputError(f"{spec}: cannot download {filename}: {exc}") from None
 
 
 def read_repo_list(path: str | Path) -> list[str]:
@@ -107,6 +124,7 @@ class CardCache:
     def __init__(self, *, local_files_only: bool = False) -> None:
         self.local_files_only = local_files_only
         self._paths: dict[HubSpec, Path] = {}
+        self._files: dict[tuple[str, str | None, str], Path | None] = {}
         self.fetches = 0
 
     def fetch(self, text: str) -> tuple[Path, str | None]:
@@ -116,3 +134,10 @@ class CardCache:
             self.fetches += 1
         path = self._paths[spec]
         return path, snapshot_revision(path)
+
+    def fetch_file(self, text: str, filename: str, revision: str | None) -> Path | None:
+        """:func:`fetch_repo_file`, once per (repo, commit, file) in this run."""
+        key = (parse_spec(text).repo_id, revision, filename)
+        if key not in self._files:
+            self._files[key] = fetch_repo_file(text, filename, revision=revision, local_files_only=self.local_files_only)
+        return self._files[key]

@@ -81,8 +81,12 @@ def _provenance(ev: KldEvaluation, c: Candidate) -> dict[str, Any]:
         "tokens": ev.evaluation_text.n_tokens,
         "tool": f"kldcard {__version__}",
         "units": "nats",
-        "vocabulary": ev.vocabulary.truncation,
+        "vocabulary": (c.vocabulary or ev.vocabulary).truncation,
     }
+    if c.vocabulary and c.vocabulary.top_k:  # a served candidate: the truncated KLD, and how
+        args["vocabulary"] = f"top-{c.vocabulary.top_k}, tail {c.vocabulary.tail}"
+    if c.cross_stack:  # measured across stacks on purpose: the Hub's reader sees it next to the number
+        args["cross_stack"] = ", ".join(c.cross_stack.coordinates)
     if ref.revision:
         args["reference_revision"] = ref.revision
     if ref.sha256:
@@ -106,6 +110,8 @@ def _metric(mtype: str, name: str, value: Num, args: dict[str, Any]) -> dict[str
 def candidate_result(ev: KldEvaluation, c: Candidate, *, source_url: str | None = None) -> dict[str, Any]:
     """One model-index result (task, dataset, metrics[, source]) for candidate ``c``."""
     ref_label = f"{ev.reference.dtype.upper()} reference"
+    if c.cross_stack:
+        ref_label += f" on another stack ({ev.reference.runtime.engine} reference, {c.runtime.engine} candidate)"
     r = c.results
     fwd = {"direction": "KL(P_ref || P_cand)", "log_base": "e", "units": "nats", "candidate": c.name}
     metrics = [

@@ -38,6 +38,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--reference-capture", metavar="DIR", help="an existing reference capture instead of --reference")
     p.add_argument("--candidate", metavar="[NAME=]ENGINE:PATH", action="append", default=[],
                    help="a candidate (repeat); NAME defaults to the file or directory name")
+    p.add_argument("--cross-stack", metavar="NAME=COORD[,COORD...]:REASON", action="append", default=[],
+                   help="candidate NAME is measured on another stack than the reference on purpose, differing in "
+                   "these coordinates (as KLD207 names them) for REASON; the card says so (repeat per candidate)")
     p.add_argument("--text", metavar="FILE", help="the evaluation text")
     p.add_argument("--text-name", metavar="NAME", help="the text's name in the card")
     p.add_argument("--text-url", metavar="URL", help="where the text comes from")
@@ -61,7 +64,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return p
 
 
+def _cross_stack(project, specs: list[str]):
+    """``project`` with each ``--cross-stack NAME=COORD[,COORD...]:REASON`` set on its candidate."""
+    from kldcard.schema import CrossStack
+
+    named = {}
+    for spec in specs:
+        name, eq, rest = spec.partition("=")
+        coords, colon, reason = rest.partition(":")
+        coordinates = [c.strip() for c in coords.split(",") if c.strip()]
+        if not (eq and colon and name and coordinates and reason.strip()):
+            raise UsageError(f"--cross-stack {spec!r}: give NAME=COORD[,COORD...]:REASON, e.g. "
+                             "mlx-4bit=engine,attention_backend:the MLX build is what Mac users run")
+        named[name] = CrossStack(coordinates=coordinates, reason=reason.strip())
+    unknown = sorted(set(named) - {c.name for c in project.candidates})
+    if unknown:
+        raise UsageError(f"--cross-stack names no candidate: {', '.join(unknown)} "
+                         f"(candidates: {', '.join(c.name for c in project.candidates)})")
+    if not named:
+        return project
+    cands = [c.model_copy(update={"cross_stack": named[c.name]}) if c.name in named else c for c in project.candidates]
+    return project.model_copy(update={"candidates": cands})
+
+
 def _project(args: argparse.Namespace):
+    return _cross_stack(_project_of(args), args.cross_stack)
+
+
+def _project_of(args: argparse.Namespace):
     from kldcard.evaluate.project import Project, load_project
 
     if args.project:
@@ -114,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     result = evaluate(project, say=lambda s: print(s, file=sys.stderr), progress=not args.no_progress)
     for c in result.candidates:
         print(f"{c.name}\t{'cached' if c.cached else 'evaluated'}\t{c.result_path}")
+    for e in result.served:  # no result file: asked again every run, kept only on the card
+        print(f"{e['name']}\tserved\t-")
     extra = [f for f in (result.plot,) if f is not None]
     if result.card is not None and result.evaluation is not None and result.evaluation.candidates:
         from kldcard.render.metadata import SIDECAR_FILE

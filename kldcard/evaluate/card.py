@@ -32,6 +32,8 @@ def disclosures_for(p, outcomes, parity: dict | None):
         cd = dict(cands.get(c.name) or {})
         if c.calibration is not None:
             cd.setdefault("calibration", c.calibration)
+        if c.cross_stack is not None:
+            cd.setdefault("cross_stack", c.cross_stack.model_dump())
         model = dict(cd.get("model") or {})
         info = by_name[c.name].quantization if c.name in by_name else None
         stated = c.quantization or quantization_label(info)
@@ -65,8 +67,24 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
     from kldcard.render.evaluation import evaluation_from_results
     from kldcard.render.update import update_card
 
-    evaluation = evaluation_from_results(results, overrides=disclosures_for(p, outcome.candidates, parity),
-                                         ranking=outcome.ranking)
+    overrides = disclosures_for(p, outcome.candidates, parity)
+    served = getattr(outcome, "served", [])
+    if served:  # their entries are built already (kldcard.evaluate.served); the results cover the rest
+        if not results:
+            from kldcard.errors import InputError
+
+            raise InputError("a card needs at least one local candidate next to served ones")
+        names = {e["name"] for e in served}
+        overrides = overrides.model_copy(update={"candidates": {k: v for k, v in overrides.candidates.items()
+                                                                if k not in names}})
+    evaluation = evaluation_from_results(results, overrides=overrides, ranking=outcome.ranking)
+    if served:
+        from kldcard.schema import KldEvaluation
+
+        data = evaluation.model_dump(mode="json")
+        order = [c.name for c in p.candidates]
+        data["candidates"] = sorted([*data["candidates"], *served], key=lambda e: order.index(e["name"]))
+        evaluation = KldEvaluation.model_validate(data)
     card = p.path(p.card)
     plot = p.path(p.plot) if p.plot else None
     if plot is not None and importlib.util.find_spec("matplotlib") is None:

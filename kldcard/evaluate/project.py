@@ -5,7 +5,11 @@
     reference: {engine: llama.cpp, model: model-bf16.gguf}  # or {capture: DIR}, or {basefile: FILE.kld}
     candidates:
       - {name: model-Q8_0, engine: llama.cpp, model: model-Q8_0.gguf}
-      - {name: model-mlx-4bit, engine: mlx, model: mlx-4bit/, calibration: {none: true}}
+      - {name: model-mlx-4bit, engine: mlx, model: mlx-4bit/, calibration: {none: true},
+         cross_stack: {coordinates: [engine, attention_backend, compute_dtype, kv_cache_dtype],
+                       reason: the MLX build is what Apple-silicon users run}}   # see KLD207
+      - {name: model-served, engine: openai, server: 'http://127.0.0.1:8080', model: served-name, top_k: 20,
+         vocab_gguf: model-Q4_K_M.gguf, cross_stack: {...}}   # top-k log-probabilities: the truncated KLD
     text: {path: wiki.test.raw, name: WikiText-2 (raw, test),
            source: {dataset: Salesforce/wikitext, config: wikitext-2-raw-v1, split: test, revision: <40-hex>}}
     positions: every:32        # all | every:N[@OFFSET] | second-half | list:1,5,9
@@ -18,6 +22,8 @@
     plot: kld_per_position.png # optional
     cache: .kldcard-cache      # content-addressed results; a rerun evaluates only what changed
 
+A served candidate (``engine: openai``) is asked for the prompt's top-k log-probabilities in one
+request: the truncated KLD, with its own vocabulary disclosure (:mod:`kldcard.evaluate.served`).
 Relative paths are relative to the project file. Flags of ``kldcard evaluate`` build the same
 :class:`Project` for the common case (one reference, N candidates, one text).
 """
@@ -26,12 +32,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
 from kldcard.errors import InputError
-from kldcard.schema import RecordModel
+from kldcard.schema import CrossStack, RecordModel
 
 __all__ = ["CandidateSpec", "ModelSpec", "Project", "TextSpec", "load_project"]
 
@@ -58,6 +64,24 @@ class CandidateSpec(ModelSpec):
     calibration: dict[str, Any] | None = Field(None, description="calibration disclosure (default: the project's)")
     quantization: str | None = Field(None, description="what the card states (default: read from the file)")
     keep: str | None = Field(None, description="also store this candidate's logits here (a capture, bf16)")
+    cross_stack: CrossStack | None = Field(
+        None, description="run on another stack than the reference on purpose: {coordinates: [engine, ...], "
+        "reason: ...}; the card states it and KLD207 stays quiet for exactly these coordinates")
+    server: str | None = Field(None, description="engine openai: base URL of the OpenAI-compatible server that "
+                               "serves this candidate (model: the served model name)")
+    top_k: int | None = Field(None, ge=1, description="engine openai: log-probabilities the server returns per position")
+    tail: Literal["lumped", "union-renormalised"] = Field(
+        "lumped", description="engine openai: how the unreported tail enters the KLD (lumped: a lower bound)")
+    vocab_gguf: str | None = Field(None, description="engine openai, llama-cpp-python: the served GGUF, to map the "
+                                   "server's token strings back to ids exactly (and read its quantization)")
+
+    @model_validator(mode="after")
+    def _served(self) -> CandidateSpec:
+        if (self.engine == "openai") != (self.server is not None):
+            raise ValueError("a served candidate has engine: openai and server: URL (both or neither)")
+        if self.server is not None and self.top_k is None:
+            raise ValueError("a served candidate needs top_k (log-probabilities per position)")
+        return self
 
 
 class TextSpec(RecordModel):

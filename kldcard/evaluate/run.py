@@ -54,6 +54,7 @@ class EvaluateResult:
     ranking: Any = None
     seconds: float = 0.0
     evaluation: Any = None  # the KldEvaluation rendered into the card
+    served: list[dict] = field(default_factory=list)  # card entries of served candidates (kldcard.evaluate.served)
 
     @property
     def evaluated(self) -> list[str]:
@@ -196,14 +197,16 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
                             "token_ids": m.token_ids_sha256, "positions": m.positions_sha256,
                             "align_vocab": p.align_vocab, "bootstrap": [p.bootstrap, p.seed], "keep": c.keep})
 
-    pending = [c for c in p.candidates if ref is None or not cache.has_result(cand_key(c, ref))]
+    pending = [c for c in p.candidates if not c.server and (ref is None or not cache.has_result(cand_key(c, ref)))]
+    n_served = sum(1 for c in p.candidates if c.server)
     say(f"kldcard evaluate: reference {'cached' if ref_cached else 'to capture'}, {len(p.candidates)} candidate(s), "
-        f"{len(p.candidates) - len(pending)} cached, {len(pending)} to evaluate (cache: {cache.root})")
+        f"{len(p.candidates) - n_served - len(pending)} cached, {len(pending)} to evaluate"
+        + (f", {n_served} served (asked again)" if n_served else "") + f" (cache: {cache.root})")
 
     # 2. token parity (only when something runs: cached results were checked when they were made) ----
     parity = None
     specs = [(c.engine, c.model) for c in ([] if p.reference.capture or p.reference.basefile else [p.reference])
-             + list(p.candidates)
+             + [c for c in p.candidates if not c.server]  # a server's ids are checked against the reference's
              if c.engine and c.model]
     if specs:
         par_key = content_key({"parity": [(e, cache.files_sha256(p.path(m))) for e, m in specs], "text": text_sha})
@@ -235,6 +238,13 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
         from kldcard.capture.quantization import model_quantization
 
         for c in p.candidates:
+            if c.server:  # asked again every run: weights behind a URL are not content-addressable
+                from kldcard.evaluate.served import evaluate_served
+
+                t = time.perf_counter()
+                out.served.append(evaluate_served(c, p, ref, cache.root / "served" / content_key({"served": c.name})))
+                say(f"{c.name}: served, top-{c.top_k} log-probabilities ({time.perf_counter() - t:.1f} s)")
+                continue
             key = cand_key(c, ref)
             js, npz = cache.result_paths(key)
             quant = model_quantization(p.path(c.model)) if c.model else None

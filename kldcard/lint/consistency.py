@@ -328,11 +328,14 @@ def check_top_k_claimed_full(raw: dict[Any, Any]) -> Check:
     if vocab.get("truncation") != "full":
         return
     evidence = None
+    # a served candidate that discloses its own top-k vocabulary is not evidence against the block's
+    own = {i for i, c in enumerate(_list(raw.get("candidates")))
+           if _dict(_dict(c).get("vocabulary")).get("truncation") == "top-k"}
     if vocab.get("top_k") is not None:
         evidence = f"vocabulary.top_k is {vocab.get('top_k')!r}"
     else:
         for path, text in _strings(raw):
-            if path == ("vocabulary", "truncation"):
+            if path == ("vocabulary", "truncation") or (len(path) > 1 and path[0] == "candidates" and path[1] in own):
                 continue
             if path and path[-1] == "engine" and text.lower().startswith("openai-server"):
                 evidence = f"{'.'.join(map(str, path))} is {text!r} (an OpenAI-compatible server returns only the top k)"
@@ -389,16 +392,30 @@ def _local_dir(card: Card) -> Path | None:
 
 
 def check_sidecar(card: Card, raw: dict[Any, Any]) -> Check:
-    """KLD011 / KLD012: the sidecar of a compact block is next to a local card, with the recorded sha256."""
+    """KLD011 / KLD012: the sidecar of a compact block is next to the card (a local file, or a Hub card's
+    repo file fetched at the card's commit into ``card.repo_files``), with the recorded sha256."""
+    from kldcard.card.hub import is_hub_spec
+
     side = _dict(raw.get("sidecar"))
     name, sha = side.get("file"), side.get("sha256")
-    where = _local_dir(card)
-    if not isinstance(name, str) or not name or where is None:
+    if not isinstance(name, str) or not name:
         return
-    path = where / name
-    if not path.is_file():
-        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card",
-               _ptr(BLOCK_KEY, "sidecar", "file"))
+    where = _local_dir(card)
+    pointer = _ptr(BLOCK_KEY, "sidecar", "file")
+    if where is not None:
+        path: Path | None = where / name
+        if not path.is_file():
+            path = None
+    elif is_hub_spec(card.path):
+        if name not in card.repo_files:  # not fetched: the runner fetches only paths inside the repo
+            yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not a path inside the card's repository",
+                   pointer)
+            return
+        path = card.repo_files[name]
+    else:
+        return  # text without a place (stdin): nothing is next to it
+    if path is None:
+        yield ("KLD011", f"the sidecar {name} named by kld_evaluation is not next to the card", pointer)
         return
     from kldcard.files import sha256_file
 

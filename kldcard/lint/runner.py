@@ -65,21 +65,40 @@ def lint_card(
     :class:`~kldcard.errors.UsageError` for an unknown rule code. The file is only read, never written.
     """
     name = str(path_or_url)
-    if hub.is_hub_spec(name):
-        if cache is not None:
-            local, _ = cache.fetch(name)
-        else:
-            local = hub.fetch_card(name, local_files_only=local_files_only)
-        name = f"{hub.parse_spec(name)}/README.md"
-    else:
-        local = path_or_url
+    if not hub.is_hub_spec(name):
+        enabled = enabled_codes(select, ignore, config, extend_select=extend_select, file=name)
+        return lint_text(read_bytes(path_or_url), name, enabled)
+    spec = name
+    cache = cache or hub.CardCache(local_files_only=local_files_only)
+    local, commit = cache.fetch(spec)
+    name = f"{hub.parse_spec(spec)}/README.md"
     enabled = enabled_codes(select, ignore, config, extend_select=extend_select, file=name)
-    return lint_text(read_bytes(local), name, enabled)
+    card = parse_card(read_bytes(local), name)
+    # the card's sidecar is next to it in the repo: fetched from the same commit, then checked as locally
+    side = _hub_sidecar_name(card.metadata)
+    if side is not None and enabled & {"KLD011", "KLD012"}:
+        card.repo_files[side] = cache.fetch_file(spec, side, commit)
+    return _lint_parsed(card, enabled)
+
+
+def _hub_sidecar_name(metadata: dict[str, Any]) -> str | None:
+    """The sidecar a card names (``kld_evaluation.sidecar.file``) when it is a plain path inside the repo."""
+    block = metadata.get("kld_evaluation")
+    side = block.get("sidecar") if isinstance(block, dict) else None
+    file = side.get("file") if isinstance(side, dict) else None
+    if not isinstance(file, str) or not file or "\\" in file or file.startswith("/"):
+        return None
+    parts = file.split("/")
+    return None if any(p in ("", ".", "..") for p in parts) else file
 
 
 def lint_text(data: bytes, name: str, enabled: set[str]) -> LintResult:
     """Lint card bytes already read (``name`` is what findings call the file)."""
-    card = parse_card(data, name)
+    return _lint_parsed(parse_card(data, name), enabled)
+
+
+def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
+    name = card.path
     findings, block = check_structured(card, enabled)
     prose = [f for f in check_prose(card, block, enabled) if f.rule_id in enabled]
     found = _with_subjects(card, unique_sorted([*findings, *prose]))

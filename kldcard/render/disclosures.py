@@ -20,6 +20,9 @@ Disclosures file (YAML or JSON)::
       model-Q4_K_M:
         model: {model: owner/name-GGUF, quantization: q4_k_m}
         calibration: {dataset: owner/calib, sha256: <hex>, n_tokens: 100000, overlaps_evaluation_text: false}
+      model-mlx-4bit:                           # run on MLX against a llama.cpp reference, on purpose
+        cross_stack: {coordinates: [engine, attention_backend, compute_dtype, kv_cache_dtype],
+                      reason: the MLX build is what Apple-silicon users run}
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ class ReferenceDisclosure(RecordModel):
 class CandidateDisclosure(RecordModel):
     model: dict[str, Any] | None = Field(None, description="CandidateModel fields (model, revision, sha256, quantization)")
     calibration: dict[str, Any] | None = None
+    cross_stack: dict[str, Any] | None = Field(
+        None, description="measured on another stack than the reference on purpose: {coordinates: [...], reason}")
 
 
 class Disclosures(RecordModel):

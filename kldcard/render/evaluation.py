@@ -132,7 +132,8 @@ def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosu
         if r.candidate.stack is None:
             raise InputError(f"{r.candidate_path}: the candidate capture records no runtime stack; recapture it")
         cands.append({"name": cname, "model": model, "runtime": r.candidate.stack.model_dump(),
-                      "calibration": cal, "results": r.to_card_results().model_dump()})
+                      "calibration": cal, "results": r.to_card_results().model_dump(),
+                      **({"cross_stack": cd.cross_stack} if cd.cross_stack else {})})
     unknown = sorted(set(d.candidates) - {c["name"] for c in cands})
     if unknown:
         raise InputError(

@@ -154,7 +154,7 @@ def compact_model_index_results(ev: KldEvaluation, *, source_url: str | None = N
                 continue
             args = {k: v for k, v in m["args"].items()
                     if k in ("candidate", "direction", "units", "statistic", "stderr", "ci_low", "ci_high", "ci_level",
-                             "reference_sha256", "reference_revision", "tool")}
+                             "reference_sha256", "reference_revision", "tool", "cross_stack")}
             metrics.append({**m, "args": args})
         # each result in three lines (task, dataset, metrics): at most 20 front-matter lines a candidate
         out.append(_flow_leaves({**full, "dataset": ds, "metrics": metrics}, limit=3))

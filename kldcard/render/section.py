@@ -24,6 +24,7 @@ from kldcard import __version__
 from kldcard.card.model_index import percentile_label, percentile_value
 from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
 from kldcard.errors import InputError
+from kldcard.render.caveats import on_purpose_text, own_vocabulary_text
 from kldcard.render.uncertainty import (
     comparison_context,
     confidence_rows,
@@ -133,7 +134,10 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
         source = src.url
     parity = text.tokenizer_parity
     runtime = [f"reference: {stack_text(ref.runtime)}"] + [
-        f"{c.name}: {_candidate_stack_text(c.runtime, ref.runtime)}" for c in ev.candidates
+        f"{c.name}: {_candidate_stack_text(c.runtime, ref.runtime)}"
+        + (f"; measured across stacks on purpose ({', '.join(c.cross_stack.coordinates)}): {c.cross_stack.reason}"
+           if c.cross_stack else "")
+        for c in ev.candidates
     ]
     calibration = []
     for c in ev.candidates:
@@ -186,7 +190,8 @@ def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
             "KL direction",
             "; ".join(DIRECTION_TEXT[d] for d in ev.direction.reported) + "; natural log (nats)",
         ),
-        ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"),
+        ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"
+         + "".join(f"\n{c.name}: {own_vocabulary_text(c)}" for c in ev.candidates if c.vocabulary)),
         (
             "Aggregation",
             f"{agg.statistic} over scored positions; median; percentiles {pcts}; uncertainty: {uncertainty}; "
@@ -256,7 +261,9 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
     ``percentile_labels``, ``more_percentiles`` (percentiles beyond p99/p99.9 exist), ``has_n_eff``,
     ``has_confidence``, ``has_top_k`` (candidate rows then carry n_eff, confidence[], top_k[]),
     ``comparison`` (:func:`kldcard.render.uncertainty.comparison_context` or None), ``cross_stack``
-    (names of candidates run on another stack than the reference), ``interval`` (how the bracket after the mean
+    (names of candidates run on another stack than the reference without saying so), ``cross_stack_on_purpose``
+    (one sentence per candidate whose ``cross_stack`` says it was measured across stacks on purpose),
+    ``own_vocabulary`` (one per served candidate with its own top-k vocabulary treatment), ``interval`` (how the bracket after the mean
     was computed), ``reference`` (escaped name), ``text_name``, ``n_scored``, ``plot`` (relative path
     or None) and ``evaluation`` (the whole validated block as plain JSON-like data).
     """
@@ -280,7 +287,11 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "has_reverse": "reverse" in ev.direction.reported or any(c.results.reverse_kld for c in ev.candidates),
         "has_js": "js" in ev.direction.reported or any(c.results.js for c in ev.candidates),
         "has_ranges": any(c.results.ranges for c in ev.candidates),
-        "cross_stack": [md_cell(c.name) for c in ev.candidates if not _same_stack(c.runtime, ev.reference.runtime)],
+        "cross_stack": [md_cell(c.name) for c in ev.candidates
+                        if not c.cross_stack and not _same_stack(c.runtime, ev.reference.runtime)],
+        "cross_stack_on_purpose": [md_cell(on_purpose_text(c, ev.reference.runtime)) for c in ev.candidates
+                                   if c.cross_stack],
+        "own_vocabulary": [md_cell(f"{c.name}: {own_vocabulary_text(c)}") for c in ev.candidates if c.vocabulary],
         "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
         "plot": md_cell(plot) if plot else None,
         "evaluation": ev.model_dump(mode="json"),

@@ -36,6 +36,11 @@ GPU_BACKENDS = ("cuda", "rocm")
 # what is being measured. Pass this as ``ignore`` there.
 QUANTIZATION_UNDER_TEST = ("weights_dtype",)
 _SCHEMA_DEFAULTS = {"tensor_parallel": 1, "device_count": 1}
+# Every coordinate :func:`stack_differences` compares for a card's candidate (``sm_count`` may be derived
+# from the device name). A card's ``cross_stack.coordinates`` names some of these.
+STACK_COORDINATES = ("backend", "device", "chip_family", "sm_count", "compute_capability",
+                     "attention_backend", "engine", "engine_version", "engine_build", "tensor_parallel",
+                     "weights_dtype", "compute_dtype", "kv_cache_dtype", "prefill_chunk", "n_ubatch")
 
 
 @dataclass(frozen=True)
@@ -289,7 +294,11 @@ CROSS_STACK_RULE: dict[str, str] = dict(
     "arithmetic: backend and device (on GPUs, an SM count for which FlashAttention 2 predicts other "
     "split counts, or another compute capability), attention backend, engine and its version or build, "
     "tensor-parallel degree, compute and KV-cache dtypes, prefill chunk and micro-batch. The candidate's "
-    "`weights_dtype` is the quantization under test and is not flagged.",
+    "`weights_dtype` is the quantization under test and is not flagged. A candidate measured across stacks "
+    "on purpose (an MLX file against a llama.cpp reference) says so in `cross_stack`: the coordinates it "
+    "knowingly differs in and why. Those coordinates are not flagged (the rendered section states the "
+    "comparison in its prose and runtime row); any other difference still is, and an acknowledged coordinate "
+    "that does not differ, or is not one of the coordinates above, is reported as a misstatement.",
     why="A reference capture is a fixed target only for the stack that produced it. Attention kernels "
     "split and round the softmax differently on other GPUs, backends, engine builds and TP degrees, so "
     "the same bf16 weights give different logits. A KLD across stacks mixes the quantization error with "
@@ -301,7 +310,12 @@ CROSS_STACK_RULE: dict[str, str] = dict(
     fix="  reference:\n    runtime:\n      engine: vllm\n      device: NVIDIA H200\n      sm_count: 132\n"
     "      attention_backend: flash_attention_2\n      tensor_parallel: 1\n  candidates:\n  - runtime:\n"
     "      engine: vllm\n      device: NVIDIA H200\n      sm_count: 132\n      attention_backend: flash_attention_2\n"
-    "      tensor_parallel: 1\n",
+    "      tensor_parallel: 1\n"
+    "# or, when the other stack is the point (the KLD then includes the stack difference, and the card says so):\n"
+    "  - runtime:\n      engine: vllm\n      device: NVIDIA B200\n      sm_count: 148\n"
+    "      attention_backend: flashinfer\n      tensor_parallel: 2\n"
+    "    cross_stack:\n      coordinates: [sm_count, attention_backend, tensor_parallel]\n"
+    "      reason: the deployment stack this file is published for\n",
 )
 
 
@@ -337,11 +351,58 @@ def check_cross_stack(block: Any, prefix: str = "/kld_evaluation") -> list[tuple
             continue
         name = cand.get("name")
         label = f"candidate {name!r}" if isinstance(name, str) else f"candidate {i}"
-        for d in stack_differences(ref_rt, rt, lengths=lengths, ignore=QUANTIZATION_UNDER_TEST):
+        acknowledged = acknowledged_coordinates(cand)
+        diffs = stack_differences(ref_rt, rt, lengths=lengths, ignore=QUANTIZATION_UNDER_TEST)
+        for d in diffs:
+            if d.coordinate in acknowledged:
+                continue  # the card says so on purpose (cross_stack), and render states it
             field = d.coordinate if d.coordinate in rt else "device"
             pointer = f"{prefix}/candidates/{i}/runtime" + (f"/{field}" if field in rt else "")
             out.append((pointer, f"{label} was measured on another stack than the reference: {d.message}"))
+        out.extend(_stale_acknowledgements(cand, diffs, label, f"{prefix}/candidates/{i}/cross_stack/coordinates"))
     return out
+
+
+def acknowledged_coordinates(candidate: Any) -> set[str]:
+    """The coordinates a raw candidate's ``cross_stack`` acknowledges (empty when malformed or absent)."""
+    ack = candidate.get("cross_stack") if isinstance(candidate, Mapping) else None
+    coords = ack.get("coordinates") if isinstance(ack, Mapping) else None
+    return {c for c in coords if isinstance(c, str)} if isinstance(coords, list) else set()
+
+
+def _stale_acknowledgements(cand: Mapping[str, Any], diffs: Sequence[StackDifference], label: str,
+                            pointer: str) -> list[tuple[str, str]]:
+    """An acknowledged coordinate that does not differ misstates how the candidate was measured: like an
+    unused suppression, it is reported (under KLD207, whose findings it would otherwise silence)."""
+    coords = _dict_get_list(cand.get("cross_stack"), "coordinates")
+    found = [d.coordinate for d in diffs]
+    actual = ", ".join(found) if found else "none"
+    out = []
+    for j, c in enumerate(coords):
+        if not isinstance(c, str) or c in found:
+            continue
+        # the engine is reported once: its name, else its version, else its build
+        covered = [e for e in _ENGINE_LEVELS[:_ENGINE_LEVELS.index(c)] if e in found] if c in _ENGINE_LEVELS else []
+        if c in QUANTIZATION_UNDER_TEST:
+            why = "the weights are the quantization under test, never a stack difference"
+        elif covered:
+            why = f"KLD207 reports {covered[0]}, which covers it"
+        elif c not in STACK_COORDINATES:
+            known = [k for k in STACK_COORDINATES if k not in QUANTIZATION_UNDER_TEST]
+            why = f"it is not a coordinate KLD207 compares ({', '.join(known)})"
+        else:
+            why = "the candidate's runtime does not differ from the reference's there"
+        out.append((f"{pointer}/{j}", f"{label} acknowledges a stack difference in {c} (cross_stack), but {why}; "
+                    f"the differences found: {actual}"))
+    return out
+
+
+_ENGINE_LEVELS = ("engine", "engine_version", "engine_build")
+
+
+def _dict_get_list(value: Any, key: str) -> list[Any]:
+    got = value.get(key) if isinstance(value, Mapping) else None
+    return got if isinstance(got, list) else []
 
 
 def portability_lines(differences: Sequence[StackDifference]) -> list[str]:

@@ -129,8 +129,10 @@ SIDECAR_MISSING = rule(
     name="sidecar-missing",
     severity="warning",
     summary="kld_evaluation names a sidecar file that is not next to the card",
-    what="For a local card whose `kld_evaluation.sidecar.file` is set, checks that the file exists "
-    "next to the card (cards read from a URL are not checked).",
+    what="For a card whose `kld_evaluation.sidecar.file` is set, checks that the file exists next to the "
+    "card: beside a local file, or, for `kldcard lint hf://OWNER/NAME[@REV]`, in the repository at the "
+    "commit the card was read at (fetched through the Hugging Face cache; a file the Hub said was missing "
+    "is remembered there). Offline with the file not cached, the lint stops with an error: nobody can tell.",
     why="A compact card writes the shared stack once and every candidate's full fingerprint to the "
     "sidecar; without the file a reader cannot see the full provenance the card points to.",
     example="kld_evaluation:\n  sidecar: {file: kld_evaluation.json, sha256: 3f5a...}\n# and no kld_evaluation.json in the repo\n",
@@ -142,8 +144,8 @@ SIDECAR_MISMATCH = rule(
     name="sidecar-mismatch",
     severity="error",
     summary="the sidecar file next to the card does not have the sha256 the card records",
-    what="Hashes the sidecar file named by `kld_evaluation.sidecar.file` and compares it with "
-    "`kld_evaluation.sidecar.sha256`.",
+    what="Hashes the sidecar file named by `kld_evaluation.sidecar.file` (next to a local card, or in a Hub "
+    "card's repository at the card's commit) and compares it with `kld_evaluation.sidecar.sha256`.",
     why="The sidecar holds the full fingerprints of the numbers on the card; a file with another hash "
     "belongs to another run (or was edited), so the card's numbers no longer have their provenance.",
     example="kld_evaluation:\n  sidecar: {file: kld_evaluation.json, sha256: 3f5a...}   # the file hashes to 9b21...\n",
@@ -363,7 +365,8 @@ TOP_K_CLAIMED_AS_FULL = rule(
     what="Flags `vocabulary.truncation: full` when the block shows the distributions were truncated: a "
     "runtime `engine` that is an OpenAI-compatible server capture (`openai-server...`), a `vocabulary.top_k`, "
     "or any value in the block that names prompt log-probabilities or top-k (`prompt_logprobs`, "
-    "`top_logprobs`, `logprobs`, `top-k`).",
+    "`top_logprobs`, `logprobs`, `top-k`). A candidate that discloses its own `vocabulary` (truncation "
+    "top-k, as `kldcard evaluate` writes for a served candidate) is not evidence against the block's.",
     why="Serving APIs return only the k most likely tokens per position. A KLD over the top k plus a tail "
     "is a different (usually smaller) number than the full-vocabulary KLD; calling it full makes it look "
     "comparable with full-vocabulary results when it is not.",
