@@ -247,3 +247,23 @@ def test_pathological_card_lints_in_linear_time(name):
         n *= 2
     small, large = _lint_seconds(make(n)), _lint_seconds(make(4 * n))
     assert large / small < 8, f"{name}: {small * 1e3:.1f} ms at n={n}, {large * 1e3:.1f} ms at 4n"
+
+
+def test_size_limit_is_one_mib_and_can_be_raised(tmp_path, capsys):
+    """Over 1 MiB is refused in one line naming the option; --max-card-bytes or the config raises it."""
+    from kldcard.card.document import MAX_CARD_BYTES
+
+    assert MAX_CARD_BYTES == 1 << 20
+    card = tmp_path / "README.md"
+    card.write_bytes(b"# A long card\n\n" + b"Plain words without any claim.\n" * (MAX_CARD_BYTES // 30 + 1))
+    rc, out, err = run_cli(capsys, "lint", card)
+    assert rc == 2 and err.count("\n") == 1
+    assert "too large for a model card (limit 1048576; --max-card-bytes raises it)" in err
+    rc, out, err = run_cli(capsys, "lint", "--max-card-bytes", str(2 << 20), card)
+    assert (rc, err) == (0, "") and "All checks passed" in out
+    (tmp_path / "pyproject.toml").write_text("[tool.kldcard]\nmax-card-bytes = 2097152\n")
+    rc, out, err = run_cli(capsys, "lint", "--config", tmp_path / "pyproject.toml", card)
+    assert (rc, err) == (0, "")
+    (tmp_path / "bad.toml").write_text("[tool.kldcard]\nmax-card-bytes = \"big\"\n")
+    rc, out, err = run_cli(capsys, "lint", "--config", tmp_path / "bad.toml", card)
+    assert rc == 2 and "max-card-bytes must be a positive integer" in err

@@ -21,7 +21,12 @@ from kldcard import files
 from kldcard.card.yaml import compose_and_load
 from kldcard.errors import InputError
 
-MAX_CARD_BYTES = 10 * 1024 * 1024  # real cards are kilobytes; anything this big is not a card
+# The default size limit. Real model cards are kilobytes (the largest of the 57 real cards in
+# tests/data/real_cards is 60 KB; MTEB-style cards with a model-index of thousands of results reach a
+# few hundred KB). The linter is linear, but its worst crafted card costs ~1.4 s/MB on the 2-core
+# machine (benchmarks/results/lint_corpus.md), so 1 MiB keeps every card it accepts under 2 s; a
+# larger card is refused in one line, and `--max-card-bytes` / `max-card-bytes` raise the limit.
+MAX_CARD_BYTES = 1 << 20
 
 # The Hub's pattern (huggingface_hub.repocard.REGEX_YAML_BLOCK, the Hub server's ViewMarkdown.ts), kept
 # only as the specification the scanner below is tested against: its ``[\r\n]+`` runs at both
@@ -182,8 +187,9 @@ def detect_newline(text: str) -> str:
     return m.group(0) if m else "\n"
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a card file's bytes, refusing what cannot be a card (one-line :class:`InputError`)."""
+def read_bytes(path: str | os.PathLike[str], limit: int = MAX_CARD_BYTES) -> bytes:
+    """Read a card file's bytes (at most ``limit``), refusing what cannot be a card (one-line
+    :class:`InputError`)."""
     p = Path(path)
     if not p.exists():
         why = " (a symbolic link whose target is missing or loops)" if p.is_symlink() else ""
@@ -194,14 +200,14 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         size = p.stat().st_size
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if size > MAX_CARD_BYTES:
-        raise InputError(f"{p}: {size} bytes is too large for a model card (limit {MAX_CARD_BYTES})")
+    if size > limit:
+        raise InputError(f"{p}: {size} bytes is too large for a model card (limit {limit}; --max-card-bytes raises it)")
     try:
-        return files.read_bytes(p, "card", limit=MAX_CARD_BYTES)
+        return files.read_bytes(p, "card", limit=limit)
     except InputError as exc:
         if "over the limit" not in str(exc):
             raise
-        raise InputError(f"{p}: too large for a model card (more than {MAX_CARD_BYTES} bytes)") from None
+        raise InputError(f"{p}: too large for a model card (more than {limit} bytes)") from None
 
 
 # UTF-32 before UTF-16: the UTF-32LE BOM begins with the UTF-16LE one.

@@ -68,6 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--write-baseline", metavar="FILE", help="record today's findings in FILE (by file, rule and a hash of the claim's text) and exit 0")
     p.add_argument("--repos", metavar="FILE", help="also lint the Hub cards listed in FILE (one OWNER/NAME[@REV] per line, # comments)")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.kldcard] from this file instead of the nearest pyproject.toml")
+    p.add_argument("--max-card-bytes", type=int, metavar="N",
+                   help="refuse cards larger than N bytes (default 1 MiB, or the config's max-card-bytes)")
     p.add_argument("--offline", action="store_true", help="hf:// cards from the local Hugging Face cache only")
     p.add_argument("--output-file", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
     p.add_argument("--list-rules", action="store_true", help="list all rules and exit")
@@ -93,7 +95,7 @@ def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tupl
             print(f"kldcard: {path}: a Hub card is not fixed (edit it in its repository)", file=sys.stderr)
             continue
         try:
-            data = read_bytes(path)
+            data = read_bytes(path, config.max_card_bytes)
             enabled = enabled_codes(args.select, args.ignore, config, extend_select=args.extend_select, file=path)
             new, fixes = fix_text(data, path, enabled)
         except InputError:
@@ -127,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--baseline and --write-baseline exclude each other")
 
     config: LintConfig = load_config(args.config)
+    if args.max_card_bytes is not None:
+        if args.max_card_bytes < 1:
+            raise UsageError("--max-card-bytes must be a positive number of bytes")
+        config.max_card_bytes = args.max_card_bytes
     fmt = args.output_format or os.environ.get(OUTPUT_FORMAT_ENV) or config.output_format
     if fmt not in OUTPUT_FORMATS:
         raise UsageError(f"{OUTPUT_FORMAT_ENV}={fmt!r}: not an output format; use one of {', '.join(OUTPUT_FORMATS)}")

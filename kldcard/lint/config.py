@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kldcard.card.document import MAX_CARD_BYTES
 from kldcard.errors import UsageError
 
 if sys.version_info >= (3, 11):
@@ -47,6 +48,7 @@ class LintConfig:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)  # glob -> codes or prefixes
     output_format: str = "text"
     fail_on: str = DEFAULT_FAIL_ON
+    max_card_bytes: int = MAX_CARD_BYTES  # larger cards are refused (exit 2): see card.document
     path: Path | None = None  # the pyproject.toml it came from
 
     def ignored_for(self, file: str) -> list[str]:
@@ -120,7 +122,7 @@ def parse_table(table: Any, source: Path | None = None) -> LintConfig:
     where = f"{source}: [tool.kldcard]" if source else "[tool.kldcard]"
     if not isinstance(table, dict):
         raise UsageError(f"{where} must be a table")
-    known = {"select", "extend-select", "ignore", "output-format", "fail-on", "per-file-ignores"}
+    known = {"select", "extend-select", "ignore", "output-format", "fail-on", "per-file-ignores", "max-card-bytes"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -141,6 +143,11 @@ def parse_table(table: Any, source: Path | None = None) -> LintConfig:
         if table["fail-on"] not in FAIL_LEVELS:
             raise UsageError(f"{where}: fail-on must be one of {', '.join(FAIL_LEVELS)}")
         cfg.fail_on = table["fail-on"]
+    if "max-card-bytes" in table:
+        n = table["max-card-bytes"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise UsageError(f"{where}: max-card-bytes must be a positive integer (bytes)")
+        cfg.max_card_bytes = n
     return cfg
 
 

@@ -65,15 +65,16 @@ def lint_card(
     :class:`~kldcard.errors.UsageError` for an unknown rule code. The file is only read, never written.
     """
     name = str(path_or_url)
+    limit = (config or LintConfig()).max_card_bytes
     if not hub.is_hub_spec(name):
         enabled = enabled_codes(select, ignore, config, extend_select=extend_select, file=name)
-        return lint_text(read_bytes(path_or_url), name, enabled)
+        return lint_text(read_bytes(path_or_url, limit), name, enabled)
     spec = name
     cache = cache or hub.CardCache(local_files_only=local_files_only)
     local, commit = cache.fetch(spec)
     name = f"{hub.parse_spec(spec)}/README.md"
     enabled = enabled_codes(select, ignore, config, extend_select=extend_select, file=name)
-    card = parse_card(read_bytes(local), name)
+    card = parse_card(read_bytes(local, limit), name)
     # the card's sidecar is next to it in the repo: fetched from the same commit, then checked as locally
     side = _hub_sidecar_name(card.metadata)
     if side is not None and enabled & {"KLD011", "KLD012"}:
