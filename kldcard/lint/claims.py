@@ -13,6 +13,7 @@ from itertools import islice
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM, Doc, Table
+from kldcard.lint.scan import search
 
 # ASCII semantics: case-insensitive matching with Unicode folding is ~3x slower and every keyword is
 # ASCII; the few non-ASCII symbols (μ, Δp, β) stand outside \b groups because \b is ASCII-only here.
@@ -120,7 +121,7 @@ class Claim:
 
 def find_claims(doc: Doc) -> list[Claim]:
     """All KLD claims in ``doc``, ordered by position."""
-    if not KLD_TERM.search(doc.text):
+    if search(KLD_TERM, doc.scanned) is None:
         return []
     tool_claims, tool_lines = _tool_output(doc)
     flat_claims = _flat_tables(doc, tool_lines)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from kldcard.lint.claims import TRAINING_CONTEXT, Claim
 from kldcard.lint.markdown import Doc
+from kldcard.lint.scan import finditer
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
 
 Status = Literal["stated", "inferred", "missing"]
@@ -283,7 +284,7 @@ def _first(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> re.Ma
     """The earliest match of any pattern whose sentence the veto does not reject."""
     best: re.Match[str] | None = None
     for pattern in patterns:
-        for m in pattern.finditer(doc.text):
+        for m in finditer(pattern, doc.scanned):
             if best is not None and m.start() >= best.start():
                 break
             if veto is not None and veto(_sentence(doc, m), m):
@@ -311,7 +312,7 @@ def _d7(doc: Doc) -> re.Match[str] | None:
     m = _first(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
     if m is not None:
         return m
-    arrows = list(ARROW.finditer(doc.text))  # "(q→o)" next to "(o→q)": both directions, labelled
+    arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
     both = [a for a in arrows if (a.group(2), a.group(1)) in pairs]
     return both[0] if both else None
@@ -340,7 +341,7 @@ def assess(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None
         result[9] = Evidence(9, "stated", labelled.offset, labelled.text)
     if 4 not in result and metadata and _metadata_calibration(metadata):
         result[4] = Evidence(4, "stated", None, "front matter datasets: " + _metadata_calibration(metadata))
-    tool = recognise(doc.text)
+    tool = recognise(doc.scanned)
     if tool is not None:
         for n, default in defaults(tool).items():
             if n not in result:
@@ -399,12 +400,12 @@ def _shared_dataset(doc: Doc) -> list[Flag]:
 def _flags(doc: Doc) -> list[Flag]:
     flags: list[Flag] = []
     for pattern in D1:
-        for m in pattern.finditer(doc.text):
+        for m in finditer(pattern, doc.scanned):
             q = QUANTIZED_REF.search(m.group("ref"))
             if q is not None:
                 flags.append(Flag("quantized-reference", m.start(), m.group(0).strip()))
     for pattern in EVAL_FROM_CALIBRATION:
-        for m in pattern.finditer(doc.text):
+        for m in finditer(pattern, doc.scanned):
             if not SEPARATION.search(_sentence(doc, m)):
                 flags.append(Flag("eval-from-calibration", m.start(), m.group(0).strip()))
     flags.extend(_shared_dataset(doc))

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kldcard.card.regions import fenced
+from kldcard.lint.scan import Text
 
 # Each run of spaces is matched by one quantifier only (no "\s*\|?\s*"): a line of spaces is linear.
 TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:\|\s*+:?-{2,}:?\s*+)*(?:\|\s*+)?$")
@@ -63,6 +65,11 @@ class Doc:
 
     def __post_init__(self) -> None:
         self.sentence_starts = [s for s, _ in self.sentences]
+
+    @cached_property
+    def scanned(self) -> Text:
+        """The body for :func:`kldcard.lint.scan.finditer` (folded once, anchor hits shared by patterns)."""
+        return Text(self.text)
 
 
 def split_cells(line: str, base: int) -> list[tuple[int, str]]:

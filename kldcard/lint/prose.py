@@ -112,7 +112,7 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
             add("KLD310", "warning", flag.offset, f"KLD reference is a quantized checkpoint ({quote}); measure against BF16")
         else:
             add("KLD311", "warning", flag.offset, f"KLD evaluation text is drawn from the calibration data ({quote}); evaluate on held-out text")
-    iid_at = iid_interval_over_chunks(report.doc.text)
+    iid_at = iid_interval_over_chunks(report.doc.scanned)
     if iid_at is not None:
         add("KLD320", "info", iid_at, "the interval treats tokens as independent, but the text was scored in "
             "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap")

@@ -1,0 +1,333 @@
+"""Whole-text regex search that reads only the text near a literal every match must contain.
+
+Python's ``re`` tries a pattern at every position of the text; for a case-insensitive alternation
+without a literal prefix that costs 0.05-0.4 s per MB even when nothing matches, and the prose linter
+runs about a hundred such patterns over each card body (issue 16: lint time per MB). Here each
+pattern is analysed once, from its parse tree, for
+
+- *anchors*: lowercase literals of which every match contains at least one;
+- *width*: the most characters a match, with its lookaheads, can read from its start (or unbounded);
+- *barriers*: ASCII characters that no part of the pattern (lookarounds included) can consume.
+
+The text is lowercased once (length-preserving), ``str.find`` (C speed) lists the anchor hits, and
+the pattern runs with ``pos``/``endpos`` only on windows around them: from the last barrier (or
+``width`` characters) before a hit to the next barrier (or ``width`` characters) after it, windows
+that overlap merged. That is exact, not a heuristic:
+
+- a match contains an anchor hit, so it starts and ends inside that hit's window, and every
+  position the engine reads to decide it (lookaheads included) lies inside the window too: the
+  window's ``endpos`` is never seen as the end of the text, except where it is the end of the text;
+- ``pos`` only limits where attempts start: lookbehinds, ``\\b`` and ``^`` read the real text before
+  it (documented ``re`` behaviour);
+- a match of one window ends before the next window starts, so the leftmost-first, non-overlapping
+  order of ``finditer`` over the whole text is the concatenation of the windows' orders.
+
+Patterns the analysis cannot bound (no anchor, a back-reference) and texts where an anchor is
+dense run over the whole text as before. tests/test_lint_scan.py checks, for every pattern of the
+prose linter, that the windowed matches equal the whole-text matches on every card under
+tests/data, on the pathological cards and on random text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from re import _constants as C  # noqa: N812  (parse-tree opcodes; re itself exposes no other API)
+from re import _parser
+
+__all__ = ["Text", "finditer", "fold", "plan", "search"]
+
+_ASCII = "".join(map(chr, range(128)))
+INF = 1 << 62
+# A hit list longer than this share of the text costs more in Python than the regex saves in C.
+DENSE = 1 / 32
+
+
+def fold(text: str) -> str:
+    """``text`` lowercased, same length: every character a case-insensitive ``re`` literal matches
+    (ASCII or Unicode mode) becomes that literal's lowercase. ``str.lower`` does that except for
+    U+0130 (İ, lowercases to two characters), U+0131 (ı) and U+017F (ſ), which ``re`` matches as i/s."""
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")
+    low = text.lower()
+    if "\u0131" in low:
+        low = low.replace("\u0131", "i")
+    if "\u017f" in low:
+        low = low.replace("\u017f", "s")
+    return low
+
+
+@dataclass(frozen=True)
+class Plan:
+    anchors: tuple[str, ...]  # folded; every match contains one
+    width: int  # INF when unbounded
+    barrier: re.Pattern[str] | None  # a class of ASCII characters no part of the pattern consumes
+
+
+class Text:
+    """A text with its folded copy, its reversal and anchor hits, computed once and shared by patterns."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._low: str | None = None
+        self._rev: str | None = None
+        self._hits: dict[str, list[int] | None] = {}
+
+    @property
+    def low(self) -> str:
+        if self._low is None:
+            self._low = fold(self.text)
+        return self._low
+
+    @property
+    def rev(self) -> str:
+        if self._rev is None:
+            self._rev = self.text[::-1]
+        return self._rev
+
+    def hits(self, literal: str) -> list[int] | None:
+        """Start offsets of ``literal`` in the folded text; None when it is too dense to be worth it."""
+        if literal not in self._hits:
+            low = self.low
+            out: list[int] | None = None
+            if low.count(literal) <= DENSE * len(low) + 8:
+                out = []
+                i = low.find(literal)
+                while i >= 0:
+                    out.append(i)
+                    i = low.find(literal, i + 1)
+            self._hits[literal] = out
+        return self._hits[literal]
+
+
+def finditer(pattern: re.Pattern[str], text: Text) -> Iterator[re.Match[str]]:
+    """Exactly ``pattern.finditer(text.text)``, reading only windows around anchor hits."""
+    p = plan(pattern)
+    whole = text.text
+    if p is None or len(text.low) != len(whole):
+        yield from pattern.finditer(whole)
+        return
+    found: list[int] = []
+    for literal in p.anchors:
+        h = text.hits(literal)
+        if h is None:
+            yield from pattern.finditer(whole)
+            return
+        found.extend(h)
+    if len(p.anchors) > 1:
+        found.sort()
+    for start, end in _windows(p, text, found):
+        yield from pattern.finditer(whole, start, end)
+
+
+def search(pattern: re.Pattern[str], text: Text) -> re.Match[str] | None:
+    """Exactly ``pattern.search(text.text)``."""
+    return next(finditer(pattern, text), None)
+
+
+def _windows(p: Plan, text: Text, hits: list[int]) -> Iterator[tuple[int, int]]:
+    """Merged (pos, endpos) windows around ``hits`` (sorted); see the module docstring.
+
+    A hit at ``a`` needs [lo, hi): lo after the last barrier before it and at most ``width`` back,
+    hi two past the first barrier after it (the barrier itself is read, never consumed; the second
+    keeps a fake end from satisfying ``$``) and at most ``width`` + 2 on. Barrier searches only cover
+    text after the previous window and before the next known barrier: linear in all."""
+    n = len(text.text)
+    width, bar = p.width, p.barrier
+    start = end = -1
+    next_bar = -1  # the first barrier at or after the previous hit, once found
+    clear = 0  # text[previous hit:clear] holds no barrier
+    for a in hits:
+        if a >= end:
+            lo = 0 if width >= INF else max(0, a - width)
+            floor = max(lo, end)
+            if bar is not None and a > floor:
+                m = bar.search(text.rev, n - a, n - floor)  # the last barrier in text[floor:a]
+                if m is not None:
+                    lo = max(lo, n - m.start())
+            if lo >= end:
+                if end >= 0:
+                    yield start, end
+                start = lo
+        hi = n if width >= INF else min(n, a + width + 2)
+        if bar is not None:
+            if next_bar < a:
+                m = bar.search(text.text, max(a, clear), hi)
+                if m is not None:
+                    next_bar = m.start()
+                else:
+                    clear = max(clear, hi)
+            if next_bar >= a:
+                hi = min(hi, next_bar + 2, n)
+        end = max(end, hi)
+    if end >= 0:
+        yield start, end
+
+
+# ---- analysis of a pattern's parse tree --------------------------------------------------------
+
+_PLANS: dict[tuple[str, int], Plan | None] = {}
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def plan(pattern: re.Pattern[str]) -> Plan | None:
+    """The pattern's anchors, width and barrier class; None when it cannot be windowed."""
+    key = (pattern.pattern, pattern.flags)
+    if key not in _PLANS:
+        try:
+            tree = _parser.parse(pattern.pattern, pattern.flags)
+            flags = tree.state.flags
+            anchors = _anchors(tree.data, flags)
+            width = _width(tree.data)
+            accepted: set[str] = set()
+            _accepted(tree.data, flags, accepted)
+            barriers = sorted(set(_ASCII) - accepted)
+            bar = re.compile("[" + "".join(re.escape(c) for c in barriers) + "]") if barriers else None
+            _PLANS[key] = Plan(tuple(sorted(anchors)), width, bar) if anchors else None
+        except _Unsupported:
+            _PLANS[key] = None
+    return _PLANS[key]
+
+
+_LEAVES = {C.LITERAL, C.NOT_LITERAL, C.IN, C.ANY}
+_REPEATS = {C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT}
+_ZERO = {C.AT, C.ASSERT, C.ASSERT_NOT}
+
+
+def _width(items: list) -> int:
+    total = 0
+    for op, av in items:
+        if op in _LEAVES:
+            total += 1
+        elif op is C.AT:
+            pass
+        elif op is C.BRANCH:
+            total += max(_width(b) for b in av[1])
+        elif op is C.SUBPATTERN:
+            total += _width(av[3])
+        elif op is C.ATOMIC_GROUP:
+            total += _width(av)
+        elif op in _REPEATS:
+            lo, hi, body = av
+            w = _width(body)
+            total += INF if hi == C.MAXREPEAT and w else hi * w
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            direction, body = av
+            total += _width(body) if direction == 1 else 0  # a lookahead reads on from where it stands
+        else:
+            raise _Unsupported(op)
+        total = min(total, INF)
+    return total
+
+
+_LEAF_CACHE: dict[tuple[str, int], frozenset[str]] = {}
+
+
+def _leaf_accepts(op: object, av: object, flags: int) -> frozenset[str]:
+    """The ASCII characters one character-consuming item accepts, by compiling it alone."""
+    key = (repr((op, av)), flags)
+    if key not in _LEAF_CACHE:
+        state = _parser.State()
+        state.flags = flags
+        sub = _parser.SubPattern(state, [(op, av)])
+        from re import _compiler
+
+        compiled = _compiler.compile(sub, flags)
+        _LEAF_CACHE[key] = frozenset(compiled.findall(_ASCII))
+    return _LEAF_CACHE[key]
+
+
+def _accepted(items: list, flags: int, out: set[str]) -> None:
+    for op, av in items:
+        if op in _LEAVES:
+            out.update(_leaf_accepts(op, av, flags))
+        elif op is C.BRANCH:
+            for b in av[1]:
+                _accepted(b, flags, out)
+        elif op is C.SUBPATTERN:
+            _accepted(av[3], (flags | av[1]) & ~av[2], out)
+        elif op is C.ATOMIC_GROUP:
+            _accepted(av, flags, out)
+        elif op in _REPEATS:
+            _accepted(av[2], flags, out)
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            _accepted(av[1], flags, out)
+        elif op is not C.AT:
+            raise _Unsupported(op)
+
+
+def _anchor_char(code: int, flags: int) -> str | None:
+    """The folded character a literal contributes to an anchor, or None when folding cannot be trusted
+    (a cased non-ASCII letter under Unicode case-insensitive matching, e.g. µ/μ are equivalent)."""
+    c = chr(code)
+    if code < 128:
+        return c.lower()
+    if c.lower() == c.upper() or not (flags & re.IGNORECASE) or flags & re.ASCII:
+        return fold(c) if len(fold(c)) == 1 else None
+    return None
+
+
+def _better(a: set[str] | None, b: set[str] | None) -> set[str] | None:
+    if a is None or not a:
+        return b
+    if b is None or not b:
+        return a
+    return a if (min(map(len, a)), -len(a)) >= (min(map(len, b)), -len(b)) else b
+
+
+def _literals(items: list, flags: int) -> set[str] | None:
+    """The folded strings a literal-only sequence or alternation of them matches, or None."""
+    out = {""}
+    for op, av in items:
+        if op is C.LITERAL and _anchor_char(av, flags) is not None:
+            out = {s + _anchor_char(av, flags) for s in out}  # type: ignore[operator]
+        elif op is C.BRANCH:
+            parts = [_literals(b, flags) for b in av[1]]
+            if any(x is None for x in parts):
+                return None
+            out = {s + t for s in out for x in parts for t in x}  # type: ignore[union-attr]
+        elif op is C.SUBPATTERN and not av[1] and not av[2]:
+            inner = _literals(av[3], flags)
+            if inner is None:
+                return None
+            out = {s + t for s in out for t in inner}
+        else:
+            return None
+        if len(out) > 64:
+            return None
+    return out
+
+
+def _anchors(items: list, flags: int) -> set[str] | None:
+    """Folded literals of which every match of the sequence ``items`` contains one (None: no such set).
+
+    Consecutive literals and literal-only alternations form one set of strings ("p(?:50|90)" gives
+    p50, p90); zero-width items keep their neighbours adjacent; any other item ends the run and
+    offers its own set (a group, a branch if every branch has one, a repeat of at least one)."""
+    best: set[str] | None = None
+    run = {""}
+    for op, av in items:
+        lits = _literals([(op, av)], flags) if op in (C.LITERAL, C.BRANCH, C.SUBPATTERN) else None
+        if lits is not None and len(run) * len(lits) <= 64:
+            run = {s + t for s in run for t in lits}
+            continue
+        if op in _ZERO:  # zero-width: the literals on either side stay adjacent
+            continue
+        best = _better(best, run - {""} if "" not in run else None)
+        run = {""}
+        cand: set[str] | None = None
+        if op is C.BRANCH:
+            parts = [_anchors(b, flags) for b in av[1]]
+            cand = set().union(*parts) if all(x is not None for x in parts) else None  # type: ignore[arg-type]
+        elif op is C.SUBPATTERN:
+            cand = _anchors(av[3], (flags | av[1]) & ~av[2])
+        elif op is C.ATOMIC_GROUP:
+            cand = _anchors(av, flags)
+        elif op in _REPEATS and av[0] >= 1:
+            cand = _anchors(av[2], flags)
+        best = _better(best, cand)
+    return _better(best, run if "" not in run else None)
