@@ -31,6 +31,7 @@ tests/data, on the pathological cards and on random text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from re import _constants as C  # noqa: N812  (parse-tree opcodes; re itself exposes no other API)
@@ -40,8 +41,8 @@ __all__ = ["Text", "finditer", "fold", "plan", "search"]
 
 _ASCII = "".join(map(chr, range(128)))
 INF = 1 << 62
-# A hit list longer than this share of the text costs more in Python than the regex saves in C.
-DENSE = 1 / 32
+# More windows per character than this cost more in Python than the regex saves in C.
+DENSE = 1 / 128
 
 
 def fold(text: str) -> str:
@@ -72,7 +73,7 @@ class Text:
         self.text = text
         self._low: str | None = None
         self._rev: str | None = None
-        self._hits: dict[str, list[int] | None] = {}
+        self._hits: dict[str, list[int]] = {}  # literal -> its start offsets in the folded text
 
     @property
     def low(self) -> str:
@@ -86,38 +87,39 @@ class Text:
             self._rev = self.text[::-1]
         return self._rev
 
-    def hits(self, literal: str) -> list[int] | None:
-        """Start offsets of ``literal`` in the folded text; None when it is too dense to be worth it."""
-        if literal not in self._hits:
-            low = self.low
-            out: list[int] | None = None
-            if low.count(literal) <= DENSE * len(low) + 8:
-                out = []
-                i = low.find(literal)
-                while i >= 0:
-                    out.append(i)
-                    i = low.find(literal, i + 1)
-            self._hits[literal] = out
-        return self._hits[literal]
+    def hits(self, literal: str) -> list[int]:
+        """Start offsets of ``literal`` in the folded text (found once, shared by all patterns)."""
+        found = self._hits.get(literal)
+        if found is None:
+            find = self.low.find
+            found = []
+            i = find(literal)
+            while i >= 0:
+                found.append(i)
+                i = find(literal, i + 1)
+            self._hits[literal] = found
+        return found
 
 
 def finditer(pattern: re.Pattern[str], text: Text) -> Iterator[re.Match[str]]:
-    """Exactly ``pattern.finditer(text.text)``, reading only windows around anchor hits."""
+    """Exactly ``pattern.finditer(text.text)``, reading only windows around anchor hits.
+
+    Where windows turn out dense (more than one per ``1 / DENSE`` characters so far), they cost more
+    in Python than they save: the rest of the text, from the next window on, is matched whole (exact
+    too: no match of an earlier window reaches into it)."""
     p = plan(pattern)
     whole = text.text
     if p is None or len(text.low) != len(whole):
         yield from pattern.finditer(whole)
         return
-    found: list[int] = []
-    for literal in p.anchors:
-        h = text.hits(literal)
-        if h is None:
-            yield from pattern.finditer(whole)
+    first, count = -1, 0
+    for start, end in _windows(p, text):
+        if first < 0:
+            first = start
+        count += 1
+        if count > 32 and count > DENSE * (start - first + 4096):
+            yield from pattern.finditer(whole, start)
             return
-        found.extend(h)
-    if len(p.anchors) > 1:
-        found.sort()
-    for start, end in _windows(p, text, found):
         yield from pattern.finditer(whole, start, end)
 
 
@@ -126,19 +128,29 @@ def search(pattern: re.Pattern[str], text: Text) -> re.Match[str] | None:
     return next(finditer(pattern, text), None)
 
 
-def _windows(p: Plan, text: Text, hits: list[int]) -> Iterator[tuple[int, int]]:
-    """Merged (pos, endpos) windows around ``hits`` (sorted); see the module docstring.
+def _windows(p: Plan, text: Text) -> Iterator[tuple[int, int]]:
+    """Merged (pos, endpos) windows around the anchor hits; see the module docstring.
 
     A hit at ``a`` needs [lo, hi): lo after the last barrier before it and at most ``width`` back,
-    hi two past the first barrier after it (the barrier itself is read, never consumed; the second
-    keeps a fake end from satisfying ``$``) and at most ``width`` + 2 on. Barrier searches only cover
-    text after the previous window and before the next known barrier: linear in all."""
+    hi two past the first barrier B after it (the barrier is read, never consumed; the second keeps
+    a fake end from satisfying ``$``) and at most ``width`` + 2 on. Hits inside a window are skipped
+    in bulk: one before B, or more than ``width`` + 2 before the window's end, cannot move its end.
+    Barrier searches only cover text after the previous window or up to the next hit's reach."""
     n = len(text.text)
     width, bar = p.width, p.barrier
+    lists = [text.hits(x) for x in p.anchors]
+
+    def next_hit(pos: int) -> int:
+        best = n
+        for h in lists:
+            k = bisect_left(h, pos)
+            if k < len(h) and h[k] < best:
+                best = h[k]
+        return best
+
     start = end = -1
-    next_bar = -1  # the first barrier at or after the previous hit, once found
-    clear = 0  # text[previous hit:clear] holds no barrier
-    for a in hits:
+    a = next_hit(0)
+    while a < n:
         if a >= end:
             lo = 0 if width >= INF else max(0, a - width)
             floor = max(lo, end)
@@ -151,16 +163,16 @@ def _windows(p: Plan, text: Text, hits: list[int]) -> Iterator[tuple[int, int]]:
                     yield start, end
                 start = lo
         hi = n if width >= INF else min(n, a + width + 2)
+        b = n
         if bar is not None:
-            if next_bar < a:
-                m = bar.search(text.text, max(a, clear), hi)
-                if m is not None:
-                    next_bar = m.start()
-                else:
-                    clear = max(clear, hi)
-            if next_bar >= a:
-                hi = min(hi, next_bar + 2, n)
+            m = bar.search(text.text, a, hi)
+            if m is not None:
+                b = m.start()
+                hi = min(hi, b + 2)
         end = max(end, hi)
+        if end >= n:
+            break
+        a = next_hit(b if b < n and end >= b + 2 else max(a + 1, end - width - 2))
     if end >= 0:
         yield start, end
 
