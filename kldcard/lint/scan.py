@@ -31,13 +31,13 @@ tests/data, on the pathological cards and on random text.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from re import _constants as C  # noqa: N812  (parse-tree opcodes; re itself exposes no other API)
 from re import _parser
 
-__all__ = ["Text", "finditer", "fold", "plan", "search"]
+__all__ = ["Text", "finditer", "fold", "plan", "search", "spans_with"]
 
 _ASCII = "".join(map(chr, range(128)))
 INF = 1 << 62
@@ -128,6 +128,23 @@ def search(pattern: re.Pattern[str], text: Text) -> re.Match[str] | None:
     return next(finditer(pattern, text), None)
 
 
+def spans_with(pattern: re.Pattern[str], text: Text, spans: list[tuple[int, int]], starts: list[int]) -> list[int]:
+    """Indices of the ``spans`` (sorted, disjoint; ``starts`` their starts) that hold an anchor of
+    ``pattern`` whole: the only spans in which ``pattern.search(text.text[s:e])`` can match (all of
+    them when the pattern has no plan). Lets a loop over sentences skip the regex on the others."""
+    p = plan(pattern)
+    if p is None or len(text.low) != len(text.text):
+        return list(range(len(spans)))
+    out: set[int] = set()
+    for literal in p.anchors:
+        size = len(literal)
+        for h in text.hits(literal):
+            k = bisect_right(starts, h) - 1
+            if k >= 0 and h + size <= spans[k][1]:
+                out.add(k)
+    return sorted(out)
+
+
 def _windows(p: Plan, text: Text) -> Iterator[tuple[int, int]]:
     """Merged (pos, endpos) windows around the anchor hits; see the module docstring.
 
@@ -190,6 +207,8 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
     """The pattern's anchors, width and barrier class; None when it cannot be windowed."""
     key = (pattern.pattern, pattern.flags)
     if key not in _PLANS:
+        if len(_PLANS) > 4096:  # patterns built per card (dataset names) must not grow it forever
+            _PLANS.clear()
         try:
             tree = _parser.parse(pattern.pattern, pattern.flags)
             flags = tree.state.flags
