@@ -91,14 +91,21 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     claims: list[Claim] = []
     lines: set[int] = set()
     current: Claim | None = None
-    stat = [LLAMA_STAT.match(line) for line in doc.lines]
+    stat = {i: LLAMA_STAT.match(doc.lines[i]) for i in doc.lines_with(LLAMA_STAT)}
+    # A line holding none of the patterns' anchors matches none of them: it only ends a block.
+    visit = sorted(set(stat).union(*(doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER))))
     old_block = False  # inside the first-format block, right under its header
-    for i, line in enumerate(doc.lines):
+    previous = -2
+    for i in visit:
+        if i != previous + 1:
+            current, old_block = None, False
+        previous = i
+        line = doc.lines[i]
         old_block = old_block and bool(OLD_STAT.match(line))
-        llama = stat[i] or (old_block and OLD_STAT.match(line))
+        llama = stat.get(i) or (old_block and OLD_STAT.match(line))
         diff, chunk = MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
         result = doc.code[i] and not (llama or diff or chunk) and CODE_RESULT.match(line)
-        if llama and LIST_OR_QUOTE.match(line) and not (i and stat[i - 1]) and not (i + 1 < len(stat) and stat[i + 1]):
+        if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
             if current is None or current.tool != "llama-perplexity-chunks":
@@ -134,7 +141,9 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     The claim is the header line; its rows join ``consumed`` so they are not read as prose again."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in range(len(lines) - 1):
+    for i in sorted(doc.lines_with(KLD_TERM)):  # the header names KLD
+        if i >= len(lines) - 1:
+            break
         line = lines[i]
         # pasted fixed-width result tables are often fenced: code lines count here
         if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
@@ -175,7 +184,10 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
     # first cell or, in a table with a category column, the second ("| **基礎性能** | KL Divergence |").
     # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
     previous = -2
+    named = doc.lines_with(KLD_TERM)  # a KLD row names KLD; the others are never split into cells
     for r in t.rows:
+        if r not in named:
+            continue
         cells = t.cells[r]
         k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
         if k is None:
@@ -199,7 +211,10 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
     """Cells of a table without a KLD column or row that carry a KLD number in words
     ("| Recommended. KLD 0.035. |"): one claim per row, read like a sentence."""
     claims: list[Claim] = []
+    named = doc.lines_with(KLD_TERM)
     for r in t.rows:
+        if r not in named:
+            continue
         for off, text in t.cells[r]:
             terms = list(KLD_TERM.finditer(text))
             if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):

@@ -142,7 +142,7 @@ def image_only_sections(doc: Doc, claims: list[Claim]) -> list[tuple[int, str]]:
     most six)."""
     claim_lines = sorted(doc.line_index(c.offset) for c in claims)
     headings = [(i, len(line.lstrip()) - len(line.lstrip().lstrip("#"))) for i, line in enumerate(doc.lines)
-                if not doc.code[i] and HEADING.match(line)]  # fmt: skip
+                if "#" in line and not doc.code[i] and HEADING.match(line)]  # fmt: skip
     ends = [len(doc.lines)] * len(headings)
     nxt = [len(doc.lines)] * 7  # first later heading at each level
     for k in range(len(headings) - 1, -1, -1):
