@@ -274,6 +274,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts):
         start, end = doc.sentences[k]
         sentence = text[start:end]
+        if "." not in sentence:  # no NUMBER without a decimal point: no claim
+            continue
         terms = list(KLD_TERM.finditer(sentence))
         if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):
             continue

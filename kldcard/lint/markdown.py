@@ -72,13 +72,16 @@ class Doc:
         ``pattern.match(line)`` or ``pattern.search(line)`` can succeed (see kldcard.lint.scan)."""
         key = (pattern.pattern, pattern.flags)
         if key not in self._lines_with:
-            spans = [(s, s + len(line)) for s, line in zip(self.starts, self.lines)]
-            self._lines_with[key] = set(spans_with(pattern, self.scanned, spans, self.starts))
+            self._lines_with[key] = set(spans_with(pattern, self.scanned, self._line_spans, self.starts))
         return self._lines_with[key]
 
     @cached_property
     def _lines_with(self) -> dict[tuple[str, int], set[int]]:
         return {}
+
+    @cached_property
+    def _line_spans(self) -> list[tuple[int, int]]:
+        return [(s, s + len(line)) for s, line in zip(self.starts, self.lines)]
 
     @cached_property
     def scanned(self) -> Text:

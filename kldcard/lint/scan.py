@@ -136,10 +136,14 @@ def spans_with(pattern: re.Pattern[str], text: Text, spans: list[tuple[int, int]
     if p is None or len(text.low) != len(text.text):
         return list(range(len(spans)))
     out: set[int] = set()
+    last = len(starts) - 1
     for literal in p.anchors:
         size = len(literal)
+        k, lo, hi = -1, 0, -1  # the span found last and the offsets [lo, hi) that fall in it
         for h in text.hits(literal):
-            k = bisect_right(starts, h) - 1
+            if not lo <= h < hi:
+                k = bisect_right(starts, h) - 1
+                lo, hi = (starts[k], starts[k + 1] if k < last else INF) if k >= 0 else (0, starts[0] if starts else INF)
             if k >= 0 and h + size <= spans[k][1]:
                 out.add(k)
     return sorted(out)
@@ -218,6 +222,8 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
             _accepted(tree.data, flags, accepted)
             barriers = sorted(set(_ASCII) - accepted)
             bar = re.compile("[" + "".join(re.escape(c) for c in barriers) + "]") if barriers else None
+            if anchors:  # a match holding "kld" holds "kl": the shorter one alone finds the same places
+                anchors = {a for a in anchors if not any(b != a and b in a for b in anchors)}
             _PLANS[key] = Plan(tuple(sorted(anchors)), width, bar) if anchors else None
         except _Unsupported:
             _PLANS[key] = None
