@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kldcard.lint import scan
+from kldcard.lint.markdown import scan as scan_markdown
 
-MODULES = ["evidence", "evidence_patterns", "claims", "tool_defaults", "prose", "markdown", "interval_prose"]
+MODULES = ["evidence", "evidence_patterns", "claims", "claims_patterns", "tool_defaults", "prose", "markdown", "interval_prose"]
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
@@ -108,3 +109,34 @@ def test_windows_are_small_when_anchors_are_rare() -> None:
     windows = list(scan._windows(plan, text))
     assert sum(e - s for s, e in windows) < 100
     assert [m.group(0) for m in scan.finditer(pattern, text)] == ["forward KL"]
+
+
+def test_dataset_name_patterns_built_per_card_are_windowed_exactly() -> None:
+    """evidence._shared_dataset compiles an alternation of the card's calibration dataset names."""
+    names = ["neelnanda/pile-10k", "pile-10k", "wiki.train.raw", "org/set7", "groups_merged.txt", "ultrachat_200k"]
+    found = re.compile("|".join(rf"(?<![\w.\-/]){re.escape(n)}(?![\w\-])" for n in names), re.IGNORECASE | re.ASCII)
+    assert scan.plan(found) is not None
+    rnd = random.Random(7)
+    pieces = [*PIECES, *names, "NeelNanda/Pile-10K", "/pile-10k", "pile-10k-x", "org/set77"]
+    for text in CARDS + ["".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 200))) for _ in range(200)]:
+        _same(found, text)
+
+
+@pytest.mark.parametrize("kind", ["lines", "sentences"])
+def test_spans_with_keeps_every_span_a_pattern_can_match(kind: str) -> None:
+    """spans_with lets loops over lines and sentences skip the rest: no span where the pattern
+    matches may be left out."""
+    rnd = random.Random(3)
+    texts = CARDS + ["".join(rnd.choice(PIECES) for _ in range(rnd.randint(0, 300))) for _ in range(100)]
+    for text in texts:
+        doc = scan_markdown(text, 1)
+        if kind == "lines":
+            spans = [(s, s + len(line)) for s, line in zip(doc.starts, doc.lines)]
+            starts = doc.starts
+        else:
+            spans, starts = doc.sentences, doc.sentence_starts
+        for _name, pattern in PATTERNS:
+            kept = set(scan.spans_with(pattern, doc.scanned, spans, starts))
+            for k, (s, e) in enumerate(spans):
+                if k not in kept:
+                    assert pattern.search(text[s:e]) is None, (pattern.pattern[:60], text[s:e][:80])
