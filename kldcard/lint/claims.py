@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from itertools import islice
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
@@ -257,7 +256,9 @@ def _caption_labels(doc: Doc, header: int) -> bool:
     begin, end = doc.starts[top], doc.starts[i] + len(doc.lines[i])
     # sentences are sorted and disjoint: those overlapping [begin, end) start from the one holding begin
     k = max(0, bisect_right(doc.sentence_starts, begin) - 1)
-    for s, e in islice(doc.sentences, k, None):  # islice, not a slice: no copy of the tail per table
+    sentences = doc.sentences
+    for j in range(k, len(sentences)):  # by index: islice would step over the first k, quadratic over tables
+        s, e = sentences[j]
         if s >= end:
             break
         if e > begin:

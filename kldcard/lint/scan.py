@@ -313,7 +313,8 @@ def _better(a: set[str] | None, b: set[str] | None) -> set[str] | None:
         return b
     if b is None or not b:
         return a
-    return a if (min(map(len, a)), -len(a)) >= (min(map(len, b)), -len(b)) else b
+    # Longer literals are rarer, up to a point; each literal costs one scan of the text.
+    return a if (min(5, *map(len, a)), -len(a)) >= (min(5, *map(len, b)), -len(b)) else b
 
 
 def _literals(items: list, flags: int) -> set[str] | None:
@@ -332,11 +333,27 @@ def _literals(items: list, flags: int) -> set[str] | None:
             if inner is None:
                 return None
             out = {s + t for s in out for t in inner}
+        elif op is C.IN and (chars := _class_chars(av, flags)) is not None:
+            out = {s + c for s in out for c in chars}
         else:
             return None
         if len(out) > 64:
             return None
     return out
+
+
+def _class_chars(av: list, flags: int) -> set[str] | None:
+    """The folded characters a small class such as ``[HBA]``, ``[- ]`` or ``\\d`` (ASCII mode) matches,
+    or None: a negated class, one that may match a non-ASCII character, or more than 10 of them."""
+    for op, arg in av:
+        if op is C.NEGATE:
+            return None
+        if op is C.CATEGORY and not flags & re.ASCII:
+            return None  # \\d, \\w, \\s match non-ASCII characters in Unicode mode
+        if op is C.LITERAL and arg >= 128 or op is C.RANGE and arg[1] >= 128:
+            return None
+    chars = {c.lower() for c in _leaf_accepts(C.IN, av, flags)}
+    return chars if 0 < len(chars) <= 10 else None
 
 
 def _anchors(items: list, flags: int) -> set[str] | None:
@@ -348,13 +365,19 @@ def _anchors(items: list, flags: int) -> set[str] | None:
     best: set[str] | None = None
     run = {""}
     for op, av in items:
-        lits = _literals([(op, av)], flags) if op in (C.LITERAL, C.BRANCH, C.SUBPATTERN) else None
+        lits = _literals([(op, av)], flags) if op in (C.LITERAL, C.BRANCH, C.SUBPATTERN, C.IN) else None
         if lits is not None and len(run) * len(lits) <= 64:
+            if len(lits) > 1 and "" not in run:
+                best = _better(best, run)  # the run so far may beat its many extensions
             run = {s + t for s in run for t in lits}
             continue
         if op in _ZERO:  # zero-width: the literals on either side stay adjacent
             continue
-        best = _better(best, run - {""} if "" not in run else None)
+        if op in _REPEATS and av[0] >= 1 and (body := _literals(av[2], flags)) is not None and len(run) * len(body) <= 64:
+            if "" not in run:
+                best = _better(best, run)
+            run = {s + t for s in run for t in body}  # its first repetition continues the run, then it ends
+        best = _better(best, run if "" not in run else None)
         run = {""}
         cand: set[str] | None = None
         if op is C.BRANCH:
