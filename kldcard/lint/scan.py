@@ -73,7 +73,7 @@ class Text:
         self.text = text
         self._low: str | None = None
         self._rev: str | None = None
-        self._hits: dict[str, list[int]] = {}  # literal -> its start offsets in the folded text
+        self._hits: dict[str, _Hits] = {}
 
     @property
     def low(self) -> str:
@@ -87,18 +87,39 @@ class Text:
             self._rev = self.text[::-1]
         return self._rev
 
-    def hits(self, literal: str) -> list[int]:
-        """Start offsets of ``literal`` in the folded text (found once, shared by all patterns)."""
-        found = self._hits.get(literal)
-        if found is None:
-            find = self.low.find
-            found = []
-            i = find(literal)
-            while i >= 0:
+    def hits(self, literal: str) -> _Hits:
+        """The start offsets of ``literal`` in the folded text (found once, shared by all patterns)."""
+        h = self._hits.get(literal)
+        if h is None:
+            h = self._hits[literal] = _Hits(self.low, literal)
+        return h
+
+
+class _Hits:
+    """The start offsets of one literal, found in order only as far as a query needs them: a search
+    that stops at its first match (most disclosures are found near the top) reads no further."""
+
+    __slots__ = ("done", "find", "found", "literal")
+
+    def __init__(self, low: str, literal: str) -> None:
+        self.found: list[int] = []
+        self.find, self.literal, self.done = low.find, literal, False
+
+    def at_or_after(self, pos: int) -> int:
+        """The first offset >= ``pos``, or -1."""
+        found = self.found
+        while not self.done and (not found or found[-1] < pos):
+            i = self.find(self.literal, found[-1] + 1 if found else 0)
+            if i < 0:
+                self.done = True
+            else:
                 found.append(i)
-                i = find(literal, i + 1)
-            self._hits[literal] = found
-        return found
+        k = bisect_left(found, pos)
+        return found[k] if k < len(found) else -1
+
+    def all(self) -> list[int]:
+        self.at_or_after(INF)
+        return self.found
 
 
 def finditer(pattern: re.Pattern[str], text: Text) -> Iterator[re.Match[str]]:
@@ -140,7 +161,7 @@ def spans_with(pattern: re.Pattern[str], text: Text, spans: list[tuple[int, int]
     for literal in p.anchors:
         size = len(literal)
         k, lo, hi = -1, 0, -1  # the span found last and the offsets [lo, hi) that fall in it
-        for h in text.hits(literal):
+        for h in text.hits(literal).all():
             if not lo <= h < hi:
                 k = bisect_right(starts, h) - 1
                 lo, hi = (starts[k], starts[k + 1] if k < last else INF) if k >= 0 else (0, starts[0] if starts else INF)
@@ -164,9 +185,9 @@ def _windows(p: Plan, text: Text) -> Iterator[tuple[int, int]]:
     def next_hit(pos: int) -> int:
         best = n
         for h in lists:
-            k = bisect_left(h, pos)
-            if k < len(h) and h[k] < best:
-                best = h[k]
+            x = h.at_or_after(pos)
+            if 0 <= x < best:
+                best = x
         return best
 
     start = end = -1
