@@ -92,7 +92,10 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     current: Claim | None = None
     stat = {i: LLAMA_STAT.match(doc.lines[i]) for i in doc.lines_with(LLAMA_STAT)}
     # A line holding none of the patterns' anchors matches none of them: it only ends a block.
-    visit = sorted(set(stat).union(*(doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER))))
+    old, diffs, chunks, results, headers = (
+        doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER)
+    )
+    visit = sorted(set(stat).union(old, diffs, chunks, results, headers))
     old_block = False  # inside the first-format block, right under its header
     previous = -2
     for i in visit:
@@ -100,10 +103,11 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             current, old_block = None, False
         previous = i
         line = doc.lines[i]
-        old_block = old_block and bool(OLD_STAT.match(line))
+        old_block = old_block and i in old and bool(OLD_STAT.match(line))
         llama = stat.get(i) or (old_block and OLD_STAT.match(line))
-        diff, chunk = MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
-        result = doc.code[i] and not (llama or diff or chunk) and CODE_RESULT.match(line)
+        diff = MODEL_DIFF_STAT.match(line) if i in diffs else None
+        chunk = LLAMA_CHUNK.match(line) if i in chunks else None
+        result = doc.code[i] and not (llama or diff or chunk) and i in results and CODE_RESULT.match(line)
         if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
@@ -125,7 +129,7 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
                 claims.append(current)
             current.numbers.extend(_numbers(result.group(1), doc.starts[i] + result.start(1)))
             lines.add(i)
-        elif LLAMA_HEADER.match(line):
+        elif i in headers and LLAMA_HEADER.match(line):
             lines.add(i)
             current = None
             old_block = True
@@ -275,7 +279,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts):
         start, end = doc.sentences[k]
         sentence = text[start:end]
-        if "." not in sentence:  # no NUMBER without a decimal point: no claim
+        if "." not in sentence or NUMBER.search(sentence) is None:  # no number, no claim
             continue
         terms = list(KLD_TERM.finditer(sentence))
         if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):
