@@ -30,6 +30,7 @@ tests/data, on the pathological cards and on random text.
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
@@ -42,7 +43,7 @@ __all__ = ["Text", "finditer", "fold", "plan", "search", "spans_with"]
 _ASCII = "".join(map(chr, range(128)))
 INF = 1 << 62
 # More windows per character than this cost more in Python than the regex saves in C.
-DENSE = 1 / 128
+DENSE = 1 / 32
 
 
 def fold(text: str) -> str:
@@ -60,10 +61,27 @@ def fold(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Plan:
-    anchors: tuple[str, ...]  # folded; every match contains one
+class Part:
+    """The pattern, or one branch of its top-level alternation: a match made by this branch contains
+    one of its anchors and lies within its width and barriers."""
+
+    anchors: tuple[str, ...]  # folded; every match (of this branch) contains one
     width: int  # INF when unbounded
-    barrier: re.Pattern[str] | None  # a class of ASCII characters no part of the pattern consumes
+    barrier: re.Pattern[str] | None  # a class of ASCII characters no item of the branch consumes
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to window a pattern. A top-level alternation is planned branch by branch: "\\btest\\s+set"
+    needs only the letters and spaces around its hit, whatever its sister branches may need. That is
+    exact too: a branch tried at a start reads past its window only if it would match there, and then
+    its own anchor's window, which the windows merge with, covers it."""
+
+    parts: tuple[Part, ...]
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        return tuple(sorted({a for p in self.parts for a in p.anchors}))
 
 
 class Text:
@@ -171,7 +189,23 @@ def spans_with(pattern: re.Pattern[str], text: Text, spans: list[tuple[int, int]
 
 
 def _windows(p: Plan, text: Text) -> Iterator[tuple[int, int]]:
-    """Merged (pos, endpos) windows around the anchor hits; see the module docstring.
+    """Merged (pos, endpos) windows around the anchor hits of all the plan's parts."""
+    if len(p.parts) == 1:
+        yield from _part_windows(p.parts[0], text)
+        return
+    start = end = -1
+    for s, e in heapq.merge(*(_part_windows(x, text) for x in p.parts)):
+        if s >= end:
+            if end >= 0:
+                yield start, end
+            start = s
+        end = max(end, e)
+    if end >= 0:
+        yield start, end
+
+
+def _part_windows(p: Part, text: Text) -> Iterator[tuple[int, int]]:
+    """Merged (pos, endpos) windows around one part's anchor hits; see the module docstring.
 
     A hit at ``a`` needs [lo, hi): lo after the last barrier before it and at most ``width`` back,
     hi two past the first barrier B after it (the barrier is read, never consumed; the second keeps
@@ -237,18 +271,42 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
         try:
             tree = _parser.parse(pattern.pattern, pattern.flags)
             flags = tree.state.flags
-            anchors = _anchors(tree.data, flags)
-            width = _width(tree.data)
-            accepted: set[str] = set()
-            _accepted(tree.data, flags, accepted)
-            barriers = sorted(set(_ASCII) - accepted)
-            bar = re.compile("[" + "".join(re.escape(c) for c in barriers) + "]") if barriers else None
-            if anchors:  # a match holding "kld" holds "kl": the shorter one alone finds the same places
-                anchors = {a for a in anchors if not any(b != a and b in a for b in anchors)}
-            _PLANS[key] = Plan(tuple(sorted(anchors)), width, bar) if anchors else None
+            data = tree.data
+            branches = data[0][1][1] if len(data) == 1 and data[0][0] is C.BRANCH else [data]
+            parts = [_part(b, flags) for b in branches]
+            if any(x is None for x in parts):
+                parts = [_part(data, flags)]
+            grouped: dict[tuple[int, str], list[Part]] = {}  # one part per (width, barriers): fewer passes
+            for x in parts:
+                if x is not None:
+                    grouped.setdefault((x.width, x.barrier.pattern if x.barrier else ""), []).append(x)
+            merged = tuple(
+                Part(_minimal({a for x in g for a in x.anchors}), g[0].width, g[0].barrier) for g in grouped.values()
+            )
+            _PLANS[key] = Plan(merged) if merged and all(x is not None for x in parts) else None
         except _Unsupported:
             _PLANS[key] = None
     return _PLANS[key]
+
+
+def _minimal(anchors: set[str]) -> tuple[str, ...]:
+    """A match holding "kld" holds "kl": the shorter one alone finds the same places."""
+    return tuple(sorted(a for a in anchors if not any(b != a and b in a for b in anchors)))
+
+
+_BARRIERS: dict[str, re.Pattern[str] | None] = {}
+
+
+def _part(items: list, flags: int) -> Part | None:
+    anchors = _anchors(items, flags)
+    if not anchors:
+        return None
+    accepted: set[str] = set()
+    _accepted(items, flags, accepted)
+    barriers = "".join(re.escape(c) for c in sorted(set(_ASCII) - accepted))
+    if barriers not in _BARRIERS:
+        _BARRIERS[barriers] = re.compile("[" + barriers + "]") if barriers else None
+    return Part(_minimal(anchors), _width(items), _BARRIERS[barriers])
 
 
 _LEAVES = {C.LITERAL, C.NOT_LITERAL, C.IN, C.ANY}
