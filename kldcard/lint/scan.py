@@ -44,7 +44,7 @@ from kldcard.lint.scan_plan import INF, Part, Plan, fold, plan
 __all__ = ["INF", "Text", "finditer", "fold", "plan", "search", "spans_with"]
 
 # More windows per character than this cost more in Python than the regex saves in C.
-DENSE = 1 / 32
+DENSE = 1 / 128
 
 
 class Text:
