@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from re import _compiler, _parser
-from re import _constants as C  # noqa: N812  (parse-tree opcodes; re itself exposes no other API)
+try:  # Python 3.11+: the re package's own modules (re exposes no public parse-tree API)
+    from re import _compiler, _parser
+    from re import _constants as C  # noqa: N812
+except ImportError:  # Python 3.10: the same modules under their old names (deprecated only from 3.11)
+    import sre_compile as _compiler  # type: ignore[no-redef]
+    import sre_constants as C  # type: ignore[no-redef]  # noqa: N812
+    import sre_parse as _parser  # type: ignore[no-redef]
 
 __all__ = ["INF", "Part", "Plan", "fold", "plan"]
 
@@ -110,7 +115,8 @@ def _part(items: list, flags: int) -> Part | None:
 
 
 _LEAVES = {C.LITERAL, C.NOT_LITERAL, C.IN, C.ANY}
-_REPEATS = {C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT}
+_ATOMIC = getattr(C, "ATOMIC_GROUP", object())  # (?>...) and possessive repeats: Python 3.11+
+_REPEATS = {C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)}
 _ZERO = {C.AT, C.ASSERT, C.ASSERT_NOT}
 
 
@@ -125,7 +131,7 @@ def _width(items: list) -> int:
             total += max(_width(b) for b in av[1])
         elif op is C.SUBPATTERN:
             total += _width(av[3])
-        elif op is C.ATOMIC_GROUP:
+        elif op is _ATOMIC:
             total += _width(av)
         elif op in _REPEATS:
             lo, hi, body = av
@@ -164,7 +170,7 @@ def _accepted(items: list, flags: int, out: set[str]) -> None:
                 _accepted(b, flags, out)
         elif op is C.SUBPATTERN:
             _accepted(av[3], (flags | av[1]) & ~av[2], out)
-        elif op is C.ATOMIC_GROUP:
+        elif op is _ATOMIC:
             _accepted(av, flags, out)
         elif op in _REPEATS:
             _accepted(av[2], flags, out)
@@ -262,7 +268,7 @@ def _anchors(items: list, flags: int) -> set[str] | None:
             cand = set().union(*parts) if all(x is not None for x in parts) else None  # type: ignore[arg-type]
         elif op is C.SUBPATTERN:
             cand = _anchors(av[3], (flags | av[1]) & ~av[2])
-        elif op is C.ATOMIC_GROUP:
+        elif op is _ATOMIC:
             cand = _anchors(av, flags)
         elif op in _REPEATS and av[0] >= 1:
             cand = _anchors(av[2], flags)
