@@ -47,14 +47,16 @@ def _grow(make, target: int) -> bytes:
     return make(n)
 
 
-def _seconds(data: bytes) -> float:
-    t0 = time.perf_counter()
+def _seconds(data: bytes) -> tuple[float, float]:
+    """(wall, CPU) seconds to lint ``data``: on a shared machine the CPU time is the steadier figure."""
+    t0, c0 = time.perf_counter(), time.process_time()
     check_prose(parse_card(data, "<bench>"))
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
-def per_mb(mb: float) -> bool:
-    """Print lint seconds per MB, ordinary vs pathological; True when every projection is under 2 s."""
+def per_mb(mb: float, only: list[str] | None = None) -> bool:
+    """Print lint seconds per MB, ordinary vs pathological (``only``: those named); True when every
+    projection is under 2 s."""
     target = int(mb * 1e6)
     ordinary = b""
     sources = sorted(CORPUS.glob("*.md")) + sorted(REAL.glob("*.md"))
@@ -63,19 +65,19 @@ def per_mb(mb: float) -> bool:
             break
         ordinary += p.read_bytes() + b"\n\n"
     rows = [("ordinary: corpora concatenated", ordinary)]
-    rows += [(name, _grow(make, target)) for name, make in PATHOLOGICAL.items()]
+    rows += [(name, _grow(make, target)) for name, make in PATHOLOGICAL.items() if not only or name in only]
     real_max = max(sources, key=lambda p: p.stat().st_size)
     rows.insert(0, (f"largest real card ({real_max.stat().st_size / 1e3:.0f} KB)", real_max.read_bytes()))
     limit_mb = MAX_CARD_BYTES / 1e6
     print(f"\nlint time per MB (parse_card + check_prose), projected to the {MAX_CARD_BYTES >> 20} MiB size limit:")
-    print(f"{'card':48s} {'size':>9s} {'time':>8s} {'s/MB':>6s} {'at limit':>9s}")
+    print(f"{'card':48s} {'size':>9s} {'time':>8s} {'s/MB':>6s} {'at limit':>9s} {'CPU s/MB':>9s}")
     ok = True
     for name, data in rows:
-        dt = _seconds(data)
+        dt, cpu = _seconds(data)
         rate = dt / (len(data) / 1e6)
         at_limit = rate * limit_mb
         ok &= at_limit < 2.0 or name.startswith("largest")
-        print(f"{name:48s} {len(data) / 1e6:7.2f}MB {dt:7.2f}s {rate:6.2f} {at_limit:8.1f}s")
+        print(f"{name:48s} {len(data) / 1e6:7.2f}MB {dt:7.2f}s {rate:6.2f} {at_limit:8.1f}s {cpu / (len(data) / 1e6):9.2f}")
     print(f"target  no card under the size limit over 2 s: {'met' if ok else 'MISSED'}")
     return ok
 
@@ -83,7 +85,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--mb", type=float, default=1.0, help="size of each card in the per-MB comparison")
+    ap.add_argument("--only", action="append", help="per-MB comparison only: this pathological card (repeatable)")
     args = ap.parse_args()
+    if args.only:
+        _seconds(b"KLD 0.01 vs BF16")  # the one-time pattern analysis of kldcard.lint.scan, not per MB
+        return 0 if per_mb(args.mb, args.only) else 1
     sources = sorted(CORPUS.glob("*.md"))
     cards = [(p.name, p.read_bytes()) for p in islice(cycle(sources), args.cards)]
     n_bytes = sum(len(b) for _, b in cards)
@@ -115,7 +121,7 @@ def main() -> int:
     target = 10.0 * len(cards) / 1000
     ok = runner_s < target
     print(f"target  < {target:.1f} s for {len(cards)} cards: {'met' if ok else 'MISSED'}")
-    ok &= per_mb(args.mb)
+    ok &= per_mb(args.mb)  # after 1,000 cards: the one-time pattern analysis is done
     return 0 if ok else 1
 
 

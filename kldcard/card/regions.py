@@ -62,7 +62,7 @@ def fenced(lines: Sequence[str]) -> list[bool]:
     out = [False] * len(lines)
     fence: str | None = None
     for i, line in enumerate(lines):
-        m = _FENCE.match(line)
+        m = _FENCE.match(line) if "```" in line or "~~~" in line else None  # a fence has three of them
         if fence is None:
             # a backtick fence's info string may not contain a backtick (CommonMark 4.5)
             if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):

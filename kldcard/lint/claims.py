@@ -9,84 +9,36 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from itertools import islice
 from dataclasses import dataclass, field
 
-from kldcard.lint.markdown import HEADING, LIST_ITEM, Doc, Table
+from kldcard.lint.markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.scan import search, spans_with
+from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CONTEXT are read from here by prose and evidence)
+    AFTER_GAP,
+    CODE_RESULT,
+    GENERIC_CONTEXT,
+    HEADING_OR_ITEM,
+    KLD_TERM,
+    LIST_OR_QUOTE,
+    LLAMA_CHUNK,
+    LLAMA_HEADER,
+    LLAMA_STAT,
+    MODEL_DIFF_STAT,
+    NUMBER,
+    OLD_STAT,
+    OTHER_METRIC,
+    PARENTHETICAL,
+    RULE_LINE,
+    SIBLING_STAT,
+    STAT_LABEL,
+    THRESHOLD_CELL,
+    TRAINING_CONTEXT,
+    UNCERTAINTY,
+)
 
 # ASCII semantics: case-insensitive matching with Unicode folding is ~3x slower and every keyword is
 # ASCII; the few non-ASCII symbols (μ, Δp, β) stand outside \b groups because \b is ASCII-only here.
 I = re.IGNORECASE | re.ASCII
-
-# "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
-KLD_TERM = re.compile(
-    r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-))",
-    I,
-)
-# Decimal numbers that could be a divergence; not versions (v0.2.8), sizes (5.0bpw), model names
-# (Qwen3.5, Llama-3.1-8B) or percentages.
-NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d+\.\d+|\.\d+)(?:[eE][-+]?\d+)?(?![\w%/]|\.\d|-\w)")
-# Statistic labels that say which summary a number is.
-STAT_LABEL = re.compile(
-    r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
-    r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%",
-    I,
-)
-# Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
-# Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
-AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
-# Other metrics: a number right after one of these belongs to it, not to KLD.
-OTHER_METRIC = re.compile(
-    r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d+|top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same top|"
-    r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
-    r"beta|lr|learning rate)\b",
-    I,
-)
-# "- Median: 0.0071", "* p99 = 0.31", "- 中位数 (median): 0.0071": a label, then one number.
-SIBLING_STAT = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+[^:=\d]{0,30}?\b(?:mean|average|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?)\b"
-    r"[^:=\d]{0,12}[:=]\s*(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)\s*(?:nats?)?\s*\.?\s*$",
-    I,
-)
-PARENTHETICAL = re.compile(r"\([^()]{0,80}\)")
-# Uncertainty words are transparent: "0.0046 (95% CI 0.0044–0.0048)" are all KLD numbers.
-UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|–|\bto\b", I)
-# A KL term inside a training objective or RL setup is not a quality claim.
-TRAINING_CONTEXT = re.compile(
-    r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|"
-    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion|"
-    r"prun\w+)\b",
-    I,
-)
-# Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").
-GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in general|as a rule)\b", I)
-
-# llama-perplexity's printed block (current and pre-#16321) and exllamav3 model_diff's lines.
-# Pasted output is often quoted, indented or turned into list items ("> - Mean    KLD:   0.0146").
-PASTE_PREFIX = r"^(?:[ \t]*+(?:>|[-*+](?=\s))[ \t]*+)*+[ \t]*+"
-LLAMA_STAT = re.compile(
-    PASTE_PREFIX + r"(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I
-)
-LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
-LLAMA_HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL[- ]divergence statistics(?:\s*=+|\s*$)", I)
-# The first (2024) block under "===== KL-divergence statistics": "Average:   0.010623 ±   0.000065", "Median : ..."
-OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+)\s*:\s*(-?\d+\.\d+)", I)
-# llama-perplexity's cumulative per-chunk line in KL mode: [n] PPL ± se, ln ratio ± se, KLD ± se, Δp ± %, same ± %
-LLAMA_CHUNK = re.compile(
-    r"^\s*\[\d+\]\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
-    r"-?\d+\.\d+\s*±"
-)
-# A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
-CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+)(?![\w.%])", I)
-MODEL_DIFF_STAT = re.compile(PASTE_PREFIX + r"--\s*KL[- ]?div(?:ergence)?\s*\(\s*\w+\s*,\s*\w+\s*\)\s*:\s*(-?\d+\.\d+)", I)
-
-
-RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
-# A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
-THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+\s*(?:-|–|to)\s*-?[\d.]+\s*$", I)
-HEADING_OR_ITEM = re.compile(HEADING.pattern + "|" + LIST_ITEM.pattern)
 
 
 @dataclass(frozen=True)
@@ -120,7 +72,7 @@ class Claim:
 
 def find_claims(doc: Doc) -> list[Claim]:
     """All KLD claims in ``doc``, ordered by position."""
-    if not KLD_TERM.search(doc.text):
+    if search(KLD_TERM, doc.scanned) is None:
         return []
     tool_claims, tool_lines = _tool_output(doc)
     flat_claims = _flat_tables(doc, tool_lines)
@@ -138,14 +90,25 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     claims: list[Claim] = []
     lines: set[int] = set()
     current: Claim | None = None
-    stat = [LLAMA_STAT.match(line) for line in doc.lines]
+    stat = {i: LLAMA_STAT.match(doc.lines[i]) for i in doc.lines_with(LLAMA_STAT)}
+    # A line holding none of the patterns' anchors matches none of them: it only ends a block.
+    old, diffs, chunks, results, headers = (
+        doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER)
+    )
+    visit = sorted(set(stat).union(old, diffs, chunks, results, headers))
     old_block = False  # inside the first-format block, right under its header
-    for i, line in enumerate(doc.lines):
-        old_block = old_block and bool(OLD_STAT.match(line))
-        llama = stat[i] or (old_block and OLD_STAT.match(line))
-        diff, chunk = MODEL_DIFF_STAT.match(line), LLAMA_CHUNK.match(line)
-        result = doc.code[i] and not (llama or diff or chunk) and CODE_RESULT.match(line)
-        if llama and LIST_OR_QUOTE.match(line) and not (i and stat[i - 1]) and not (i + 1 < len(stat) and stat[i + 1]):
+    previous = -2
+    for i in visit:
+        if i != previous + 1:
+            current, old_block = None, False
+        previous = i
+        line = doc.lines[i]
+        old_block = old_block and i in old and bool(OLD_STAT.match(line))
+        llama = stat.get(i) or (old_block and OLD_STAT.match(line))
+        diff = MODEL_DIFF_STAT.match(line) if i in diffs else None
+        chunk = LLAMA_CHUNK.match(line) if i in chunks else None
+        result = doc.code[i] and not (llama or diff or chunk) and i in results and CODE_RESULT.match(line)
+        if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
             if current is None or current.tool != "llama-perplexity-chunks":
@@ -166,7 +129,7 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
                 claims.append(current)
             current.numbers.extend(_numbers(result.group(1), doc.starts[i] + result.start(1)))
             lines.add(i)
-        elif LLAMA_HEADER.match(line):
+        elif i in headers and LLAMA_HEADER.match(line):
             lines.add(i)
             current = None
             old_block = True
@@ -181,7 +144,9 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     The claim is the header line; its rows join ``consumed`` so they are not read as prose again."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in range(len(lines) - 1):
+    for i in sorted(doc.lines_with(KLD_TERM)):  # the header names KLD
+        if i >= len(lines) - 1:
+            break
         line = lines[i]
         # pasted fixed-width result tables are often fenced: code lines count here
         if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
@@ -222,7 +187,10 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
     # first cell or, in a table with a category column, the second ("| **基礎性能** | KL Divergence |").
     # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
     previous = -2
+    named = doc.lines_with(KLD_TERM)  # a KLD row names KLD; the others are never split into cells
     for r in t.rows:
+        if r not in named:
+            continue
         cells = t.cells[r]
         k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
         if k is None:
@@ -246,7 +214,10 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
     """Cells of a table without a KLD column or row that carry a KLD number in words
     ("| Recommended. KLD 0.035. |"): one claim per row, read like a sentence."""
     claims: list[Claim] = []
+    named = doc.lines_with(KLD_TERM)
     for r in t.rows:
+        if r not in named:
+            continue
         for off, text in t.cells[r]:
             terms = list(KLD_TERM.finditer(text))
             if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):
@@ -289,7 +260,9 @@ def _caption_labels(doc: Doc, header: int) -> bool:
     begin, end = doc.starts[top], doc.starts[i] + len(doc.lines[i])
     # sentences are sorted and disjoint: those overlapping [begin, end) start from the one holding begin
     k = max(0, bisect_right(doc.sentence_starts, begin) - 1)
-    for s, e in islice(doc.sentences, k, None):  # islice, not a slice: no copy of the tail per table
+    sentences = doc.sentences
+    for j in range(k, len(sentences)):  # by index: islice would step over the first k, quadratic over tables
+        s, e = sentences[j]
         if s >= end:
             break
         if e > begin:
@@ -303,8 +276,11 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     claims: list[Claim] = []
     seen_lines: set[int] = set()
     text = doc.text
-    for start, end in doc.sentences:
+    for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts):
+        start, end = doc.sentences[k]
         sentence = text[start:end]
+        if "." not in sentence or NUMBER.search(sentence) is None:  # no number, no claim
+            continue
         terms = list(KLD_TERM.finditer(sentence))
         if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):
             continue
@@ -341,7 +317,8 @@ RELATIVE = re.compile(
 
 def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:
     out = []
-    for start, end in doc.sentences:
+    for k in spans_with(RELATIVE, doc.scanned, doc.sentences, doc.sentence_starts):
+        start, end = doc.sentences[k]
         sentence = doc.text[start:end]
         if "%" not in sentence and "x" not in sentence.lower() and "×" not in sentence:
             continue

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.scan import Text, search
+
 __all__ = ["iid_interval_over_chunks"]
 
 I = re.IGNORECASE
@@ -31,9 +33,10 @@ BLOCK_METHOD = re.compile(
 )
 
 
-def iid_interval_over_chunks(text: str) -> int | None:
-    """Offset in ``text`` of the i.i.d. interval to flag, or None."""
-    if BLOCK_METHOD.search(text) or not CHUNKED.search(text):
+def iid_interval_over_chunks(body: str | Text) -> int | None:
+    """Offset in the body of the i.i.d. interval to flag, or None."""
+    text = body if isinstance(body, Text) else Text(body)
+    if search(BLOCK_METHOD, text) or not search(CHUNKED, text):
         return None
-    m = IID_INTERVAL.search(text)
+    m = search(IID_INTERVAL, text)
     return None if m is None else m.start()

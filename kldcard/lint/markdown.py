@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kldcard.card.regions import fenced
+from kldcard.lint.scan import Text, spans_with
 
 # Each run of spaces is matched by one quantifier only (no "\s*\|?\s*"): a line of spaces is linear.
 TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:\|\s*+:?-{2,}:?\s*+)*(?:\|\s*+)?$")
@@ -64,6 +67,27 @@ class Doc:
     def __post_init__(self) -> None:
         self.sentence_starts = [s for s, _ in self.sentences]
 
+    def lines_with(self, pattern: re.Pattern[str]) -> set[int]:
+        """Indices of the lines holding an anchor of ``pattern`` whole: the only lines on which
+        ``pattern.match(line)`` or ``pattern.search(line)`` can succeed (see kldcard.lint.scan)."""
+        key = (pattern.pattern, pattern.flags)
+        if key not in self._lines_with:
+            self._lines_with[key] = set(spans_with(pattern, self.scanned, self._line_spans, self.starts))
+        return self._lines_with[key]
+
+    @cached_property
+    def _lines_with(self) -> dict[tuple[str, int], set[int]]:
+        return {}
+
+    @cached_property
+    def _line_spans(self) -> list[tuple[int, int]]:
+        return [(s, s + len(line)) for s, line in zip(self.starts, self.lines)]
+
+    @cached_property
+    def scanned(self) -> Text:
+        """The body for :func:`kldcard.lint.scan.finditer` (folded once, anchor hits shared by patterns)."""
+        return Text(self.text)
+
 
 def split_cells(line: str, base: int) -> list[tuple[int, str]]:
     """Cells of a pipe-table row as (body offset, stripped text)."""
@@ -85,6 +109,19 @@ def split_cells(line: str, base: int) -> list[tuple[int, str]]:
     return cells
 
 
+class _Cells(dict):  # type: ignore[type-arg]
+    """line index -> cells, split when first read: most rows of a long table without a KLD column
+    are never read (claims reads a row only when it names KLD)."""
+
+    def __init__(self, lines: list[str], starts: list[int], split: Callable[[str, int], list[tuple[int, str]]]) -> None:
+        super().__init__()
+        self._lines, self._starts, self._split = lines, starts, split
+
+    def __missing__(self, i: int) -> list[tuple[int, str]]:
+        cells = self[i] = self._split(self._lines[i], self._starts[i])
+        return cells
+
+
 def _bare_row(line: str) -> bool:
     """``| a | b |``: starts and ends with a pipe and has at least two cells."""
     s = line.strip()
@@ -97,15 +134,13 @@ def _html_cells(line: str, base: int) -> list[tuple[int, str]]:
 
 def _html_table(lines: list[str], starts: list[int], code: list[bool], i: int, tables: list[Table], in_table: list[bool]) -> int:
     """Record the HTML table whose header row is line ``i``; return the index after its last row."""
-    t = Table(header=i, rows=[])
-    t.cells[i] = _html_cells(lines[i], starts[i])
+    t = Table(header=i, rows=[], cells=_Cells(lines, starts, _html_cells))
     in_table[i] = True
     j = i + 1
     while j < len(lines) and not code[j] and ("<td" in lines[j].lower() or HTML_TABLE_LINE.match(lines[j])):
         in_table[j] = True
         if "<td" in lines[j].lower():
             t.rows.append(j)
-            t.cells[j] = _html_cells(lines[j], starts[j])
         j += 1
     tables.append(t)
     return j
@@ -124,39 +159,40 @@ def scan(body: str, first_line: int) -> Doc:
 
     tables: list[Table] = []
     in_table = [False] * n
+    # Only a line with a pipe or a <th> can start a table: the loop visits those, in order.
+    candidates = [k for k, line in enumerate(lines) if "|" in line or ("<" in line and "<th" in line.lower())]
     i = 0
-    while i < n - 1:
+    for c in candidates:
+        if c < i:
+            continue
+        i = c
+        if i >= n - 1:
+            break
         if not code[i] and "|" in lines[i] and TABLE_SEP.match(lines[i + 1]) and "|" in lines[i + 1] + lines[i]:
-            t = Table(header=i, rows=[])
-            t.cells[i] = split_cells(lines[i], starts[i])
+            t = Table(header=i, rows=[], cells=_Cells(lines, starts, split_cells))
             in_table[i] = in_table[i + 1] = True
             j = i + 2
             while j < n and not code[j] and "|" in lines[j] and lines[j].strip():
                 t.rows.append(j)
-                t.cells[j] = split_cells(lines[j], starts[j])
                 in_table[j] = True
                 j += 1
             tables.append(t)
             i = j
         elif not code[i] and _bare_row(lines[i]) and _bare_row(lines[i + 1]) and not TABLE_SEP.match(lines[i + 1]):
             # a pipe table without its separator row, as mirrors and chat exports paste them
-            t = Table(header=i, rows=[])
-            t.cells[i] = split_cells(lines[i], starts[i])
+            t = Table(header=i, rows=[], cells=_Cells(lines, starts, split_cells))
             in_table[i] = True
             j = i + 1
             while j < n and not code[j] and _bare_row(lines[j]):
                 t.rows.append(j)
-                t.cells[j] = split_cells(lines[j], starts[j])
                 in_table[j] = True
                 j += 1
             tables.append(t)
             i = j
         elif not code[i] and "<th" in lines[i].lower() and HTML_CELL.search(lines[i]):
             i = _html_table(lines, starts, code, i, tables, in_table)
-        else:
-            i += 1
     for i, line in enumerate(lines):  # bare <table>/<tr> wrapper lines are not prose
-        if not code[i] and HTML_TABLE_LINE.match(line):
+        if "<" in line and not code[i] and HTML_TABLE_LINE.match(line):
             in_table[i] = True
 
     sentences: list[tuple[int, int]] = []
@@ -175,13 +211,19 @@ def scan(body: str, first_line: int) -> Doc:
         para.clear()
 
     for i, line in enumerate(lines):
-        if code[i] or in_table[i] or not line.strip():
-            flush()
+        first = line.lstrip()[:1]  # a heading or list item starts with one of "#-*+" or a digit
+        if code[i] or in_table[i] or not first:
+            if para:
+                flush()
             continue
-        if HEADING.match(line) or LIST_ITEM.match(line):
-            flush()
-        para.append(i)
-        if HEADING.match(line):
-            flush()
+        if first in "#-*+" or first.isdigit():
+            heading = first == "#" and HEADING.match(line)
+            if heading or LIST_ITEM.match(line):
+                flush()
+            para.append(i)
+            if heading:
+                flush()
+        else:
+            para.append(i)
     flush()
     return Doc(body, first_line, starts, lines, code, tables, sentences)

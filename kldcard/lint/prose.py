@@ -112,7 +112,7 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
             add("KLD310", "warning", flag.offset, f"KLD reference is a quantized checkpoint ({quote}); measure against BF16")
         else:
             add("KLD311", "warning", flag.offset, f"KLD evaluation text is drawn from the calibration data ({quote}); evaluate on held-out text")
-    iid_at = iid_interval_over_chunks(report.doc.text)
+    iid_at = iid_interval_over_chunks(report.doc.scanned)
     if iid_at is not None:
         add("KLD320", "info", iid_at, "the interval treats tokens as independent, but the text was scored in "
             "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap")
@@ -142,7 +142,7 @@ def image_only_sections(doc: Doc, claims: list[Claim]) -> list[tuple[int, str]]:
     most six)."""
     claim_lines = sorted(doc.line_index(c.offset) for c in claims)
     headings = [(i, len(line.lstrip()) - len(line.lstrip().lstrip("#"))) for i, line in enumerate(doc.lines)
-                if not doc.code[i] and HEADING.match(line)]  # fmt: skip
+                if "#" in line and not doc.code[i] and HEADING.match(line)]  # fmt: skip
     ends = [len(doc.lines)] * len(headings)
     nxt = [len(doc.lines)] * 7  # first later heading at each level
     for k in range(len(headings) - 1, -1, -1):

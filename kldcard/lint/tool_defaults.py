@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kldcard.lint.scan import Text, finditer, search
+
 I = re.IGNORECASE | re.ASCII  # ASCII: ~3x faster case-insensitive matching; keywords are ASCII
 
 LLAMA_STRONG = re.compile(
@@ -38,22 +40,23 @@ class Tool:
     n_ctx: int | None = None  # a -c override found on the card
 
 
-def recognise(text: str) -> Tool | None:
+def recognise(body: str | Text) -> Tool | None:
     """The KLD tool the card names, or None."""
-    m = LLAMA_STRONG.search(text)
+    text = body if isinstance(body, Text) else Text(body)
+    m = search(LLAMA_STRONG, text)
     if m is None:
-        labels = list(LLAMA_LABELS.finditer(text))
+        labels = list(finditer(LLAMA_LABELS, text))
         if len({x.group(0).lower().replace(" ", "") for x in labels}) >= 2:
             m = labels[0]
         else:
-            m = LLAMA_UNIQUE.search(text)
+            m = search(LLAMA_UNIQUE, text)
     if m is not None:
-        ctx = CTX_OPTION.search(text)
-        name = "ik_llama.cpp llama-perplexity" if IK_LLAMA.search(text) else "llama-perplexity"
+        ctx = search(CTX_OPTION, text)
+        name = "ik_llama.cpp llama-perplexity" if search(IK_LLAMA, text) else "llama-perplexity"
         return Tool(name, m.start(), int(ctx.group(1)) if ctx else None)
-    m = MODEL_DIFF.search(text) or EXL3_LABELS.search(text)
+    m = search(MODEL_DIFF, text) or search(EXL3_LABELS, text)
     if m is not None:
-        if EXLLAMA_V2.search(text) and not EXLLAMA_V3.search(text):
+        if search(EXLLAMA_V2, text) and not search(EXLLAMA_V3, text):
             return Tool("exllamav2 model_diff", m.start())
         return Tool("exllamav3 model_diff", m.start())
     return None

@@ -1,0 +1,82 @@
+"""The patterns of :mod:`kldcard.lint.claims`: KLD terms, numbers, statistic labels, contexts that
+make a KL term no claim, and the lines llama-perplexity and exllamav3 print."""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.markdown import HEADING, LIST_ITEM
+
+# ASCII semantics: case-insensitive matching with Unicode folding is ~3x slower and every keyword is
+# ASCII; the few non-ASCII symbols (μ, Δp, β) stand outside \b groups because \b is ASCII-only here.
+I = re.IGNORECASE | re.ASCII
+
+# "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
+KLD_TERM = re.compile(
+    r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
+    r"KL(?=\s*\()|KL\b(?!-))",
+    I,
+)
+# Decimal numbers that could be a divergence; not versions (v0.2.8), sizes (5.0bpw), model names
+# (Qwen3.5, Llama-3.1-8B) or percentages.
+NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d+\.\d+|\.\d+)(?:[eE][-+]?\d+)?(?![\w%/]|\.\d|-\w)")
+# Statistic labels that say which summary a number is.
+STAT_LABEL = re.compile(
+    r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
+    r"|percentile|token[- ]mean)\b|μ"
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%",
+    I,
+)
+# Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
+# Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
+AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
+# Other metrics: a number right after one of these belongs to it, not to KLD.
+OTHER_METRIC = re.compile(
+    r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d+|top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same top|"
+    r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
+    r"beta|lr|learning rate)\b",
+    I,
+)
+# "- Median: 0.0071", "* p99 = 0.31", "- 中位数 (median): 0.0071": a label, then one number.
+SIBLING_STAT = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+[^:=\d]{0,30}?\b(?:mean|average|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?)\b"
+    r"[^:=\d]{0,12}[:=]\s*(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)\s*(?:nats?)?\s*\.?\s*$",
+    I,
+)
+PARENTHETICAL = re.compile(r"\([^()]{0,80}\)")
+# Uncertainty words are transparent: "0.0046 (95% CI 0.0044–0.0048)" are all KLD numbers.
+UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|–|\bto\b", I)
+# A KL term inside a training objective or RL setup is not a quality claim.
+TRAINING_CONTEXT = re.compile(
+    r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|"
+    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion|"
+    r"prun\w+)\b",
+    I,
+)
+# Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").
+GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in general|as a rule)\b", I)
+
+# llama-perplexity's printed block (current and pre-#16321) and exllamav3 model_diff's lines.
+# Pasted output is often quoted, indented or turned into list items ("> - Mean    KLD:   0.0146").
+PASTE_PREFIX = r"^(?:[ \t]*+(?:>|[-*+](?=\s))[ \t]*+)*+[ \t]*+"
+LLAMA_STAT = re.compile(
+    PASTE_PREFIX + r"(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I
+)
+LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
+LLAMA_HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL[- ]divergence statistics(?:\s*=+|\s*$)", I)
+# The first (2024) block under "===== KL-divergence statistics": "Average:   0.010623 ±   0.000065", "Median : ..."
+OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+)\s*:\s*(-?\d+\.\d+)", I)
+# llama-perplexity's cumulative per-chunk line in KL mode: [n] PPL ± se, ln ratio ± se, KLD ± se, Δp ± %, same ± %
+LLAMA_CHUNK = re.compile(
+    r"^\s*\[\d+\]\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
+    r"-?\d+\.\d+\s*±"
+)
+# A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
+CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+)(?![\w.%])", I)
+MODEL_DIFF_STAT = re.compile(PASTE_PREFIX + r"--\s*KL[- ]?div(?:ergence)?\s*\(\s*\w+\s*,\s*\w+\s*\)\s*:\s*(-?\d+\.\d+)", I)
+
+
+RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
+# A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
+THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+\s*(?:-|–|to)\s*-?[\d.]+\s*$", I)
+HEADING_OR_ITEM = re.compile(HEADING.pattern + "|" + LIST_ITEM.pattern)

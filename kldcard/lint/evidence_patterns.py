@@ -1,0 +1,187 @@
+"""The disclosure patterns of :mod:`kldcard.lint.evidence` (D1-D9 and the two flags), kept apart so
+that the module stays readable; see shared/reference/disclosure-patterns.md §2 for the phrasings."""
+
+from __future__ import annotations
+
+import re
+
+# ASCII: case-insensitive matching with Unicode case folding is ~3x slower, and every keyword here
+# is ASCII (μ, ‖, × and Δ are matched literally either way).
+I = re.IGNORECASE | re.ASCII
+M = re.IGNORECASE | re.MULTILINE | re.ASCII
+
+# ---- D1 reference -----------------------------------------------------------------------------
+REF_TOKEN = (
+    r"(?:BF16|FP16|F16|F32|FP32|bfloat16|float16|float32|FP8|F8|INT8|Q8_0|Q6_K|original|unquantized|"
+    r"full[- ]precision|teacher|\d+(?:\.\d+)?\s*bpw|[\w.\-]+/[\w.\-]+)"
+)
+REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant))?"
+REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
+D1 = [
+    re.compile(
+        r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|"
+        r"(?:fidelity|faithful\w*|closeness) to|compar\w*\s+(?:(?:mean|median)\s+)?(?:KLD|KL[- ]?div\w*)\s+(?:to|with))\s+"
+        + REF_PHRASE,
+        I,
+    ),
+    re.compile(r"\b(?:between|compared)\s+[^.;]{0,80}?\s+(?:and|with|to|against)\s+" + REF_PHRASE, I),
+    re.compile(r"\b(?:D_?)?KL\s*\(\s*(?:p|P|π)?_?\{?(?P<ref>bf16|fp16|f16|fp32|f32|fp8|teacher|base|orig\w*)\b", I),
+    # "Reference: x", "- **Reference**: `x`", "**Baseline:** x", and a labelled table row "| Reference | x |"
+    re.compile(r"\b(?:reference|baseline|base)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    re.compile(r"^\|?[ \t]*\**(?:reference|baseline)(?:\s+(?:model|checkpoint))?\**[ \t]*\|[ \t]*(?P<ref>[^|\n]{2,120})\|", M),
+    re.compile(r"\b(?:the\s+)?(?:reference|baseline|base)(?:\s+model)?\s+(?:is|was)\s+(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    re.compile(r"\b(?:base|reference|ref)\s+logits\s+(?:\w+\s+){0,3}?from\s+(?P<ref>(?:the\s+)?[^\n.,;]{2,50})", I),
+    re.compile(r"(?P<ref>(?<![\w.\-])[\w.\-]+\s+(?:checkpoint|model|weights|quant|GGUF)),?\s+which\s+serves\s+as\s+(?:our|the)\s+reference", I),
+    re.compile(rf"\b(?:teacher|reference|base(?:line)?)(?:\s+model)?\s+(?:ran|runs|was run|is run)\s+in\s+(?P<ref>{REF_TOKEN})", I),
+    re.compile(r"\bmodel\s+[AB]\s+is\s+the\s+(?P<ref>(?:BF16|FP16|F16|F32|FP32|FP8|original|unquantized|reference)[^\n.,;]{0,30})", I),
+    re.compile(
+        r"\b(?:D_?)?KL\s*\(\s*(?!(?:[pq]|ref|reference|test|quant|cand\w*|[ab]|[pq]_\w+)\s*(?:‖|\|\||∥))"
+        r"(?P<ref>[\w.\-]{2,40})\s*(?:‖|\|\||∥)",
+        I,
+    ),
+    re.compile(rf"(?:与|和|相对于|对比)\s*(?P<ref>{REF_TOKEN})[^，。,.]{{0,12}}?(?:相比|对比|比较)", I),
+    re.compile(r"\bsource:\s*(?P<ref>[\w.\-]+/[\w.\-]+@[0-9a-f]{7,40})", I),
+    re.compile(r"--kl-divergence-base\s+(?P<ref>\S+)", I),
+    re.compile(
+        r"(?P<ref>(?<![\w.\-/`])`?[\w.\-/]{2,80}`?(?:\s+(?:model|checkpoint|weights|GGUF))?)\s+as\s+(?:the|a|our)\s+"
+        r"(?:KLD\s+|KL\s+)?(?:baseline|reference)\b",
+        I,
+    ),
+    re.compile(r"\bKL(?:[- ]?div(?:ergence)?)?\s*\(\s*(?:[\w.\-]{1,20}\s*,\s*)?(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|orig\w*)\s*[,)]", I),
+    re.compile(r"\bfull[- ](?P<ref>(?:BF16|FP16|F16|bfloat16|precision)\s+(?:model|weights|checkpoint|GGUF|safetensors))\b", I),
+    re.compile(r"\bbaseline\s+`?(?P<ref>(?:BF16|FP16|F16|FP32|F32|bfloat16|float16)\b(?:`?/`?(?:BF16|FP16|F16))?)", I),
+    # a table's own reference row: "| original | 751 | ... | — |", "Original | 597.1 GB | ...", "| f16 | None | ... | - |"
+    re.compile(r"^\|?[ \t]*\**(?P<ref>original|unquantized)\**[ \t]*\|", M),
+    re.compile(r"^\|?[ \t]*\**(?P<ref>BF16|FP16|F16|FP32|F32)\**[ \t]*\|[^\n]*?\|[ \t]*[-—–][ \t]*\|", M),
+]
+QUANTIZED_REF = re.compile(
+    r"(?<![A-Za-z0-9])(?:FP8|F8|INT8|INT4|Q\d_(?:0|1|K)\w*|IQ\d\w*|\d+(?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ)"
+    r"(?![A-Za-z0-9])|\b(?:highest|largest|best)\s+(?:pure\s+)?quant",
+    I,
+)
+
+# ---- D2 runtime -------------------------------------------------------------------------------
+ENGINE = (
+    r"(?:llama\.cpp|ik_llama\.cpp|llama-cpp-python|exllamav[23]|vLLM|SGLang|transformers|mlx-lm|mlx_lm|mlx|"
+    r"PyTorch|torch|hipfire|TensorRT-LLM|TGI|Ollama|llama-perplexity|llama-server|llama-cli)"
+)
+VERSION = r"(?:v?\d+\.\d+(?:\.\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})"
+HARDWARE = (
+    r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|"
+    r"RX\s*\d{4}\s*XTX?|M[1-4]\s*(?:Pro|Max|Ultra)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
+    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?\b)"
+)
+D2 = [
+    re.compile(rf"\b{ENGINE}\b[^.;|]{{0,25}}?{VERSION}", I),
+    re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
+    re.compile(HARDWARE, I),
+]
+
+# ---- D3 evaluation text -----------------------------------------------------------------------
+D3 = [
+    re.compile(
+        r"\b(?:wiki\.test(?:\.raw)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
+        r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?:the\s+)?Pile|Wikipedia|RedPajama|"
+        r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
+        I,
+    ),
+    re.compile(
+        r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:documents|sequences|"
+        r"conversations|samples|prompts|texts|passages|articles|examples|questions)\s+(?:of|from|in)\b|"
+        r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
+        r"\btext file\b|(?<![\w.\-])[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?[A-Z]|"
+        r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
+        r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
+        I,
+    ),
+]
+
+# ---- D4 calibration ---------------------------------------------------------------------------
+D4_NONE = re.compile(
+    r"\b(?:no|without)\s+(?:imatrix|importance matrix|calibration(?:\s+data)?)\b|\bstatic quants?\b|\bdata-free\b|"
+    r"needs? no calibration|no calibration data",
+    I,
+)
+CALIBRATED_ON = re.compile(r"\s+(?:on|with|using|from|against)\b", I)
+D4_WORD = re.compile(r"\b(?:imatrix|importance matrix|calibrat\w*)\b|校准", I)
+DATASET_HINT = re.compile(
+    r"(?<!\S)\S+\.(?:txt|parquet|json|jsonl|dat)\b|(?<![\w.\-])(?!(?-i:[A-Z]{1,5}/[A-Z]{1,5})\b)[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
+    r"groups_merged|\bdefault\b|built-in|(?<![\d.,*])\d[\d.,*]*\s*[KkM]?\s*(?:tokens?|samples|rows|chunks)\b|(?<!\d)\d+\*\d+|"
+    r"(?<!\d)\d+\s*条|样本",
+    I,
+)
+
+# ---- D5 context length ------------------------------------------------------------------------
+D5 = [
+    re.compile(r"(?:^|[\s`(])(?:-c|--ctx-size|--context)\s+\d{2,6}\b|\bn_ctx\s*=?\s*\d{2,6}|\bctx[_ ]?(?:size)?\s*=?\s*\d{3,6}\b", I),
+    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
+    re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
+    re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
+    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b", I),
+    re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
+    re.compile(
+        r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"
+        r"\bseq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*\d{3,6}\b|\brows?\s*[×x]\s*\d{3,6}\b",
+        I,
+    ),
+]
+
+# ---- D6 positions -----------------------------------------------------------------------------
+D6 = [
+    re.compile(r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b|\bscored positions\b", I),
+    re.compile(r"\ball positions\b|\bevery position\b|\bpositions?\s+(?:with|after|beyond)\b|\bsecond half of each\b", I),
+    re.compile(
+        r"--chunks\s+\d+|\b\d++\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
+        r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
+        I,
+    ),
+    re.compile(r"\b(?:two|three|four|five|six|eight|ten|twenty)\s+chunks\b", I),  # "four chunks"
+    re.compile(r"\bprefill only\b|\bprompt tokens only\b|\b(?:response|prompt)[- ]only\b", I),
+]
+
+# ---- D7 direction -----------------------------------------------------------------------------
+D7 = [
+    re.compile(r"\b(?:D_?)?KL\s*\(\s*[^()\n]{1,40}?(?:‖|\|\||∥)\s*[^()\n]{1,40}?\)", I),
+    re.compile(r"\bKL(?:[- ]?div(?:ergence)?)?\s*\(\s*[A-Za-z]\w{0,6}\s*,\s*[A-Za-z]\w{0,6}\s*\)", I),
+    re.compile(r"\b(?:forward|reverse)\s+KL\b|\bJSD\b|Jensen[- ]Shannon|\bkld_direction\b", I),
+    re.compile(r"\bteacher[- ]to[- ]student\b|\breference[- ]to[- ](?:candidate|quant)\b", I),
+]
+ARROW = re.compile(r"\(\s*(\w{1,12})\s*(?:→|->)\s*(\w{1,12})\s*\)")
+
+# ---- D8 vocabulary ----------------------------------------------------------------------------
+D8 = [
+    re.compile(r"\bfull(?:[- ][\d,]+(?:-token)?)?\s+vocab(?:ulary)?\b|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
+    re.compile(
+        r"\bno top-?k\b|\btop-?\d+\s+(?:prompt\s+)?(?:log-?probs?|logprobs?|log-probabilit\w+|tokens)\b|"
+        r"logprobs\w*\s*=\s*\d+|\btop_logprobs\w*\s*\d+|\btop-?\d+\s+only\b|\bno truncation\b|\btruncat\w*\s+(?:the\s+)?vocab|\b\d{2}-nat\b|"
+        r"\bnat floor\b|\bstorage floor\b|\bsparse top-?k\b",
+        I,
+    ),
+]
+
+# ---- D9 aggregation ---------------------------------------------------------------------------
+D9 = [
+    re.compile(
+        r"\btoken[- ]mean\b|\bmacro[- ]mean\b|\bmean of per-\w+|\bper-(?:token|sequence|window|document) mean\b|"
+        r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|\bSEM\b|standard deviation|"
+        r"\beffective sample size\b|"
+        r"\bp(?:50|90|95|99|99\.9)\b|\bpercentiles?\b|\bmedian\b|\b(?:averaged|mean|average) over\b",
+        I,
+    ),
+]
+
+# ---- flags --------------------------------------------------------------------------------------
+EVAL_FROM_CALIBRATION = [
+    re.compile(
+        r"(?:KLD|KL[- ]div\w*|\beval\w*|measur\w*|\bscor\w*|\btest\s+(?:set|file|text))[^.]{0,80}?"
+        r"(?:same|drawn from|generated from|taken from|sampled from|subset of|part of|portion of)[^.]{0,40}?"
+        r"(?:calibration|imatrix)",
+        I,
+    ),
+    re.compile(
+        r"(?:calibration|imatrix)[^.]{0,80}?(?:(?:re-?)?used|doubles?)\s+(?:as|for)\s+(?:the\s+)?(?:eval|KLD|test)|"
+        r"(?:imatrix|calibration)[^.]{0,40}mixed into (?:the )?(?:eval|test)",
+        I,
+    ),
+]
+SEPARATION = re.compile(r"\b(?:not|no|separate|exclud\w*|disjoint|without|held[- ]out)\b", I)
