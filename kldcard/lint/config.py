@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,7 @@ from typing import Any
 from kldcard.card.document import MAX_CARD_BYTES
 from kldcard.errors import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 needs the tomli backport
-    import tomli as tomllib
+import tomllib
 
 OUTPUT_FORMATS = ("text", "full", "json", "json-lines", "github", "gitlab", "junit", "sarif")
 OUTPUT_FORMAT_ENV = "KLDCARD_OUTPUT_FORMAT"

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-try:  # Python 3.11+: the re package's own modules (re exposes no public parse-tree API)
-    from re import _compiler, _parser
-    from re import _constants as C  # noqa: N812
-except ImportError:  # Python 3.10: the same modules under their old names (deprecated only from 3.11)
-    import sre_compile as _compiler  # type: ignore[no-redef]
-    import sre_constants as C  # type: ignore[no-redef]  # noqa: N812
-    import sre_parse as _parser  # type: ignore[no-redef]
+# re exposes no public parse-tree API: its own private modules (Python 3.11+, as requires-python
+# says; exactness is property-tested in tests/test_lint_scan.py on the running interpreter)
+from re import _compiler, _parser
+from re import _constants as C  # noqa: N812
 
 __all__ = ["INF", "Part", "Plan", "fold", "plan"]
 
