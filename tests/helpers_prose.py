@@ -164,6 +164,17 @@ def _rows(n: int) -> bytes:
     return b"".join(b"| Q%d | KLD 0.0123 |\n" % i for i in range(n))
 
 
+def _model_index(n: int) -> bytes:
+    """Front matter like an embedding model's MTEB results: thousands of model-index entries."""
+    entry = (
+        "  - task: {type: Classification}\n    dataset: {type: mteb/task%d, name: MTEB Task%d, config: en, "
+        "split: test, revision: 0123456789abcdef0123456789abcdef01234567}\n"
+        "    metrics:\n    - {type: accuracy, value: 0.5%d}\n    - {type: f1, value: 0.4%d}\n"
+    )
+    results = "".join(entry % (i, i, i, i) for i in range(max(1, n // 4)))
+    return f"---\nmodel-index:\n- name: m\n  results:\n{results}---\n# Card\n\nMean KLD 0.01 vs BF16.\n".encode()
+
+
 def _deep_list(n: int) -> bytes:
     return b"".join(b"  " * (i % 60) + b"- Q%d: mean KLD 0.0%d vs BF16\n" % (i, i % 97) for i in range(n))
 
@@ -194,4 +205,5 @@ PATHOLOGICAL: dict[str, Any] = {
     "many calibration dataset names": lambda n: b"".join(
         b"Calibration with imatrix from org/set%d. Mean KLD 0.01 on set%d test.\n" % (i, i) for i in range(n)
     ),
+    "MTEB-style model-index front matter": _model_index,
 }

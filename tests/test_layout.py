@@ -139,4 +139,4 @@ def test_the_base_requirements_are_the_linters_only():
 
     base = sorted({r.split(";")[0].split(">")[0].split("=")[0].strip().lower() for r in requires("kldcard")
                    if "extra ==" not in r})
-    assert base == ["huggingface-hub", "pydantic", "pyyaml", "tomli"]
+    assert base == ["huggingface-hub", "pydantic", "pyyaml"]

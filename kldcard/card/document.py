@@ -21,9 +21,8 @@ from kldcard import files
 from kldcard.card.yaml import compose_and_load
 from kldcard.errors import InputError
 
-# The default size limit. Real model cards are kilobytes (the largest of the 57 real cards in
-# tests/data/real_cards is 60 KB; MTEB-style cards with a model-index of thousands of results reach a
-# few hundred KB). The linter is linear, but its worst crafted card costs ~1.4 s/MB on the 2-core
+# The default size limit. Real model cards are kilobytes to tens of kilobytes; the largest kind,
+# embedding models' cards with an MTEB model-index of thousands of results, can reach hundreds of KB. The linter is linear, but its worst crafted card costs ~1.4 s/MB on the 2-core
 # machine (benchmarks/results/lint_corpus.md), so 1 MiB keeps every card it accepts under 2 s; a
 # larger card is refused in one line, and `--max-card-bytes` / `max-card-bytes` raise the limit.
 MAX_CARD_BYTES = 1 << 20
