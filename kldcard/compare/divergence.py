@@ -181,7 +181,9 @@ class RowKernel:
         out.robust[sl] = False
         if not status.any():  # the common case: one numpy call of Python work per block
             return []
-        out.robust[sl] = status == kernel.ROBUST
+        # robust: the rows outside the plain formulation (-inf entries, extreme ranges), whether
+        # the compiled masked-reference path (MASKED) or the numpy one (ROBUST) did them
+        out.robust[sl] = (status == kernel.ROBUST) | (status == kernel.MASKED)
         for k in np.flatnonzero(status == kernel.ROBUST):
             *values, p_top = self._robust(z_ref[k], z_cand[k], int(out.top1_ref[start + k]),
                                           int(out.top1_cand[start + k]), int(out.next_token[start + k]))

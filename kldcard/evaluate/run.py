@@ -143,7 +143,7 @@ def _capture(spec: ModelSpec, p: Project, out: Path, writer, text_name: str | No
 
     return run_capture(spec.engine, p.path(spec.model), p.path(p.text.path), out, positions=p.positions,
                        n_ctx=p.n_ctx, protocol=p.protocol, text_name=text_name, overwrite=True, progress=False,
-                       store_dtype="f32", writer=writer, **spec.settings)
+                       store_dtype="f32", writer=writer, digest=False, **spec.settings)
 
 
 def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: bool | None = None,
