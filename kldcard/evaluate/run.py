@@ -138,6 +138,32 @@ def _checked_writer(advance: Callable[[int], None] | None):
     return Writer
 
 
+def _warm_kernel(ref_dtype: str):
+    """Load the compiled divergence kernel for (reference rows, float32 candidate rows) on a thread
+    while the main thread loads the candidate's model: numba's cache load takes ~0.3 s (a compile
+    on a cold cache, minutes), llama.cpp's model load and tokenizer run in C with the GIL released."""
+    import threading
+
+    import numpy as np
+
+    # imported here, not on the thread: two threads importing kldcard.compare's modules at once can
+    # each see the other's half-initialised module
+    from kldcard.compare.divergence import RowKernel, TokenDivergence
+    from kldcard.compare.io import write_per_token  # noqa: F401 - the rest of the package, same reason
+
+    def run() -> None:
+        try:
+            one = np.zeros(1, np.int64)
+            RowKernel(2).fill(np.zeros((1, 2), ref_dtype), np.zeros((1, 2), np.float32),
+                              TokenDivergence.empty(one, one), 0)
+        except Exception:  # noqa: S110 - only a head start: the real first call compiles and reports
+            pass
+
+    t = threading.Thread(target=run, name="kldcard-warm-kernel", daemon=True)
+    t.start()
+    return t
+
+
 def _capture(spec: ModelSpec, p: Project, out: Path, writer, text_name: str | None):
     from kldcard.capture.run import run_capture
 
@@ -197,6 +223,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
                             "align_vocab": p.align_vocab, "bootstrap": [p.bootstrap, p.seed], "keep": c.keep})
 
     pending = [c for c in p.candidates if ref is None or not cache.has_result(cand_key(c, ref))]
+    warm = _warm_kernel(ref.raw_dtype.str if ref is not None else "<f4") if pending else None
     say(f"kldcard evaluate: reference {'cached' if ref_cached else 'to capture'}, {len(p.candidates)} candidate(s), "
         f"{len(p.candidates) - len(pending)} cached, {len(pending)} to evaluate (cache: {cache.root})")
 
@@ -247,6 +274,8 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
             secs = time.perf_counter() - t
             out.candidates.append(CandidateOutcome(c.name, key, js, npz, False, secs, quant))
             say(f"{c.name}: evaluated ({secs:.1f} s)")
+    if warm is not None:
+        warm.join()
 
     from kldcard.compare.run import CompareResult
 
