@@ -65,7 +65,7 @@ def evaluate_times(project: Path, env: dict) -> tuple[float, dict[str, float]]:
         if ": evaluated (" in line:
             name, rest = line.split(": evaluated (", 1)
             per[name.strip()] = float(rest.split(" s)")[0])
-        if line.startswith("reference ") and "captured (" in line:
+        if line.startswith("reference ") and ("captured (" in line or "converted from the base file (" in line):
             per["(reference)"] = float(line.rsplit("(", 1)[1].split(" s)")[0])
     return wall, per
 

@@ -200,10 +200,13 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
             from kldcard.llamacpp.basefile import open_base_file
             from kldcard.llamacpp.convert import base_to_capture
 
+            t = time.perf_counter()
             with open_base_file(base_path) as base:
                 check_free_disk(ref_dir.parent, base.n_chunk * len(base.positions(0)) * base.n_vocab * 4,
                                 "the reference converted from the base file")
-                base_to_capture(base, ref_dir, model_name=base_path.name, overwrite=True)
+                conv = base_to_capture(base, ref_dir, model_name=base_path.name, overwrite=True)
+            say(f"reference {base_path.name}: {conv.n_positions} positions converted from the base file "
+                f"({time.perf_counter() - t:.1f} s)")
         ref_cached = True
     elif p.reference.capture:
         ref_dir = p.path(p.reference.capture)
