@@ -265,9 +265,10 @@ class LlamaCppModel(EngineModel):
         k = len(keep)
         if k == 0:
             return np.zeros((0, self.n_vocab), dtype=np.float32)
-        # Logits of the flagged tokens, contiguous, in batch order.
+        # Logits of the flagged tokens, contiguous, in batch order: a view of llama.cpp's buffer
+        # (see decode_sequences), valid until the next decode
         ptr = llama_cpp.llama_get_logits(self.ctx)
-        return np.ctypeslib.as_array(ptr, shape=(k, self.n_vocab)).copy()
+        return np.ctypeslib.as_array(ptr, shape=(k, self.n_vocab))
 
     # -- llama-perplexity's batch layout ---------------------------------------------------------
 
