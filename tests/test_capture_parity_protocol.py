@@ -55,3 +55,21 @@ def test_llama_perplexity_protocol_overwrites_bos_per_chunk(tiny_qwen3: dict, en
     assert m.tokens.bos in ("none", None) or m.tokens.bos != "chunk-start-overwrite"
     reopened = open_capture(tmp_path / "cap")
     assert reopened.n_positions == n_chunks * (n_ctx - 1 - n_ctx // 2)
+
+
+def test_chunks_fed_in_several_decodes_keep_every_decodes_rows(tiny_qwen3: dict, engines_text: Path, tmp_path: Path):
+    # n_batch 16 < n_ctx 64: each chunk takes four decodes, the scored half coming from the last two.
+    # llama.cpp's logits are a view of its own buffer, which the next decode overwrites: the rows of
+    # the third decode must be copied first (else they would be the fourth decode's rows)
+    kw = {"protocol": "llama-perplexity", "n_ctx": 64, "store_dtype": "f32", "progress": False}
+    one = capture("llama.cpp", tiny_qwen3["gguf_f32"], engines_text, tmp_path / "one", **kw)
+    four = capture("llama.cpp", tiny_qwen3["gguf_f32"], engines_text, tmp_path / "four", n_batch=16, **kw)
+    assert "n_batch 16" in " ".join(four.manifest.notes)
+    np.testing.assert_array_equal(one.positions, four.positions)
+    a, b = one.logits_f32(0, one.n_positions), four.logits_f32(0, four.n_positions)
+    # the same rows up to the batch shape's arithmetic (measured: KL ≤ 2e-5 nats), where a row taken
+    # from the next decode would be another position's (neighbouring rows: ~6 nats apart)
+    from kldcard.compare.divergence import divergence_logits
+
+    assert divergence_logits(a, b).forward_kl.max() < 1e-3
+    assert np.median(divergence_logits(a[:-1], a[1:]).forward_kl) > 1.0

@@ -207,3 +207,44 @@ def test_extreme_rows_stay_relatively_accurate(zr, zc):
 def test_negative_zero_ties_with_positive_zero_for_top1():
     td = divergence_logits(np.array([[-0.0, 0.0, -1.0]]), np.array([[0.0, -0.0, -1.0]]))
     assert td.top1_ref[0] == td.top1_cand[0] == 0  # as numpy's argmax: -0.0 == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sigma, masked", [(0.01, 0.5), (0.1, 0.3), (1.0, 0.9)])
+def test_masked_reference_rows_take_the_compiled_path_and_stay_exact(dtype, sigma, masked):
+    # a llama-perplexity base file's floor masks the tail of most reference rows (-inf: p = 0); those
+    # rows are compiled (status MASKED), and every column agrees with mpmath and the numpy robust path
+    from kldcard.compare import kernel
+
+    rng = np.random.default_rng(int(sigma * 100) + int(masked * 10))
+    zr, zc = logits_pair(rng, 3, V, sigma, dtype)
+    zr[zr < np.quantile(zr, masked, axis=1, keepdims=True)] = -np.inf
+    zr[:, :8] = np.maximum(zr[:, :8], 0)  # the candidate's top tokens stay in the reference's support
+    n = len(zr)
+    status = np.empty(n, np.int8)
+    cols = [np.full(n, np.nan) for _ in range(3)] + [np.zeros(n, np.int64) for _ in range(2)] + \
+        [np.full(n, np.nan) for _ in range(4)]
+    targets = np.array([0, int(np.flatnonzero(np.isneginf(zr[1]))[0]), 5])  # row 1: a masked target
+    kernel.rows(zr, zc, targets, *cols, status, np.empty(V), np.empty(V), np.full(n, np.nan),
+                np.zeros(n, np.int64), np.zeros(n, np.int64))
+    assert list(status) == [kernel.MASKED] * n
+    td = divergence_logits(zr, zc, next_token=targets)
+    assert td.robust.all()  # still counted as rows outside the plain formulation
+    for i in range(n):
+        ref = mp_reference(zr[i], zc[i])
+        assert td.reverse_kl[i] == math.inf
+        assert close(td.forward_kl[i], ref["forward"]) and close(td.js[i], ref["js"])
+        fwd, rev, js, lp, lq = _robust_row(zr[i].astype(np.float64), zc[i].astype(np.float64))
+        assert close(td.forward_kl[i], fwd, rel=1e-13) and close(td.js[i], js, rel=1e-13) and rev == math.inf
+        t = targets[i]
+        assert close(td.p_ref[i], math.exp(lp[t]), rel=1e-13) and close(td.p_cand[i], math.exp(lq[t]), rel=1e-13)
+    assert td.p_ref[1] == 0.0 and td.nll_ref[1] == math.inf
+
+
+def test_masked_reference_at_the_candidates_top_token_falls_back_to_the_robust_path():
+    zr = np.array([-np.inf, 1.0, 0.5, -np.inf, 0.0])
+    zc = np.array([3.0, 1.0, 0.4, -1.0, 0.1])  # the candidate's top token is masked in the reference
+    td = divergence_logits(zr[None], zc[None])
+    ref = mp_reference(zr, zc)
+    assert td.robust[0] and td.reverse_kl[0] == math.inf
+    assert close(td.forward_kl[0], ref["forward"]) and close(td.js[0], ref["js"])

@@ -234,6 +234,17 @@ def test_gguf_tensor_table_and_stated_quantization(tiny_qwen3):
     assert "q8_0" in contradiction("Q4_K_M", info)
 
 
+def test_gguf_tensor_table_per_role_from_the_header_walk(tiny_qwen3, tmp_path):
+    # the same table gguf.GGUFReader gives (that reader takes ~10 s on this 151,936-token vocabulary)
+    assert gguf_tensor_types(tiny_qwen3["gguf_q4_k_m"]) == {
+        "format": "gguf", "file_type": "MOSTLY_Q4_K_M", "token_embd": "Q6_K", "output": "tied to token_embd",
+        "experts": None, "attention": "Q4_K ×7, Q6_K ×1", "feed_forward": "Q4_K ×5, Q6_K ×1"}
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(Path(tiny_qwen3["gguf_q4_k_m"]).read_bytes()[:4096])  # the vocabulary cut short
+    with pytest.raises(InputError, match="cannot read the GGUF tensor table"):
+        gguf_tensor_types(cut)
+
+
 def test_free_disk_check_refuses_with_the_numbers(tmp_path):
     with pytest.raises(InputError, match=r"needs about .* GiB and .* GiB free"):
         check_free_disk(tmp_path, 1 << 60, "a huge capture")

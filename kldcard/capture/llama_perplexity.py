@@ -237,7 +237,9 @@ class SequenceDecoder(Protocol):
 
     def clear_sequences(self) -> None: ...
 
-    def decode_sequences(self, pieces: list[np.ndarray], start: int, first_output: int) -> np.ndarray: ...
+    def decode_sequences(self, pieces: list[np.ndarray], start: int, first_output: int) -> np.ndarray:
+        """The scored rows; may be a view that the next call overwrites."""
+        ...
 
 
 def run_batch_layout(
@@ -246,11 +248,15 @@ def run_batch_layout(
     batching: LlamaPerplexityBatching,
     sink: Callable[[np.ndarray, np.ndarray], None] | None,
     advance: Callable[[int], None] | None = None,
-) -> str:
+    digest: bool = True,
+) -> str | None:
     """Feed ``plan``'s chunks in ``batching``'s layout; hand (global positions, float32 logits of the
     scored rows) to ``sink`` chunk by chunk in chunk order; return the sha256 of positions and logits
-    (the same digest the capture loop computes for other layouts)."""
-    h = hashlib.sha256()
+    (the same digest the capture loop computes for other layouts), or None when not ``digest``.
+
+    The rows handed to ``sink`` may be a view of the engine's buffer: the sink uses them before it
+    returns (writes, compares), never keeps them."""
+    h = hashlib.sha256() if digest else None
     n_ctx, first, per = plan.n_ctx, plan.first_scored, plan.per_chunk
     rows_out = n_ctx - first  # logits come back for first … n_ctx−1
     engine.begin_batch_layout(batching)
@@ -258,22 +264,25 @@ def run_batch_layout(
         engine.clear_sequences()
         chunks = plan.chunks[g0 : g0 + m]
         parts = []
+        last = batching.decodes_per_chunk - 1
         for j in range(batching.decodes_per_chunk):
             a, b = j * batching.n_batch, min((j + 1) * batching.n_batch, n_ctx)
-            parts.append(engine.decode_sequences([c[a:b] for c in chunks], a, first))
+            rows_j = engine.decode_sequences([c[a:b] for c in chunks], a, first)
+            parts.append(rows_j if j == last else rows_j.copy())  # the next decode overwrites a view
         logits = np.concatenate(parts) if len(parts) > 1 else parts[0]
         if logits.shape != (m * rows_out, engine.n_vocab):
             raise RuntimeError(f"llama.cpp returned {logits.shape[0]} logits rows, expected {m * rows_out}")
         for s in range(m):
             rows = logits[s * rows_out : s * rows_out + per]
             pos = plan.chunk_positions(g0 + s)
-            h.update(pos.astype("<i8"))
-            h.update(np.ascontiguousarray(rows, dtype="<f4"))
+            if h is not None:
+                h.update(pos.astype("<i8"))
+                h.update(np.ascontiguousarray(rows, dtype="<f4"))
             if sink is not None:
                 sink(pos, rows)
         if advance:
             advance(m * n_ctx)
-    return h.hexdigest()
+    return None if h is None else h.hexdigest()
 
 
 def llama_perplexity_text(text: str) -> str:

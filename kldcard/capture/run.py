@@ -76,9 +76,11 @@ def _run_engine(
     sink: Callable[[np.ndarray, np.ndarray], None] | None,
     progress: bool | None,
     desc: str,
-) -> str:
-    """Feed every window in chunks; hand (positions, logits) to ``sink``; return the logits digest."""
-    h = hashlib.sha256()
+    digest: bool = True,
+) -> str | None:
+    """Feed every window in chunks; hand (positions, logits) to ``sink``; return the logits digest
+    (None when not ``digest``)."""
+    h = hashlib.sha256() if digest else None
     with position_progress(len(ids), desc, enabled=progress is not False, unit="tokens") as advance:
         for w_start, w_len in zip(windows.starts, windows.lengths):
             m.begin_sequence(w_len)
@@ -91,23 +93,24 @@ def _run_engine(
                 if logits.shape != (len(pos), m.n_vocab) or logits.dtype != np.float32:
                     raise RuntimeError(f"{m.engine} returned logits {logits.dtype}{list(logits.shape)}")
                 if len(pos):
-                    h.update(pos.astype("<i8"))
-                    h.update(np.ascontiguousarray(logits, dtype="<f4"))  # hashed in place, no copy
+                    if h is not None:
+                        h.update(pos.astype("<i8"))
+                        h.update(np.ascontiguousarray(logits, dtype="<f4"))  # hashed in place, no copy
                     if sink is not None:
                         sink(pos, logits)
                 if advance:
                     advance(c1 - c0)
-    return h.hexdigest()
+    return None if h is None else h.hexdigest()
 
 
-def _run(m, ids, windows, positions, chunk, sink, progress, desc, plan, layout) -> str:
+def _run(m, ids, windows, positions, chunk, sink, progress, desc, plan, layout, digest=True) -> str | None:
     """The capture loop: llama-perplexity's batch layout when one is set, else window by window."""
     if layout is None:
-        return _run_engine(m, ids, windows, positions, chunk, sink, progress, desc)
+        return _run_engine(m, ids, windows, positions, chunk, sink, progress, desc, digest)
     from kldcard.capture.llama_perplexity import run_batch_layout
 
     with position_progress(len(ids), desc, enabled=progress is not False, unit="tokens") as advance:
-        return run_batch_layout(m, plan, layout, sink, advance)
+        return run_batch_layout(m, plan, layout, sink, advance, digest)
 
 
 def _meta(
@@ -157,6 +160,7 @@ def run_capture(
     parity_with: Sequence[str] = (),
     allow_token_mismatch: bool = False,
     writer: Callable[..., Any] = CaptureWriter,
+    digest: bool = True,
     **engine_settings: Any,
 ) -> CaptureResult:
     """Capture and report. See :func:`capture`; ``repeat`` runs the capture that many times (the
@@ -164,7 +168,10 @@ def run_capture(
 
     ``writer``: what receives the logits, called like :class:`CaptureWriter` (a context manager with
     ``meta`` and ``append(positions, logits)``). Anything else (``kldcard evaluate`` compares the
-    blocks as they leave the engine) hands back its own capture-like object as ``w.capture``."""
+    blocks as they leave the engine) hands back its own capture-like object as ``w.capture``.
+
+    ``digest=False``: no sha256 of the logits (``digests`` stays empty; hashing 2 GB of float32 costs
+    ~2 s); a ``repeat`` run always hashes, since its digests are the point."""
     name = canonical_name(engine)
     if protocol not in (None, "llama-perplexity"):
         raise UsageError(f"unknown --protocol {protocol!r}; the one supported is llama-perplexity")
@@ -259,7 +266,8 @@ def run_capture(
                            shard_positions=shard_positions, overwrite=overwrite) as w:
             t = time.perf_counter()
             desc = f"{name} run {repeat}/{repeat}" if repeat > 1 else f"{name} capture"
-            digests.append(_run(m, ids, windows, pos, chunk, w.append, progress, desc, plan, layout))
+            d = _run(m, ids, windows, pos, chunk, w.append, progress, desc, plan, layout, digest or repeat > 1)
+            digests.extend([d] if d is not None else [])
             seconds.append(time.perf_counter() - t)
             if repeat > 1:
                 same = len(set(digests)) == 1

@@ -84,7 +84,8 @@ class _ShardFile:
         self.n = 0
 
     def write(self, positions: np.ndarray, raw: np.ndarray) -> None:
-        self.f.write(np.ascontiguousarray(raw, dtype=ST_DTYPE[self.dtype][1]).tobytes())
+        # the array's own buffer, not a bytes copy of it (~1 s per 2 GB)
+        self.f.write(memoryview(np.ascontiguousarray(raw, dtype=ST_DTYPE[self.dtype][1])).cast("B"))
         self.positions.append(positions)
         self.n += len(positions)
 

@@ -61,11 +61,13 @@ NaN or +inf anywhere is an error (:class:`~kldcard.errors.NonFiniteLogits`, nami
 both sides -inf contributes 0; ref -inf only (p = 0 < q): forward term 0, reverse term +inf,
 JS term ½q·ln 2; cand -inf only (q = 0 < p): forward +inf, reverse 0, JS ½p·ln 2. So a forward KL
 is +inf exactly when the candidate masks a token the reference can emit — reported as inf, never
-NaN. A finite logit has probability > 0 even when exp underflows, so the rule is exact. Rows with
--inf, with a logit range beyond 700 nats on either side (masks written as -1e30 or the dtype's
-minimum; candidate entries whose exp underflows while p may not), or with gaps so extreme that
-expm1 overflows take a slower robust path
-(:func:`_robust_row`) with the same accuracy.
+NaN. A finite logit has probability > 0 even when exp underflows, so the rule is exact. Rows whose
+-inf entries are on the reference's side only (a llama-perplexity base file's floor masks most rows
+so) stay compiled: those entries take the limits of φ, ψ, χ at u = −∞ (:func:`kernel._row_masked`).
+Rows with -inf in the candidate, with a logit range beyond 700 nats on either side (masks written as
+-1e30 or the dtype's minimum; candidate entries whose exp underflows while p may not), or with gaps
+so extreme that expm1 overflows take a slower robust path (:func:`_robust_row`) with the same
+accuracy. Both count as ``robust`` rows (outside the plain formulation).
 """
 
 from __future__ import annotations
@@ -181,7 +183,9 @@ class RowKernel:
         out.robust[sl] = False
         if not status.any():  # the common case: one numpy call of Python work per block
             return []
-        out.robust[sl] = status == kernel.ROBUST
+        # robust: the rows outside the plain formulation (-inf entries, extreme ranges), whether
+        # the compiled masked-reference path (MASKED) or the numpy one (ROBUST) did them
+        out.robust[sl] = (status == kernel.ROBUST) | (status == kernel.MASKED)
         for k in np.flatnonzero(status == kernel.ROBUST):
             *values, p_top = self._robust(z_ref[k], z_cand[k], int(out.top1_ref[start + k]),
                                           int(out.top1_cand[start + k]), int(out.next_token[start + k]))

@@ -139,12 +139,38 @@ def _checked_writer(advance: Callable[[int], None] | None):
     return Writer
 
 
+def _warm_kernel(ref_dtype: str):
+    """Load the compiled divergence kernel for (reference rows, float32 candidate rows) on a thread
+    while the main thread loads the candidate's model: numba's cache load takes ~0.3 s (a compile
+    on a cold cache, minutes), llama.cpp's model load and tokenizer run in C with the GIL released."""
+    import threading
+
+    import numpy as np
+
+    # imported here, not on the thread: two threads importing kldcard.compare's modules at once can
+    # each see the other's half-initialised module
+    from kldcard.compare.divergence import RowKernel, TokenDivergence
+    from kldcard.compare.io import write_per_token  # noqa: F401 - the rest of the package, same reason
+
+    def run() -> None:
+        try:
+            one = np.zeros(1, np.int64)
+            RowKernel(2).fill(np.zeros((1, 2), ref_dtype), np.zeros((1, 2), np.float32),
+                              TokenDivergence.empty(one, one), 0)
+        except Exception:  # noqa: S110 - only a head start: the real first call compiles and reports
+            pass
+
+    t = threading.Thread(target=run, name="kldcard-warm-kernel", daemon=True)
+    t.start()
+    return t
+
+
 def _capture(spec: ModelSpec, p: Project, out: Path, writer, text_name: str | None):
     from kldcard.capture.run import run_capture
 
     return run_capture(spec.engine, p.path(spec.model), p.path(p.text.path), out, positions=p.positions,
                        n_ctx=p.n_ctx, protocol=p.protocol, text_name=text_name, overwrite=True, progress=False,
-                       store_dtype="f32", writer=writer, **spec.settings)
+                       store_dtype="f32", writer=writer, digest=False, **spec.settings)
 
 
 def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: bool | None = None,
@@ -175,10 +201,13 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
             from kldcard.llamacpp.basefile import open_base_file
             from kldcard.llamacpp.convert import base_to_capture
 
+            t = time.perf_counter()
             with open_base_file(base_path) as base:
                 check_free_disk(ref_dir.parent, base.n_chunk * len(base.positions(0)) * base.n_vocab * 4,
                                 "the reference converted from the base file")
-                base_to_capture(base, ref_dir, model_name=base_path.name, overwrite=True)
+                conv = base_to_capture(base, ref_dir, model_name=base_path.name, overwrite=True)
+            say(f"reference {base_path.name}: {conv.n_positions} positions converted from the base file "
+                f"({time.perf_counter() - t:.1f} s)")
         ref_cached = True
     elif p.reference.capture:
         ref_dir = p.path(p.reference.capture)
@@ -199,6 +228,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
 
     pending = [c for c in p.candidates if not c.server and (ref is None or not cache.has_result(cand_key(c, ref)))]
     n_served = sum(1 for c in p.candidates if c.server)
+    warm = _warm_kernel(ref.raw_dtype.str if ref is not None else "<f4") if pending else None
     say(f"kldcard evaluate: reference {'cached' if ref_cached else 'to capture'}, {len(p.candidates)} candidate(s), "
         f"{len(p.candidates) - n_served - len(pending)} cached, {len(pending)} to evaluate"
         + (f", {n_served} served (asked again)" if n_served else "") + f" (cache: {cache.root})")
@@ -257,6 +287,8 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
             secs = time.perf_counter() - t
             out.candidates.append(CandidateOutcome(c.name, key, js, npz, False, secs, quant))
             say(f"{c.name}: evaluated ({secs:.1f} s)")
+    if warm is not None:
+        warm.join()
 
     from kldcard.compare.run import CompareResult
 

@@ -224,7 +224,10 @@ def decode_codes(codes: np.ndarray, scale: np.ndarray, min_log_prob: np.ndarray)
     """float32 log p = scale·code + min_log_prob (nats), exactly as llama.cpp's reader computes it."""
     scale = np.asarray(scale, dtype=np.float32)[..., None]
     mn = np.asarray(min_log_prob, dtype=np.float32)[..., None]
-    return (scale * codes.astype(np.float32)) + mn
+    out = codes.astype(np.float32)
+    out *= scale  # in place: the same float32 operations as (scale·code) + mn, no temporaries
+    out += mn
+    return out
 
 
 def split_records(raw: np.ndarray, n_vocab: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -126,7 +126,7 @@ def base_to_capture(
         for c in range(base.n_chunk):
             lp = base.log_probs(c)
             if floor_decode == "masked":
-                lp[np.asarray(base.codes(c)) == 0] = -np.inf
+                np.copyto(lp, np.float32(-np.inf), where=np.asarray(base.codes(c)) == 0)
             w.append(base.positions(c), lp)
             if progress:
                 progress(c + 1, base.n_chunk)

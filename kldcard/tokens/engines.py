@@ -39,6 +39,17 @@ def _version(dist: str) -> str:
         return "unknown"
 
 
+_LABEL_DISTS = {"transformers": ("transformers", "transformers"), "mlx": ("mlx-lm", "mlx-lm"),
+                "llama.cpp": ("llama-cpp-python", "llama_cpp_python")}
+
+
+def engine_label(engine: str) -> str:
+    """What a parity disclosure calls an engine's tokenizer: ``transformers 5.24.0``,
+    ``llama-cpp-python 0.3.36``, ``mlx-lm 0.28.0`` (known without loading anything)."""
+    name, dist = _LABEL_DISTS[engine]
+    return f"{name} {_version(dist)}"
+
+
 def looks_like_markup(text: str) -> bool:
     """``<...>`` or ``[...]`` without whitespace: a special-token-like string (``<|im_start|>``)."""
     return (
@@ -164,7 +175,7 @@ class HfTokenizer(EngineTokenizer):
             except (OSError, ValueError, KeyError) as exc:
                 raise InputError(f"{spec}: cannot load the tokenizer ({exc})") from None
         self.tok = tok
-        self.engine_label = f"transformers {_version('transformers')}"
+        self.engine_label = engine_label("transformers")
         self.bos_id = tok.bos_token_id
         self.eos_ids = {tok.eos_token_id} if tok.eos_token_id is not None else set()
         # Added tokens are matched in the text before BPE (special or not); the markup-like ones
@@ -210,7 +221,7 @@ class MlxTokenizer(HfTokenizer):
         except (OSError, ValueError, KeyError) as exc:
             raise InputError(f"{spec}: cannot load the tokenizer ({exc})") from None
         super().__init__(spec, tok=self.wrapper._tokenizer)
-        self.engine_label = f"mlx-lm {_version('mlx-lm')}"
+        self.engine_label = engine_label("mlx")
 
     def _default_adds_specials(self, text: str) -> bool:
         # mlx_lm.generate.stream_generate: skip special tokens when the prompt already has BOS.
@@ -247,7 +258,7 @@ class LlamaCppTokenizer(EngineTokenizer):
             self.model = LlamaModel(path_model=str(spec.path), params=params, verbose=False)
         except ValueError:
             raise InputError(self._why_unloadable(spec)) from None
-        self.engine_label = f"llama-cpp-python {_version('llama_cpp_python')}"
+        self.engine_label = engine_label("llama.cpp")
         self.meta = self.model.metadata()
         n = self.model.n_vocab()
         if n <= 0:

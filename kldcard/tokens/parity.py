@@ -14,7 +14,7 @@ from typing import Any, Union
 from kldcard import files
 from kldcard.errors import InputError, TokenMismatch
 from kldcard.tokens.diff import describe_mismatch, first_char_difference, leading_bos
-from kldcard.tokens.engines import EngineTokenizer, load_tokenizer
+from kldcard.tokens.engines import EngineTokenizer, engine_label, load_tokenizer
 from kldcard.tokens.report import ChatDiff, EngineResult, ParityReport
 from kldcard.tokens.specs import EngineSpec, parse_spec
 
@@ -242,10 +242,14 @@ def parity_for_capture(
     """
     if not text:
         raise InputError("the text is empty; nothing to tokenize")
-    first = engine_spec if isinstance(engine_spec, EngineTokenizer) else load_tokenizer(parse_spec(engine_spec))
-    if not others:
-        label = f"{first.engine_label}: {first.spec.path.name}"
+    if not others:  # nothing to compare, so nothing to load (a vocab-only load costs ~0.5 s)
+        if isinstance(engine_spec, EngineTokenizer):
+            label = f"{engine_spec.engine_label}: {engine_spec.spec.path.name}"
+        else:
+            spec = parse_spec(engine_spec)
+            label = f"{engine_label(spec.engine)}: {spec.path.name}"
         return {"engines": [label], "tokens_checked": 0, "outcome": "identical"}
+    first = engine_spec if isinstance(engine_spec, EngineTokenizer) else load_tokenizer(parse_spec(engine_spec))
     report = check_parity(text, [first, *others], add_bos=add_bos, special=special, n_ctx=n_ctx, ref_ids=ids)
     if report.outcome == "mismatch":
         if not override:

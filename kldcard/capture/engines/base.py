@@ -90,7 +90,9 @@ class EngineModel(ABC):
     @abstractmethod
     def forward(self, token_ids: np.ndarray, start: int, keep: np.ndarray) -> np.ndarray:
         """Append ``token_ids`` (int32) at sequence positions ``start, start+1, ...`` and return
-        float32 logits ``[len(keep), n_vocab]`` at the chunk offsets ``keep`` (int64, increasing)."""
+        float32 logits ``[len(keep), n_vocab]`` at the chunk offsets ``keep`` (int64, increasing).
+        They may be a view of the engine's own buffer (llama.cpp's), valid until the next call: the
+        capture loop hands them to its sink, which writes or compares them, before calling again."""
 
     @abstractmethod
     def fingerprint(self) -> StackFingerprint:

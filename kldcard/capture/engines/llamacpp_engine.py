@@ -265,9 +265,10 @@ class LlamaCppModel(EngineModel):
         k = len(keep)
         if k == 0:
             return np.zeros((0, self.n_vocab), dtype=np.float32)
-        # Logits of the flagged tokens, contiguous, in batch order.
+        # Logits of the flagged tokens, contiguous, in batch order: a view of llama.cpp's buffer
+        # (see decode_sequences), valid until the next decode
         ptr = llama_cpp.llama_get_logits(self.ctx)
-        return np.ctypeslib.as_array(ptr, shape=(k, self.n_vocab)).copy()
+        return np.ctypeslib.as_array(ptr, shape=(k, self.n_vocab))
 
     # -- llama-perplexity's batch layout ---------------------------------------------------------
 
@@ -313,7 +314,11 @@ class LlamaCppModel(EngineModel):
     def decode_sequences(self, pieces: list[np.ndarray], start: int, first_output: int) -> np.ndarray:
         """One ``llama_decode`` of ``pieces`` (equal-length int32 arrays) as sequences 0 … m−1 at
         positions ``start, start+1, …``, sequence-major, logits flagged where position ≥
-        ``first_output``; returns the flagged rows (float32 ``[n_out, n_vocab]``) in batch order."""
+        ``first_output``; returns the flagged rows (float32 ``[n_out, n_vocab]``) in batch order.
+
+        The rows are a view of llama.cpp's own logits buffer, not a copy: valid until the next
+        decode on this context, which overwrites them. A copy here cost ~1 s per 600 MB (the page
+        faults of a fresh array), a third of llama-perplexity's whole run on the benchmark's job."""
         n_each = len(pieces[0]) if pieces else 0
         n = n_each * len(pieces)
         if n > self.layout.n_batch or any(len(p) != n_each for p in pieces):
@@ -337,7 +342,7 @@ class LlamaCppModel(EngineModel):
         k = int(flags.sum())
         if k == 0:
             return np.zeros((0, self.n_vocab), dtype=np.float32)
-        return np.ctypeslib.as_array(llama_cpp.llama_get_logits(self.ctx), shape=(k, self.n_vocab)).copy()
+        return np.ctypeslib.as_array(llama_cpp.llama_get_logits(self.ctx), shape=(k, self.n_vocab))
 
     def _ftype(self) -> str:
         code = int(llama_cpp.llama_model_ftype(self.model)) & ~1024  # strip the GUESSED flag
