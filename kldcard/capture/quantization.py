@@ -2,11 +2,11 @@
 
 Two "4-bit" files from different tools can quantize different tensors (token embeddings, output
 head, attention, feed-forward or expert weights), and the number on a card depends on which. For a
-GGUF the tensor table says it: :func:`gguf_tensor_types` walks the header (key-values skipped, tensor
-infos read; the data is never touched) and returns the file type and, per role, the set of tensor
-types, named as the ``gguf`` package names them. ``gguf.GGUFReader`` would also do, but it builds a
-numpy memmap view per field part: ~10 s on a 151,936-token vocabulary (300,000 strings of tokens and
-merges), more than llama-perplexity's whole run; the walk below seeks past them in ~0.1 s. For a transformers or MLX directory,
+GGUF the tensor table says it: :func:`gguf_tensor_types` reads it with the one header reader,
+:func:`kldcard.stack.gguf_header.read_gguf_header` (key-values skipped, tensor infos read, the data
+never touched; ``gguf.GGUFReader`` took ~10 s per candidate on a 151,936-token vocabulary), and returns
+the file type and, per role, the set of tensor types, named as the ``gguf`` package names them. For a
+transformers or MLX directory,
 :func:`hf_quantization` returns ``config.json``'s ``quantization_config`` (or MLX's
 ``quantization``), or ``None`` for an unquantized checkpoint.
 """
@@ -41,64 +41,6 @@ def _types(counter: Counter) -> str:
     return ", ".join(f"{t} ×{n}" for t, n in counter.most_common())
 
 
-_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}  # GGUF value types
-
-
-def _gguf_table(path: str | Path) -> tuple[int | None, list[tuple[str, int]]]:
-    """(``general.file_type`` code or None, [(tensor name, ggml type code)]) from a GGUF's header."""
-    import mmap
-    import struct
-
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        if m[:4] != b"GGUF":
-            raise ValueError("not a GGUF file (no GGUF magic)")
-        # the byte order is the one in which the version reads as a small number (as GGUFReader does)
-        e = "<" if struct.unpack_from("<I", m, 4)[0] & 0xFFFF else ">"
-        u32, u64 = struct.Struct(e + "I"), struct.Struct(e + "Q")
-        sizes = {k: struct.calcsize(e + c) for k, c in _SCALAR.items()}
-        n_tensors, n_kv = struct.unpack_from(e + "QQ", m, 8)
-        o, file_type = 24, None
-
-        def string(o: int) -> tuple[str, int]:
-            n = u64.unpack_from(m, o)[0]
-            return m[o + 8 : o + 8 + n].decode("utf-8", "replace"), o + 8 + n
-
-        def skip(o: int, vtype: int) -> int:
-            if vtype in sizes:
-                return o + sizes[vtype]
-            if vtype == 8:
-                return o + 8 + u64.unpack_from(m, o)[0]
-            if vtype == 9:
-                itype, n = u32.unpack_from(m, o)[0], u64.unpack_from(m, o + 4)[0]
-                o += 12
-                if itype in sizes:
-                    return o + sizes[itype] * n
-                if itype == 8:  # strings (the vocabulary): hop over each length-prefixed one
-                    for _ in range(n):
-                        o += 8 + u64.unpack_from(m, o)[0]
-                    return o
-                for _ in range(n):
-                    o = skip(o, itype)
-                return o
-            raise ValueError(f"unknown GGUF value type {vtype}")
-
-        for _ in range(n_kv):
-            key, o = string(o)
-            vtype = u32.unpack_from(m, o)[0]
-            o += 4
-            if key == "general.file_type" and vtype in (4, 5):
-                file_type = int(struct.unpack_from(e + _SCALAR[vtype], m, o)[0])
-            o = skip(o, vtype)
-        tensors = []
-        for _ in range(n_tensors):
-            name, o = string(o)
-            n_dims = u32.unpack_from(m, o)[0]
-            o += 4 + 8 * n_dims
-            tensors.append((name, u32.unpack_from(m, o)[0]))
-            o += 12  # type, data offset
-        return file_type, tensors
-
-
 def gguf_tensor_types(path: str | Path) -> dict[str, Any]:
     """``{"format": "gguf", "file_type": "MOSTLY_Q4_K_M", "token_embd": "Q6_K", "output": "tied to
     token_embd", "attention": "Q4_K ×7, Q6_K ×1", "feed_forward": ..., "experts": None}``."""
@@ -108,12 +50,15 @@ def gguf_tensor_types(path: str | Path) -> dict[str, Any]:
         from kldcard.engines import not_installed
 
         raise not_installed("llama.cpp", "gguf") from None
-    import struct
+    from kldcard.files import regular_file
+    from kldcard.stack.gguf_header import read_gguf_header
 
+    regular_file(path, "GGUF file")
     try:
-        code, tensors = _gguf_table(path)
-    except (OSError, ValueError, struct.error, IndexError) as exc:
+        header = read_gguf_header(path)
+    except (OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read the GGUF tensor table: {exc}") from None
+    code, tensors = header.file_type, header.tensors
     file_type = None
     if code is not None:
         try:

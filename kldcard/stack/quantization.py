@@ -7,6 +7,7 @@ helpers turn the file's statement into the card's vocabulary and say when the tw
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 __all__ = ["contradiction", "file_type_label", "quantization_label"]
@@ -58,47 +59,17 @@ _FTYPES = {0: "ALL_F32", 1: "MOSTLY_F16", 2: "MOSTLY_Q4_0", 3: "MOSTLY_Q4_1", 7:
            24: "MOSTLY_IQ1_S", 25: "MOSTLY_IQ4_NL", 26: "MOSTLY_IQ3_S", 27: "MOSTLY_IQ3_M", 28: "MOSTLY_IQ2_S",
            29: "MOSTLY_IQ2_M", 30: "MOSTLY_IQ4_XS", 31: "MOSTLY_IQ1_M", 32: "MOSTLY_BF16", 36: "MOSTLY_TQ1_0",
            37: "MOSTLY_TQ2_0"}
-_SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}  # GGUF value type -> bytes
 
 
 def gguf_file_type(path: str) -> str | None:
     """``general.file_type`` of a GGUF file (e.g. ``MOSTLY_Q4_K_M``) from its header key-values only,
-    with the standard library; None when the file is not a GGUF or does not say."""
-    import struct
+    with the standard library; None when the file is not a readable GGUF or does not say."""
+    from kldcard.stack.gguf_header import read_gguf_header
 
-    def read(f, n: int) -> bytes:
-        b = f.read(n)
-        if len(b) != n:
-            raise ValueError("truncated")
-        return b
-
-    def skip(f, vtype: int) -> None:
-        if vtype in _SCALAR:
-            read(f, _SCALAR[vtype])
-        elif vtype == 8:
-            read(f, struct.unpack("<Q", read(f, 8))[0])
-        elif vtype == 9:
-            itype, n = struct.unpack("<IQ", read(f, 12))
-            if itype in _SCALAR:
-                f.seek(_SCALAR[itype] * n, 1)
-            else:
-                for _ in range(n):
-                    skip(f, itype)
-        else:
-            raise ValueError(f"GGUF value type {vtype}")
-
-    try:
-        with open(path, "rb") as f:
-            if read(f, 4) != b"GGUF":
-                return None
-            _version, _n_tensors, n_kv = struct.unpack("<IQQ", read(f, 20))
-            for _ in range(n_kv):
-                key = read(f, struct.unpack("<Q", read(f, 8))[0]).decode("utf-8", "replace")
-                vtype = struct.unpack("<I", read(f, 4))[0]
-                if key == "general.file_type" and vtype in (4, 5):
-                    code = struct.unpack("<I", read(f, 4))[0]
-                    return _FTYPES.get(code, str(code))
-                skip(f, vtype)
-    except (OSError, ValueError, struct.error):
+    if not os.path.isfile(path):  # a FIFO next to a card must not block the linter
         return None
-    return None
+    try:
+        code = read_gguf_header(path, tensors=False).file_type
+    except (OSError, ValueError):
+        return None
+    return None if code is None else _FTYPES.get(code, str(code))
