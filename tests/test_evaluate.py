@@ -163,6 +163,11 @@ def test_rerun_is_all_cached_and_a_new_candidate_is_the_only_work(evaluated, tin
     assert mlx_result["metrics"][0]["args"]["cross_stack"] == ", ".join(coords)
     assert "on another stack (llama.cpp reference, mlx candidate)" in mlx_result["metrics"][0]["name"]
     assert "its KLD includes the stack difference as well as the quantization" in " ".join(text.split())
+    # ranked with the same-stack candidates only: its KLD measures another quantity
+    assert [e["name"] for e in block["comparison"]["ranking"]] != [] and "tiny-qwen3-mlx-bf16" not in {
+        e["name"] for e in block["comparison"]["ranking"]}
+    assert "tiny-qwen3-mlx-bf16" not in {e.name for e in more.ranking.ranking}
+    assert "and it is left out of the paired ranking" in " ".join(text.split())
     # an unacknowledged difference still warns; an acknowledged one that does not exist is reported
     edited = text.replace("coordinates: [engine, attention_backend,", "coordinates: [tensor_parallel, attention_backend,")
     assert edited != text

@@ -293,7 +293,11 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     from kldcard.compare.run import CompareResult
 
     results = [CompareResult.model_validate_json(o.result_path.read_text(encoding="utf-8")) for o in out.candidates]
-    out.ranking = rank_candidates(results, out.candidates)
+    # A candidate measured across stacks on purpose carries the stack difference in its KLD: ranking it
+    # with same-stack candidates would compare two different quantities, so it is left out (the card says so).
+    specs = {c.name: c for c in p.candidates}
+    same = [i for i, o in enumerate(out.candidates) if not specs[o.name].cross_stack]
+    out.ranking = rank_candidates([results[i] for i in same], [out.candidates[i] for i in same])
     if render and p.card:
         from kldcard.evaluate.card import render_card
 

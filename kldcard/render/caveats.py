@@ -18,8 +18,9 @@ def own_vocabulary_text(c: Candidate) -> str:
             "not comparable with the full-vocabulary numbers; no reverse KL or JS")
 
 
-def on_purpose_text(c: Candidate, ref: StackFingerprint) -> str:
-    """The reader's sentence for a candidate measured across stacks on purpose (its ``cross_stack``)."""
+def on_purpose_text(c: Candidate, ref: StackFingerprint, unranked: bool = False) -> str:
+    """The reader's sentence for a candidate measured across stacks on purpose (its ``cross_stack``);
+    ``unranked``: the card's paired ranking leaves it out."""
     ack = c.cross_stack
     assert ack is not None
     where = (f"on {c.runtime.engine} against a {ref.engine} reference" if c.runtime.engine != ref.engine
@@ -27,4 +28,5 @@ def on_purpose_text(c: Candidate, ref: StackFingerprint) -> str:
     values = [f"{k} {getattr(ref, k)} vs {getattr(c.runtime, k)}" if k in StackFingerprint.model_fields else k
               for k in ack.coordinates]
     return (f"{c.name} was measured {where}, on purpose ({ack.reason}; {', '.join(values)}): its KLD includes "
-            "the stack difference as well as the quantization, so it is not a measure of the quantization alone")
+            "the stack difference as well as the quantization, so it is not a measure of the quantization alone"
+            + (", and it is left out of the paired ranking" if unranked else ""))

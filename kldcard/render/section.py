@@ -252,6 +252,11 @@ def _candidate_row(c: Candidate, ev: KldEvaluation) -> dict[str, Any]:
     }
 
 
+def _unranked(ev: KldEvaluation, c: Any) -> bool:
+    """True when the card has a paired ranking and ``c`` is not in it."""
+    return ev.comparison is not None and c.name not in {e.name for e in ev.comparison.ranking}
+
+
 def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> dict[str, Any]:
     """The variables a section template sees. Strings are already Markdown-escaped.
 
@@ -289,7 +294,7 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "has_ranges": any(c.results.ranges for c in ev.candidates),
         "cross_stack": [md_cell(c.name) for c in ev.candidates
                         if not c.cross_stack and not _same_stack(c.runtime, ev.reference.runtime)],
-        "cross_stack_on_purpose": [md_cell(on_purpose_text(c, ev.reference.runtime)) for c in ev.candidates
+        "cross_stack_on_purpose": [md_cell(on_purpose_text(c, ev.reference.runtime, _unranked(ev, c))) for c in ev.candidates
                                    if c.cross_stack],
         "own_vocabulary": [md_cell(f"{c.name}: {own_vocabulary_text(c)}") for c in ev.candidates if c.vocabulary],
         "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
