@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from kldcard.errors import InputError
 
@@ -93,12 +94,23 @@ def read_bytes(path: str | os.PathLike[str], what: str = "file", *, limit: int |
         raise InputError(f"{what} {p} has {st.st_size} bytes, over the limit of {limit}")
     try:
         with open(p, "rb") as f:
-            data = f.read() if limit is None else f.read(limit + 1)
+            data = f.read() if limit is None else _read_at_most(f, limit + 1, st.st_size)
     except OSError as exc:
         raise InputError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
     if limit is not None and len(data) > limit:
         raise InputError(f"{what} {p} has more than {limit} bytes, over the limit")
     return data
+
+
+def _read_at_most(f: Any, n: int, size: int) -> bytes:
+    """Up to ``n`` bytes of ``f``; ``read(n)`` would allocate ``n`` bytes up front, so the stated size
+    (+1, to see growth) is read first and the rest, if the file grew or lied, in 1 MiB blocks."""
+    parts = [f.read(min(n, size + 1))]
+    got = len(parts[0])
+    while got < n and len(parts[-1]) > 0 and got > size:
+        parts.append(f.read(min(n - got, 1 << 20)))
+        got += len(parts[-1])
+    return b"".join(parts)
 
 
 def regular_file(path: str | os.PathLike[str], what: str = "file") -> os.stat_result:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def test_file_type_for_the_linter(tiny_qwen3, tmp_path):
     assert read_gguf_header(tiny_qwen3["gguf_q8_0"], tensors=False).tensors == []
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(Path(tiny_qwen3["gguf_q4_k_m"]).read_bytes()[:4096])
-    with pytest.raises(ValueError, match="truncated"):
+    with pytest.raises(ValueError, match="truncated|elements in"):
         read_gguf_header(cut)
     (tmp_path / "head.gguf").write_bytes(Path(tiny_qwen3["gguf_q4_k_m"]).read_bytes()[:30])  # inside the first key
     (tmp_path / "empty.gguf").write_bytes(b"")
@@ -38,3 +39,28 @@ def test_file_type_for_the_linter(tiny_qwen3, tmp_path):
     os.mkfifo(tmp_path / "pipe.gguf")  # next to a card, it must not block the linter
     for name in ("head.gguf", "empty.gguf", "text.gguf", "pipe.gguf", "missing.gguf"):
         assert gguf_file_type(str(tmp_path / name)) is None, name
+
+
+def _header(n_kv: int, body: bytes, n_tensors: int = 0) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_kv) + body
+
+
+_KEY = struct.pack("<Q", 1) + b"a" + struct.pack("<I", 9)  # key "a", value type: array
+CRAFTED = {
+    "a string of 2**64-1 bytes in an array": _header(1, _KEY + struct.pack("<IQQ", 8, 2, 2**64 - 1)),
+    "an inner array of 2**62 elements": _header(1, _KEY + struct.pack("<IQ", 9, 1) + struct.pack("<IQ", 4, 2**62)),
+    "arrays nested 5,000 deep": _header(1, _KEY + struct.pack("<IQ", 9, 1) * 5000),
+    "2**60 strings": _header(1, _KEY + struct.pack("<IQ", 8, 2**60)),
+    "2**63 key-values": _header(2**63, b""),
+    "a key of 2**64-1 bytes": _header(1, struct.pack("<Q", 2**64 - 1)),
+    "2**63 tensors": _header(0, b"", n_tensors=2**63),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+def test_crafted_header_is_a_value_error_never_a_crash_or_a_long_loop(tmp_path, name):
+    path = tmp_path / "crafted.gguf"
+    path.write_bytes(CRAFTED[name])
+    with pytest.raises(ValueError):
+        read_gguf_header(path)
+    assert gguf_file_type(str(path)) is None

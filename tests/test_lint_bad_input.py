@@ -266,4 +266,31 @@ def test_size_limit_is_one_mib_and_can_be_raised(tmp_path, capsys):
     assert (rc, err) == (0, "")
     (tmp_path / "bad.toml").write_text("[tool.kldcard]\nmax-card-bytes = \"big\"\n")
     rc, out, err = run_cli(capsys, "lint", "--config", tmp_path / "bad.toml", card)
-    assert rc == 2 and "max-card-bytes must be a positive integer" in err
+    assert rc == 2 and "max-card-bytes must be a whole number of bytes from 1 to" in err
+    for n in ("0", str(1 << 40), "99999999999999999999"):  # never a MemoryError from a huge read buffer
+        rc, out, err = run_cli(capsys, "lint", "--max-card-bytes", n, card)
+        assert rc == 2 and err.count("\n") == 1 and "--max-card-bytes must be a whole number" in err, (n, err)
+
+
+def test_config_and_baseline_paths_that_would_block_and_odd_toml(tmp_path, capsys):
+    card = tmp_path / "README.md"
+    card.write_text("# A card\n\nNo claims.\n")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "tool.toml").write_text("tool = 1\n")
+    for argv, fragment in (
+        (["--config", tmp_path / "fifo"], "not a regular file (a config file must be one)"),
+        (["--config", "/dev/zero"], "not a regular file (a config file must be one)"),
+        (["--baseline", tmp_path / "fifo"], "not a regular file (a baseline must be one)"),
+        (["--config", tmp_path / "tool.toml"], "`tool` must be a table"),
+    ):
+        rc, out, err = run_cli(capsys, "lint", *argv, card)
+        assert rc == 2 and err.count("\n") == 1 and fragment in err, (argv, err)
+
+
+@pytest.mark.parametrize("value", ["!!int x", "!!int ", "!!float x", "!!timestamp 2001-13-45"])
+def test_a_tagged_value_yaml_cannot_read_is_one_line(tmp_path, capsys, value):
+    card = tmp_path / "README.md"
+    card.write_text(f"---\na: {value}\n---\n# x\n")
+    rc, out, err = run_cli(capsys, "lint", card)
+    assert rc == 2 and err.count("\n") == 1
+    assert "README.md:2:1: malformed YAML front matter: cannot read a tagged value" in err

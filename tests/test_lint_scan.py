@@ -140,3 +140,12 @@ def test_spans_with_keeps_every_span_a_pattern_can_match(kind: str) -> None:
             for k, (s, e) in enumerate(spans):
                 if k not in kept:
                     assert pattern.search(text[s:e]) is None, (pattern.pattern[:60], text[s:e][:80])
+
+
+@pytest.mark.parametrize(("pattern", "text"), [(r"KLD:\s*\d", "kld: 1"), (r"KLD:\s*\d", "KLD: 1 kld: 2 KLD: 3"),
+                                               (r"kld\s+x", "KLD x kld x"), (r"[A-C]\d", "a1 B2 c3")])
+def test_case_sensitive_pattern_whose_anchor_starts_on_a_barrier(pattern, text):
+    """A folded hit whose first character the pattern refuses is a barrier at the hit itself: the scan
+    must step past it (it once found the same hit for ever)."""
+    p = re.compile(pattern)
+    assert [m.span() for m in scan.finditer(p, scan.Text(text))] == [m.span() for m in p.finditer(text)]

@@ -26,6 +26,7 @@ from kldcard.errors import InputError
 # machine (benchmarks/results/lint_corpus.md), so 1 MiB keeps every card it accepts under 2 s; a
 # larger card is refused in one line, and `--max-card-bytes` / `max-card-bytes` raise the limit.
 MAX_CARD_BYTES = 1 << 20
+CARD_BYTES_CEILING = 1 << 30  # what --max-card-bytes may raise it to: a card is read into memory
 
 # The Hub's pattern (huggingface_hub.repocard.REGEX_YAML_BLOCK, the Hub server's ViewMarkdown.ts), kept
 # only as the specification the scanner below is tested against: its ``[\r\n]+`` runs at both

@@ -18,10 +18,16 @@ import yaml
 # carry hundreds of KB of front matter (a 0.9 MB one took 9 s to read). Same marks (character
 # offsets, lines, columns), same constructor and resolver, so the same data (tests/test_card_yaml.py).
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
-# Texts where libyaml and PyYAML are known to disagree (found by tests/test_card_yaml.py), read by
-# PyYAML alone: a "!" where a tag can start ("!" alone loads as None in PyYAML, "" in libyaml; "Great
-# model!" is not a tag), and a block-scalar header followed by "#" without a space (PyYAML refuses it), and a byte-order mark inside the text.
-_DISAGREE = re.compile(r"(?:^|[\s\[{,:?-])!|[|>][-+0-9]*#|\ufeff")
+# Texts where libyaml and PyYAML are known to disagree (found by tests/test_card_yaml.py and review),
+# read by PyYAML alone: a "!" where a tag can start ("!" alone loads as None in PyYAML, "" in libyaml;
+# "Great model!" is not a tag); a block-scalar header followed by "#" without a space (PyYAML refuses
+# it); a byte-order mark inside the text; any "?" (explicit keys, and "{1?}", which libyaml reads;
+# an empty scalar's mark at the very end differs by a line); a "---"/"..." document marker; a lone "="
+# scalar (PyYAML tags it "value"). Large front matter (model-index results) rarely has any of these.
+_DISAGREE = re.compile(
+    r"(?:^|[\s\[{,:?-])!|[|>][-+0-9]*#|\ufeff|\?|(?:^|\n)(?:---|\.\.\.)"
+    r"|(?:^|[\s\[{,:-])=(?:$|[\s,\]}])"
+)
 
 
 def compose_and_load(text: str) -> tuple[yaml.Node | None, Any]:
@@ -45,7 +51,14 @@ def compose_and_load(text: str) -> tuple[yaml.Node | None, Any]:
             loader = cls(text)
             try:
                 node = loader.get_single_node()
-                return node, (loader.construct_document(node) if node is not None else None)
+                try:
+                    return node, (loader.construct_document(node) if node is not None else None)
+                except (ValueError, IndexError, TypeError, OverflowError) as exc:
+                    # an explicit tag on a value it cannot read ("!!int x", "!!timestamp 2001-13-45"):
+                    # PyYAML's constructors raise plain Python errors; a card reader needs a YAML one
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"cannot read a tagged value ({exc})", getattr(node, "start_mark", None)
+                    ) from None
             except yaml.YAMLError:
                 if i == len(loaders) - 1:
                     raise

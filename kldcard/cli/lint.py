@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from kldcard.card import hub
-from kldcard.card.document import read_bytes
+from kldcard.card.document import CARD_BYTES_CEILING, read_bytes
 from kldcard.errors import InputError, UsageError
 from kldcard.files import write_atomic
 from kldcard.lint.baseline import apply_baseline, baseline_text, load_baseline
@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
 
     config: LintConfig = load_config(args.config)
     if args.max_card_bytes is not None:
-        if args.max_card_bytes < 1:
-            raise UsageError("--max-card-bytes must be a positive number of bytes")
+        if not 1 <= args.max_card_bytes <= CARD_BYTES_CEILING:
+            raise UsageError(f"--max-card-bytes must be a whole number of bytes from 1 to {CARD_BYTES_CEILING}")
         config.max_card_bytes = args.max_card_bytes
     fmt = args.output_format or os.environ.get(OUTPUT_FORMAT_ENV) or config.output_format
     if fmt not in OUTPUT_FORMATS:

@@ -130,12 +130,13 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     import yaml
 
     from kldcard.card.document import yaml_error_parts
+    from kldcard.card.yaml import compose_and_load
     from kldcard.files import read_text
     from kldcard.render.disclosures import first_error
 
     p = Path(path)
     try:
-        data = yaml.safe_load(read_text(p, "project file"))
+        _node, data = compose_and_load(read_text(p, "project file"))
     except yaml.YAMLError as exc:
         where, problem = yaml_error_parts(exc)
         raise InputError(f"{p}{where}: not valid YAML: {problem}") from None

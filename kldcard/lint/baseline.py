@@ -51,6 +51,8 @@ def baseline_text(result: LintResult) -> str:
 
 def load_baseline(path: str | os.PathLike[str]) -> dict[Key, tuple[int, str]]:
     p = Path(path)
+    if p.exists() and not p.is_file():  # a FIFO or device would block or never end
+        raise UsageError(f"{p}: not a regular file (a baseline must be one)")
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:

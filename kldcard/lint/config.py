@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kldcard.card.document import MAX_CARD_BYTES
+from kldcard.card.document import CARD_BYTES_CEILING, MAX_CARD_BYTES
 from kldcard.errors import UsageError
 
 import tomllib
@@ -100,6 +100,8 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | os.P
     pyproject = Path(path) if path is not None else find_pyproject(start)
     if pyproject is None:
         return LintConfig()
+    if pyproject.exists() and not pyproject.is_file():  # a FIFO or device would block or never end
+        raise UsageError(f"{pyproject}: not a regular file (a config file must be one)")
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -108,7 +110,10 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | os.P
         raise UsageError(f"{pyproject}: cannot read config: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{pyproject}: invalid TOML: {exc}") from None
-    table = data.get("tool", {}).get("kldcard")
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise UsageError(f"{pyproject}: `tool` must be a table")
+    table = tool.get("kldcard")
     if table is None:
         return LintConfig(path=pyproject)
     return parse_table(table, pyproject)
@@ -141,8 +146,8 @@ def parse_table(table: Any, source: Path | None = None) -> LintConfig:
         cfg.fail_on = table["fail-on"]
     if "max-card-bytes" in table:
         n = table["max-card-bytes"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise UsageError(f"{where}: max-card-bytes must be a positive integer (bytes)")
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= CARD_BYTES_CEILING:
+            raise UsageError(f"{where}: max-card-bytes must be a whole number of bytes from 1 to {CARD_BYTES_CEILING}")
         cfg.max_card_bytes = n
     return cfg
 

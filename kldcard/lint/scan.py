@@ -211,6 +211,8 @@ def _part_windows(p: Part, text: Text) -> Iterator[tuple[int, int]]:
         end = max(end, hi)
         if end >= n:
             break
-        a = next_hit(b if b < n and end >= b + 2 else max(a + 1, end - width - 2))
+        # max(b, a + 1): a hit whose own first character is a barrier (b == a; a case-sensitive
+        # pattern's letter in the folded text) cannot start a match, and must not be found again
+        a = next_hit(max(b, a + 1) if b < n and end >= b + 2 else max(a + 1, end - width - 2))
     if end >= 0:
         yield start, end

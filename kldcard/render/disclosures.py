@@ -35,6 +35,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from kldcard.card.document import yaml_error_parts
+from kldcard.card.yaml import compose_and_load
 from kldcard.errors import InputError
 from kldcard.schema import KldEvaluation, RecordModel
 
@@ -78,7 +79,7 @@ def read_structured(path: str | Path, what: str) -> Any:
     try:
         if p.suffix.lower() == ".json":
             return json.loads(text)
-        return yaml.safe_load(text)
+        return compose_and_load(text)[1]
     except json.JSONDecodeError as exc:
         raise InputError(f"{p}:{exc.lineno}:{exc.colno}: malformed {what}: {exc.msg}") from None
     except yaml.YAMLError as exc:

@@ -23,6 +23,7 @@ from kldcard.card.document import (
     yaml_error_parts,
 )
 from kldcard.card.regions import KLD_KEY, MODEL_INDEX_KEY, is_kld_result
+from kldcard.card.yaml import compose_and_load
 from kldcard.card.splice import (
     find_body_region,
     region_text,
@@ -163,7 +164,7 @@ def _existing_metadata(text: str, path: str) -> dict:
     if not m:
         return {}
     try:
-        data = yaml.safe_load(m.group(2))
+        data = compose_and_load(m.group(2))[1]
     except yaml.YAMLError as exc:
         where, problem = yaml_error_parts(exc, len(split_lines(text[: m.start(2)])) + 1)
         raise InputError(f"{path}{where}: malformed YAML front matter: {problem}") from None

@@ -37,7 +37,7 @@ def read_gguf_header(path: str | os.PathLike[str], *, tensors: bool = True) -> G
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
             try:
                 return _walk(m, tensors)
-            except (struct.error, IndexError) as exc:
+            except (struct.error, IndexError, OverflowError) as exc:  # lengths past the end (or past 2**63)
                 raise ValueError(f"truncated GGUF header ({exc})") from None
 
 
@@ -57,22 +57,33 @@ def _walk(m: mmap.mmap, want_tensors: bool) -> GgufHeader:
             raise ValueError("truncated GGUF header (a string runs past the end)")
         return m[o + 8 : o + 8 + n].decode("utf-8", "replace"), o + 8 + n
 
-    def skip(o: int, vtype: int) -> int:
+    def past_end(o: int) -> int:
+        if o > end:
+            raise ValueError("truncated GGUF header (a value runs past the end)")
+        return o
+
+    def skip(o: int, vtype: int, depth: int = 0) -> int:
         if vtype in sizes:
-            return o + sizes[vtype]
+            return past_end(o + sizes[vtype])
         if vtype == 8:
-            return o + 8 + u64.unpack_from(m, o)[0]
+            return past_end(o + 8 + u64.unpack_from(m, o)[0])
         if vtype == 9:
             itype, n = u32.unpack_from(m, o)[0], u64.unpack_from(m, o + 4)[0]
             o += 12
+            # every element takes at least one byte (a string or an array at least 8): a count the rest
+            # of the file cannot hold is refused before it is looped over
+            if n > end - o:
+                raise ValueError(f"GGUF array of {n} elements in {end - o} bytes")
             if itype in sizes:
-                return o + sizes[itype] * n
+                return past_end(o + sizes[itype] * n)
             if itype == 8:  # strings (the vocabulary): hop over each length-prefixed one
                 for _ in range(n):
-                    o += 8 + u64.unpack_from(m, o)[0]
+                    o = past_end(o + 8 + u64.unpack_from(m, o)[0])
                 return o
+            if depth >= 8:  # real files nest no arrays in arrays; a crafted one must not recurse for ever
+                raise ValueError("GGUF arrays nested too deeply")
             for _ in range(n):
-                o = skip(o, itype)
+                o = skip(o, itype, depth + 1)
             return o
         raise ValueError(f"unknown GGUF value type {vtype}")
 
@@ -86,8 +97,6 @@ def _walk(m: mmap.mmap, want_tensors: bool) -> GgufHeader:
             if not want_tensors:
                 return GgufHeader(file_type)
         o = skip(o, vtype)
-        if o > end:
-            raise ValueError("truncated GGUF header (a value runs past the end)")
     header = GgufHeader(file_type)
     if want_tensors:
         for _ in range(n_tensors):
