@@ -278,9 +278,9 @@ def test_config_and_baseline_paths_that_would_block_and_odd_toml(tmp_path, capsy
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "tool.toml").write_text("tool = 1\n")
     for argv, fragment in (
-        (["--config", tmp_path / "fifo"], "not a regular file (a config file must be one)"),
-        (["--config", "/dev/zero"], "not a regular file (a config file must be one)"),
-        (["--baseline", tmp_path / "fifo"], "not a regular file (a baseline must be one)"),
+        (["--config", tmp_path / "fifo"], "config file " + str(tmp_path / "fifo") + " is a named pipe (FIFO), not a regular file"),
+        (["--config", "/dev/zero"], "config file /dev/zero is a device, not a regular file"),
+        (["--baseline", tmp_path / "fifo"], "baseline " + str(tmp_path / "fifo") + " is a named pipe (FIFO), not a regular file"),
         (["--config", tmp_path / "tool.toml"], "`tool` must be a table"),
     ):
         rc, out, err = run_cli(capsys, "lint", *argv, card)

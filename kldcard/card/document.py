@@ -202,12 +202,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_CARD_BYTES) -> byt
         raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
     if size > limit:
         raise InputError(f"{p}: {size} bytes is too large for a model card (limit {limit}; --max-card-bytes raises it)")
-    try:
-        return files.read_bytes(p, "card", limit=limit)
-    except InputError as exc:
-        if "over the limit" not in str(exc):
-            raise
-        raise InputError(f"{p}: too large for a model card (more than {limit} bytes)") from None
+    return files.read_bytes(p, "card", limit=limit)  # also refuses a FIFO or device, and a file that grew
 
 
 # UTF-32 before UTF-16: the UTF-32LE BOM begins with the UTF-16LE one.

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kldcard import __version__
-from kldcard.errors import UsageError
+from kldcard.errors import InputError, UsageError
+from kldcard.files import read_text
 from kldcard.lint.findings import Finding, LintResult
 
 FORMAT = "kldcard-baseline/1"
@@ -51,13 +52,13 @@ def baseline_text(result: LintResult) -> str:
 
 def load_baseline(path: str | os.PathLike[str]) -> dict[Key, tuple[int, str]]:
     p = Path(path)
-    if p.exists() and not p.is_file():  # a FIFO or device would block or never end
-        raise UsageError(f"{p}: not a regular file (a baseline must be one)")
+    if not p.exists():
+        raise UsageError(f"{p}: baseline not found; create it with --write-baseline {p}")
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{p}: baseline not found; create it with --write-baseline {p}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = json.loads(read_text(p, "baseline"))  # a FIFO or device is refused before it is opened
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    except json.JSONDecodeError as exc:
         raise UsageError(f"{p}: cannot read baseline: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("findings"), list):
         raise UsageError(f"{p}: not a kldcard baseline (expected \"format\": \"{FORMAT}\")")

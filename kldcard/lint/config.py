@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from kldcard.card.document import CARD_BYTES_CEILING, MAX_CARD_BYTES
-from kldcard.errors import UsageError
+from kldcard.errors import InputError, UsageError
+from kldcard.files import read_text
 
 import tomllib
 
@@ -100,14 +101,12 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | os.P
     pyproject = Path(path) if path is not None else find_pyproject(start)
     if pyproject is None:
         return LintConfig()
-    if pyproject.exists() and not pyproject.is_file():  # a FIFO or device would block or never end
-        raise UsageError(f"{pyproject}: not a regular file (a config file must be one)")
+    if not pyproject.exists():
+        raise UsageError(f"{pyproject}: config file not found")
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{pyproject}: config file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{pyproject}: cannot read config: {exc}") from None
+        data = tomllib.loads(read_text(pyproject, "config file"))  # a FIFO or device is refused unopened
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{pyproject}: invalid TOML: {exc}") from None
     tool = data.get("tool", {})

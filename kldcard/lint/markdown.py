@@ -10,7 +10,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from kldcard.card.regions import fenced
 from kldcard.lint.scan import Text, spans_with
@@ -146,9 +146,6 @@ def _html_table(lines: list[str], starts: list[int], code: list[bool], i: int, t
     return j
 
 
-# The prose checks and the runner's finding subjects both read the body's Doc: one scan per card
-# (a 1 MiB card's scan is ~0.3 s). The Doc's lazy parts only fill caches, so sharing it is safe.
-@lru_cache(maxsize=4)
 def scan(body: str, first_line: int) -> Doc:
     raw = body.splitlines(keepends=True) or [""]
     starts, lines = [], []

@@ -43,15 +43,16 @@ class ProseReport:
     evidence: CardEvidence | None  # None when the card makes no KLD claim
 
 
-def analyse(card: Card) -> ProseReport:
-    """Claims and disclosure evidence of ``card`` (no findings)."""
-    doc = scan(card.body, card.body_line)
+def analyse(card: Card, doc: Doc | None = None) -> ProseReport:
+    """Claims and disclosure evidence of ``card`` (no findings); ``doc``: its body already scanned."""
+    doc = doc or scan(card.body, card.body_line)
     claims = find_claims(doc)
     evidence = assess(doc, claims, card.metadata) if claims else None
     return ProseReport(doc, claims, evidence)
 
 
-def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None) -> list[Finding]:
+def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None,
+                doc: Doc | None = None) -> list[Finding]:
     """Findings (KLD3xx) for KLD claims in ``card.body``.
 
     ``block`` is the card's ``kld_evaluation`` block (raw mapping or validated model), or None.
@@ -60,7 +61,7 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
     default. With a block: KLD314 for each prose KLD number that matches no value in its results.
     """
-    report = analyse(card)
+    report = analyse(card, doc)
     images = image_only_sections(report.doc, report.claims) if block is None else []
     if not report.claims and not images:
         return []
