@@ -134,24 +134,11 @@ def candidate_result(ev: KldEvaluation, c: Candidate, *, source_url: str | None 
             metrics.append(_metric(mtype, f"{label} KLD of {c.name} (nats)", Num(fmt_nats(v)), {**fwd, "statistic": label}))
     if r.kld.max is not None:
         metrics.append(_metric(kld_statistic_metric("max"), f"Max KLD of {c.name} (nats)", Num(fmt_nats(r.kld.max)), {**fwd, "statistic": "max"}))
-    if r.reverse_kld is not None:
-        metrics.append(
-            _metric(
-                REVERSE_KL_METRIC,
-                f"Mean reverse KL of {c.name} (nats)",
-                Num(fmt_nats(r.reverse_kld.mean)),
-                {**fwd, "direction": "KL(P_cand || P_ref)", "statistic": "mean"},
-            )
-        )
-    if r.js is not None:
-        metrics.append(
-            _metric(
-                JS_METRIC,
-                f"Mean Jensen-Shannon divergence of {c.name} (nats)",
-                Num(fmt_nats(r.js.mean)),
-                {**fwd, "direction": "JS(P_ref, P_cand)", "statistic": "mean"},
-            )
-        )
+    for stats, mtype, what, direction in ((r.reverse_kld, REVERSE_KL_METRIC, "reverse KL", "KL(P_cand || P_ref)"),
+                                          (r.js, JS_METRIC, "Jensen-Shannon divergence", "JS(P_ref, P_cand)")):
+        if stats is not None:
+            metrics.append(_metric(mtype, f"Mean {what} of {c.name} (nats)", Num(fmt_nats(stats.mean)),
+                                   {**fwd, "direction": direction, "statistic": "mean"}))
     metrics.append(
         _metric(
             TOP1_METRIC,
