@@ -26,6 +26,7 @@ import hashlib
 import os
 import re
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -105,8 +106,8 @@ def check_output_file(path: str | os.PathLike[str], option: str,
     if stdout and str(path) == "-":
         return None
     p = Path(path)
-    if len(os.fsencode(p.name)) > 255:
-        raise InputError(f"{option} {str(p)[:60]}...: the file name is over 255 bytes")
+    if any(len(os.fsencode(part)) > 255 for part in p.parts):
+        raise InputError(f"{option} {str(p)[:60]}...: a file name in it is over 255 bytes")
     st = _stat(p)
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
@@ -140,7 +141,8 @@ def check_output_dir(path: str | os.PathLike[str], option: str, inputs: Iterable
 
 def _target(p: Path) -> Path:
     """The file a write to ``p`` replaces: a symlink's target (so the link stays a link), else ``p``."""
-    return Path(os.path.realpath(p)) if p.is_symlink() else p
+    st = _stat(p, follow=False)
+    return Path(os.path.realpath(p)) if st is not None and stat.S_ISLNK(st.st_mode) else p
 
 
 def _new_file_mode() -> int:
@@ -168,11 +170,11 @@ def _remove_stale_temps(directory: Path, name: str) -> None:
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError):
-        return True
+    except (PermissionError, OverflowError):  # someone else's process, or not a pid: keep its file
+        pass
     return True
 
 
@@ -216,20 +218,13 @@ def keep_bom(old: bytes, new: bytes) -> bytes:
     return new
 
 
-def _head(p: Path, n: int) -> bytes:
-    try:
-        with open(p, "rb") as f:
-            return f.read(n)
-    except OSError:
-        return b""
-
-
 def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, parents: bool = True) -> Path:
     """Replace ``path``'s file with ``data`` (str is written as UTF-8, line endings untouched; a BOM kept)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     target = _target(Path(path))
     if is_file(target):
-        raw = keep_bom(_head(target, len(BOM)), raw)
+        with output_errors(target), open(target, "rb") as f:
+            raw = keep_bom(f.read(len(BOM)), raw)
     with atomic_path(path, parents=parents) as tmp:
         with open(tmp, "wb") as f:
             f.write(raw)
@@ -353,6 +348,14 @@ def _finite(spelling: str) -> float:
     return value
 
 
+def _number_problem(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return f"nests deeper than {MAX_NESTING} levels"
+    if "integer string conversion" in str(exc):  # Python's own limit, with advice meant for programmers
+        return f"an integer has over {sys.get_int_max_str_digits():,} digits"
+    return str(exc)[:200]
+
+
 def loads_json(text: str, where: str) -> Any:
     """JSON within :data:`MAX_NESTING` levels and float64 range, or one InputError line."""
     import json
@@ -364,7 +367,7 @@ def loads_json(text: str, where: str) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON: {exc}") from None
     except (ValueError, RecursionError) as exc:  # 1e400, NaN, a 5,000-digit integer
-        raise InputError(f"{where}: unusable JSON: {str(exc)[:200]}") from None
+        raise InputError(f"{where}: unusable JSON: {_number_problem(exc)}") from None
 
 
 def loads_toml(text: str, where: str) -> dict[str, Any]:
@@ -378,7 +381,7 @@ def loads_toml(text: str, where: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: invalid TOML: {exc}") from None
     except (ValueError, RecursionError) as exc:
-        raise InputError(f"{where}: unusable TOML: {str(exc)[:200]}") from None
+        raise InputError(f"{where}: unusable TOML: {_number_problem(exc)}") from None
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

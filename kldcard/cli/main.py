@@ -70,6 +70,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="kldcard",
         description="Make KL-divergence claims on model cards mean something. "
         "All divergences are in nats; KLD means KL(P_ref || P_cand) unless labelled otherwise.",
+        epilog="Exit codes: 0 success, 1 findings (lint, evaluate, render --check, tokens), 2 unusable input "
+        "in one line: also an output that is one of the run's inputs (same file, through links too), a FIFO, "
+        "device or socket as output, a full disk, or a standard output that is full, closed or gone. Outputs "
+        "are written atomically; a symlinked card stays a link, a file keeps its mode and UTF-8 BOM, '-' is "
+        "stdout where an option says so.",
     )
     parser.add_argument("--version", action="version", version=f"kldcard {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
