@@ -167,7 +167,9 @@ def report_schema() -> dict[str, Any]:
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # GitHub's own escapes for the three characters it decodes; any other control character (an
+    # ESC sequence from a card) is shown escaped, as in the text reporters
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _gh_prop(text: str) -> str:
