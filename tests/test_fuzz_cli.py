@@ -16,6 +16,7 @@ import contextlib
 import copy
 import io
 import json
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -45,6 +46,14 @@ SNIPPETS = st.sampled_from([
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(), NASTY_TEXT, SNIPPETS)
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(NASTY_TEXT, inner, max_size=4),
                       max_leaves=12)
+# whole hostile pieces the issue found by hand: numbers JSON and TOML read badly, deep nesting, an
+# alias bomb (9**6 nodes), a name over 255 bytes where the linter looks for a file
+HOSTILE_NUMBER = st.sampled_from(["1e400", "-1e400", "1" * 5000, "NaN", "Infinity", "[" * 5000 + "1" + "]" * 5000])
+HOSTILE_FRONT = st.sampled_from([
+    "deep:\n" + "".join(f"{' ' * (i + 1)}k{i}:\n" for i in range(700)) + " " * 701 + "v: 1\n",
+    "\n".join(["b0: &b0 [x,x,x,x,x,x,x,x,x]"] + [f"b{i}: &b{i} [{','.join([f'*b{i - 1}'] * 9)}]" for i in range(1, 6)]) + "\n",
+    "flow: " + "[" * 2000 + "]" * 2000 + "\n",
+])
 BODY = st.sampled_from([
     "# A model", "Mean KLD: 0.0031 nats vs the BF16 reference.", "KL divergence (Q4_K_M): 0.012",
     "<!-- kldcard-disable KLD3 -->", "<!-- kldcard-enable KLD3 -->", "<!-- kldcard-disable-next-line -->",
@@ -86,6 +95,15 @@ def _mutate(data: Any, draw: Callable) -> Any:
     return data
 
 
+def _hostile_number(text: str, draw: Callable) -> str:
+    """``text`` with one of its numbers (drawn) spelled as a hostile one."""
+    numbers = list(re.finditer(r"(?<![\w./])-?[0-9]+(?:\.[0-9]+)?(?![\w.])", text))
+    if not numbers:
+        return text
+    m = draw(st.sampled_from(numbers))
+    return text[: m.start()] + draw(HOSTILE_NUMBER) + text[m.end():]
+
+
 def _splice(text: str, draw: Callable) -> str:
     at = draw(st.integers(0, len(text)))
     return text[:at] + draw(st.one_of(SNIPPETS, NASTY_TEXT)) + text[at:]
@@ -101,6 +119,8 @@ def cards(draw: Callable) -> bytes:
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=draw(st.booleans()))
     for _ in range(draw(st.integers(0, 2))):
         front = _splice(front, draw)
+    if draw(st.integers(0, 4)) == 0:
+        front = draw(HOSTILE_FRONT) + front
     body = "\n".join(draw(st.lists(st.one_of(BODY, NASTY_TEXT), max_size=8)))
     return ("---\n" + front + "---\n" + body + "\n").encode("utf-8", "replace")
 
@@ -122,6 +142,8 @@ def projects(draw: Callable) -> bytes:
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     if draw(st.booleans()):
         text = _splice(text, draw)
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(HOSTILE_FRONT) + text
     return text.encode("utf-8", "replace")
 
 
@@ -129,11 +151,13 @@ def projects(draw: Callable) -> bytes:
 def baselines(draw: Callable) -> bytes:
     doc: Any = {"format": "kldcard-baseline/1", "kldcard": "0",
                 "findings": [{"file": "README.md", "rule": "KLD101", "fingerprint": "abc", "count": 1, "message": "m"}]}
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(0, 2))):
         doc = _mutate(doc, draw)
     text = json.dumps(doc, ensure_ascii=draw(st.booleans()))
     if draw(st.booleans()):
         text = _splice(text, draw)
+    if draw(st.booleans()):
+        text = _hostile_number(text, draw)
     return text.encode("utf-8", "replace")
 
 
@@ -162,6 +186,8 @@ def configs(draw: Callable) -> bytes:
     text = "[tool.kldcard]\n" + body + "\n"
     if draw(st.booleans()):
         text = _splice(text, draw)
+    if draw(st.booleans()):
+        text = _hostile_number(text, draw)
     return text.encode("utf-8", "replace")
 
 
