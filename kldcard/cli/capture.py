@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     from kldcard.capture.run import run_capture
     from kldcard.files import check_output_dir
 
-    check_output_dir(args.out, "--out", [args.model, args.text, args.parity_with])
+    parity_files = [spec.partition(":")[2] for spec in args.parity_with]  # ENGINE:PATH
+    check_output_dir(args.out, "--out", [args.model, args.text, *parity_files])
 
     settings = {
         k: getattr(args, k)
