@@ -112,6 +112,8 @@ def _output_failed(exc: OSError) -> int:
     else:
         where = ""
     print(printable(f"kldcard: error: {where}{exc.strerror or exc}"), file=sys.stderr)
+    if exc.filename or exc.errno not in (errno.EPIPE, errno.EBADF, errno.ENOSPC, errno.EIO):
+        return 2  # not standard output's failure: leave it alone
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
