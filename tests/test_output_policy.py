@@ -234,3 +234,17 @@ def test_kill_9_inside_the_atomic_writer_leaves_nothing_after_a_rerun(tmp_path: 
     with atomic_path(target, suffix=".png") as tmp:  # ...the next run removes
         tmp.write_bytes(b"png")
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
+
+
+def test_the_card_in_a_model_directory_is_an_output_its_weights_are_inputs(tmp_path: Path) -> None:
+    from kldcard.errors import InputError
+    from kldcard.evaluate.project import load_project
+
+    model = tmp_path / "my-model"
+    model.mkdir()
+    for name in ("README.md", "config.json", "model.safetensors"):
+        (model / name).write_text("x", encoding="utf-8")
+    project = load_project(_project(tmp_path, candidates=[{"name": "bf16", "engine": "transformers", "model": "my-model"}]))
+    project.model_copy(update={"card": "my-model/README.md"}).check_outputs()  # the usual model-repo layout
+    with pytest.raises(InputError, match="is also an input of this run"):
+        project.model_copy(update={"card": "my-model/config.json"}).check_outputs()

@@ -134,9 +134,16 @@ class Project(RecordModel):
         """Every file or directory the run reads: the project file, the text, the models and captures."""
         specs = [self.reference, *self.candidates]
         named = [self.text.path, self.align_vocab, *(getattr(s, k) for s in specs
-                                                    for k in ("model", "capture", "basefile", "vocab_gguf")
+                                                    for k in ("capture", "basefile", "vocab_gguf")
                                                     if isinstance(getattr(s, k, None), str))]
-        paths = [self.path(p) for p in named if p and not (p.startswith(("http://", "https://")))]
+        paths = [self.path(p) for p in named if p]
+        for model in (self.path(s.model) for s in specs if s.model):
+            # a model directory is its weights, config and tokenizer files: the card that lives next
+            # to them in the model repo (model/README.md) is an output, not an input
+            try:  # os.path.isdir: a served model's name may be no valid path at all (too long)
+                paths += [f for f in model.iterdir() if f.suffix.lower() != ".md"] if os.path.isdir(model) else [model]
+            except OSError:
+                paths.append(model)
         return [p for p in [self.source, *paths] if p is not None]
 
     def check_outputs(self, extra: list[tuple[str, Path]] = ()) -> None:
