@@ -350,7 +350,7 @@ def _finite(spelling: str) -> float:
 
 def _number_problem(exc: Exception) -> str:
     if isinstance(exc, RecursionError):
-        return f"nests deeper than {MAX_NESTING} levels"
+        return f"nests too deeply (over {MAX_NESTING} levels)"
     if "integer string conversion" in str(exc):  # Python's own limit, with advice meant for programmers
         return f"an integer has over {sys.get_int_max_str_digits():,} digits"
     return str(exc)[:200]
@@ -361,7 +361,7 @@ def loads_json(text: str, where: str) -> Any:
     import json
 
     if _nesting(text, toml=False) > MAX_NESTING:
-        raise InputError(f"{where}: nests deeper than {MAX_NESTING} levels")
+        raise InputError(f"{where}: nests too deeply (over {MAX_NESTING} levels)")
     try:
         return json.loads(text, parse_float=_finite, parse_constant=_finite)
     except json.JSONDecodeError as exc:
@@ -375,7 +375,7 @@ def loads_toml(text: str, where: str) -> dict[str, Any]:
     import tomllib
 
     if _nesting(text, toml=True) > MAX_NESTING:
-        raise InputError(f"{where}: nests deeper than {MAX_NESTING} levels")
+        raise InputError(f"{where}: nests too deeply (over {MAX_NESTING} levels)")
     try:
         return tomllib.loads(text, parse_float=_finite)
     except tomllib.TOMLDecodeError as exc:

@@ -81,21 +81,21 @@ def test_block_mappings_nested_600_levels_are_one_line(tmp_path: Path, capsys) -
     for extra in ([], ["--fix"]):  # card/fixes.py raised RecursionError
         rc, _, err = run_cli(capsys, "lint", card, *extra)
         assert rc == 2
-        _one_line(err, "nests deeper than")
+        _one_line(err, "nests too deeply")
 
 
 def test_flow_nesting_100000_levels_is_one_line(tmp_path: Path, capsys) -> None:
     card = _card(tmp_path, "x: " + "[" * 100_000 + "]" * 100_000 + "\n")
     rc, _, err = run_cli(capsys, "lint", card)
     assert rc == 2
-    _one_line(err, "nests deeper than")
+    _one_line(err, "nests too deeply")
 
 
 # -- JSON and TOML inputs: nesting, 1e400, 5,000-digit integers -------------------------------------
 
 
 BAD_NUMBERS = {  # value -> what the one line says
-    "deep": ("[" * 5000 + "]" * 5000, "nests deeper than 100 levels"),
+    "deep": ("[" * 5000 + "]" * 5000, "nests too deeply (over 100 levels)"),
     "inf": ("1e400", "is not finite"),
     "huge-int": ("1" * 5000, "digits"),
 }

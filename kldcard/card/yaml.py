@@ -68,7 +68,7 @@ def check_budget(text: str, loader: type = yaml.SafeLoader) -> None:
             n = 0
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 if len(sizes) >= MAX_DEPTH:
-                    raise BudgetError(None, None, f"nests deeper than {MAX_DEPTH} levels", event.start_mark)
+                    raise BudgetError(None, None, f"nests too deeply (over {MAX_DEPTH} levels)", event.start_mark)
                 sizes.append(1)
                 anchors.append(event.anchor)
                 continue
