@@ -155,6 +155,14 @@ def test_candidate_model_name_over_255_characters_is_no_traceback(tmp_path: Path
     assert rc in (0, 1) and "Traceback" not in err
 
 
+def test_evaluate_candidate_name_over_255_characters_is_refused_when_read(tmp_path: Path, capsys) -> None:
+    (tmp_path / "t.txt").write_text("the text\n", encoding="utf-8")
+    rc, _, err = run_cli(capsys, "evaluate", "--reference", "llama.cpp:r.gguf", "--candidate",
+                         f"{'n' * 300}=llama.cpp:c.gguf", "--text", tmp_path / "t.txt")
+    assert rc == 2
+    _one_line(err, "at most 200 characters")
+
+
 def test_output_file_name_over_255_bytes_is_one_line(tmp_path: Path, capsys) -> None:
     card = tmp_path / "README.md"
     card.write_bytes(COMPLIANT.read_bytes())

@@ -60,7 +60,8 @@ class ModelSpec(RecordModel):
 
 
 class CandidateSpec(ModelSpec):
-    name: str = Field(description="the candidate's name in the card")
+    # a name becomes file names (the cached result, .eval_results/kld-<name>.yaml): within 255 bytes
+    name: str = Field(description="the candidate's name in the card", min_length=1, max_length=200)
     calibration: dict[str, Any] | None = Field(None, description="calibration disclosure (default: the project's)")
     quantization: str | None = Field(None, description="what the card states (default: read from the file)")
     keep: str | None = Field(None, description="also store this candidate's logits here (a capture, bf16)")
