@@ -100,14 +100,14 @@ class _ClosedStream:
         return False
 
 
-def _output_failed(exc: OSError) -> int:
+def _output_failed(exc: OSError, stdout: bool = False) -> int:
     """One line for an OSError that reached the top; standard output is pointed at /dev/null after
     it failed, so the interpreter's own flush at exit does not print a second, raw error."""
     if exc.filename:
         where = f"{exc.filename}: "
-    elif exc.errno in (errno.EPIPE, errno.EBADF, errno.ENOSPC, errno.EIO):
-        # a write with no file named: standard output (full, closed, reader gone) or, during a
-        # capture, a shard file on a full disk; both are "could not write"
+    elif stdout or exc.errno in (errno.EPIPE, errno.EBADF):  # full, closed, or its reader went away
+        where = "cannot write standard output: "
+    elif exc.errno in (errno.ENOSPC, errno.EIO):  # a write that names no file: stdout or an open output
         where = "cannot write standard output or an output file: "
     else:
         where = ""
@@ -131,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code = int(args._run(args) or 0)
-        sys.stdout.flush()  # a full or closed stdout fails here, inside main, not at exit
+        try:
+            sys.stdout.flush()  # a full or closed stdout fails here, inside main, not at exit
+        except OSError as exc:
+            if args.debug:
+                raise
+            return _output_failed(exc, stdout=True)
         return code
     except KldcardError as exc:
         if args.debug:
