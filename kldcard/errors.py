@@ -20,6 +20,16 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_printable(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``, which escapes only C0 controls) with
+    DEL, C1, the line separators and bidi overrides written as ``\\uXXXX`` escapes: the same data
+    for a JSON reader, no raw control character for a terminal or log."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 class KldcardError(Exception):
     """Base class. ``exit_code`` is what the CLI exits with."""
 

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from kldcard.errors import printable
+from kldcard.errors import json_printable, printable
 from kldcard.lint.findings import Finding, LintResult
 from kldcard.lint.registry import all_rules
 
@@ -36,7 +36,8 @@ def render_full(result: LintResult, summary: str) -> str:
             for n in range(first, last + 1):
                 out.append(f"{n:>{width}} | {printable(lines[n - 1])}".rstrip())
                 if n == f.line:
-                    out.append(f"{gutter} | {' ' * (f.column - 1)}^ {f.rule_id}")
+                    # under the same character once escapes (a tab shown as \t) have widened the line
+                    out.append(f"{gutter} | {' ' * len(printable(lines[n - 1][: f.column - 1]))}^ {f.rule_id}")
             out.append(f"{gutter} |")
         out.append("")
     out.append(summary)
@@ -59,7 +60,7 @@ def finding_record(f: Finding) -> dict[str, Any]:
 
 def render_json_lines(result: LintResult) -> str:
     """One JSON object per finding per line (the json format's keys, plus fingerprint and fixable)."""
-    return "".join(json.dumps(finding_record(f), ensure_ascii=False) + "\n" for f in result.findings)
+    return "".join(json_printable(json.dumps(finding_record(f), ensure_ascii=False)) + "\n" for f in result.findings)
 
 
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
@@ -95,7 +96,7 @@ def render_gitlab(result: LintResult) -> str:
                 "location": {"path": name, "lines": {"begin": 1}},
             }
         )
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(issues, indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_junit(result: LintResult) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kldcard import __version__
-from kldcard.errors import printable
+from kldcard.errors import json_printable, printable
 from kldcard.lint.findings import SEVERITY_RANK, Finding, LintResult
 from kldcard.lint.registry import all_rules
 from kldcard.lint.report_formats import render_full, render_gitlab, render_json_lines, render_junit
@@ -118,7 +118,7 @@ def report_dict(result: LintResult, *, fail_on: str = "info") -> dict[str, Any]:
 
 
 def render_json(result: LintResult, *, fail_on: str = "info") -> str:
-    return json.dumps(report_dict(result, fail_on=fail_on), indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(report_dict(result, fail_on=fail_on), indent=2, ensure_ascii=False)) + "\n"
 
 
 def report_schema() -> dict[str, Any]:
@@ -247,4 +247,4 @@ def render_sarif(result: LintResult) -> str:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
