@@ -113,7 +113,8 @@ def check_output_file(path: str | os.PathLike[str], option: str,
         if stat.S_ISDIR(st.st_mode):
             raise InputError(f"{option} {p} is a directory; give a file name")
         if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{option} {p} is {_kind(st.st_mode)}; kldcard writes regular files only")
+            hint = f" (standard output is {option} -)" if stdout else ""
+            raise InputError(f"{option} {p} is {_kind(st.st_mode)}; kldcard writes regular files only{hint}")
         for inp, ist in _input_stats(inputs):
             if _same_file(st, ist):
                 same = "" if Path(inp) == p else f" ({inp})"
