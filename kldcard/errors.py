@@ -6,14 +6,37 @@ The CLI maps every :class:`KldcardError` to ``kldcard: error: <message>`` and it
 
 from __future__ import annotations
 
+import re
+
+# C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
+# overrides: none of them may reach a terminal or a CI log from a card, a path or a key (a newline
+# in a front-matter key would start a "::error" workflow command line in a GitHub Actions log).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character spelled as its Python escape (``\\n``, ``\\x1b``,
+    ``\\u2028``): what text reporters and error lines show of names and values they did not write."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_printable(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``, which escapes only C0 controls) with
+    DEL, C1, the line separators and bidi overrides written as ``\\uXXXX`` escapes: the same data
+    for a JSON reader, no raw control character for a terminal or log."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 class KldcardError(Exception):
     """Base class. ``exit_code`` is what the CLI exits with."""
 
     exit_code = 2
 
-    def __str__(self) -> str:  # one line, always
-        return " ".join(super().__str__().split())
+    def __str__(self) -> str:  # one line, always, with no control character from the input it names
+        return printable(" ".join(super().__str__().split()))
 
 
 class InputError(KldcardError):

@@ -81,8 +81,6 @@ def test_bad_inputs_are_one_line_and_touch_nothing(tiny_qwen3, engines_text, tmp
     (existing / "keep.txt").write_text("mine")
     cases = [
         (["--engine", "llama.cpp", "--model", tiny_qwen3["gguf_f32"], "--text", tmp_path / "nope.txt"], "does not exist"),
-        (["--engine", "llama.cpp", "--model", tiny_qwen3["gguf_f32"], "--text", engines_text, "--positions", "often"],
-         "bad positions"),
         (["--engine", "transformers", "--model", tiny_qwen3["gguf_f32"], "--text", engines_text], "not a transformers"),
         (["--engine", "llama.cpp", "--model", tiny_qwen3["hf"], "--text", engines_text], "not a GGUF file"),
         (["--engine", "llama.cpp", "--model", tiny_qwen3["gguf_f32"], "--text", engines_text, "--dtype", "bf16"],
@@ -98,6 +96,12 @@ def test_bad_inputs_are_one_line_and_touch_nothing(tiny_qwen3, engines_text, tmp
         assert rc == 2, argv
         assert len(err) == 1 and err[0].startswith("kldcard: error:") and message in err[0], (argv, err)
         assert not (tmp_path / "c").exists()
+    # a bad --positions is a usage error when the command line is parsed (argparse: exit 2), before any model loads
+    with pytest.raises(SystemExit) as usage:
+        cli("capture", "--engine", "llama.cpp", "--model", tiny_qwen3["gguf_f32"], "--text", engines_text,
+            "--positions", "often", "--out", tmp_path / "c")
+    assert usage.value.code == 2 and "bad positions 'often'" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
     rc = cli("capture", "--engine", "llama.cpp", "--model", tiny_qwen3["gguf_f32"], "--text", engines_text,
              "--out", existing)
     assert rc == 2 and "already exists" in capsys.readouterr().err

@@ -140,3 +140,18 @@ def test_the_base_requirements_are_the_linters_only():
     base = sorted({r.split(";")[0].split(">")[0].split("=")[0].strip().lower() for r in requires("kldcard")
                    if "extra ==" not in r})
     assert base == ["huggingface-hub", "pydantic", "pyyaml"]
+
+
+def test_no_import_cycle_between_kldcard_modules():
+    """A cycle is a design bug (STYLE.md 13): grimp's graph of every import in kldcard, function-level
+    ones included, must have no two modules that reach each other (openai_engine ↔ openai_prompt was
+    the last one)."""
+    import grimp
+
+    graph = grimp.build_graph("kldcard", cache_dir=None)
+    cycles = []
+    for module in sorted(graph.modules):
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported != module and graph.chain_exists(importer=imported, imported=module):
+                cycles.append(f"{module} -> {imported} -> ... -> {module}")
+    assert cycles == []

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import generate
@@ -15,7 +16,6 @@ import pytest
 import yaml
 from helpers_lint import COMPLIANT, EXAMPLES, ROOT, front_matter
 
-from kldcard.lint.config import tomllib
 from kldcard.lint.registry import all_rules
 
 CHECK_JSONSCHEMA = Path(sys.executable).with_name("check-jsonschema")

@@ -159,11 +159,12 @@ def test_model_index_keeps_other_results_and_replaces_stale_kld(tmp_path: Path) 
     assert not lint_card(card).findings
 
 
-def test_bom_is_dropped_and_nothing_else_changes_on_rerender(tmp_path: Path) -> None:
+def test_bom_is_kept_and_nothing_else_changes_on_rerender(tmp_path: Path) -> None:
+    """The output policy keeps a byte-order mark that was there (issue 27: it was dropped)."""
     _, first, card = render_file(tmp_path, "existing_region.md")
     card.write_bytes(b"\xef\xbb\xbf" + first)
     update = update_card(card, EV)
-    assert update.changed and update.new == first
+    assert not update.changed and update.new == b"\xef\xbb\xbf" + first
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ import numpy as np
 from kldcard.capture.fingerprint import os_string, read_text, text_record
 from kldcard.capture.manifest import CaptureMeta
 from kldcard.capture.openai_engine import OpenAIServer
+from kldcard.capture.openai_prompt import prompt_topk
 from kldcard.capture.positions import make_windows, parse_positions, select_positions
 from kldcard.capture.sparse import SparseCapture, write_sparse_capture
 from kldcard.errors import InputError
@@ -159,7 +160,7 @@ def capture_openai(
             # A piece after the first starts with the BOS the server adds (lead): its position 0 is the
             # distribution after BOS alone, which is no position of the text.
             piece_ids = ([ids[0]] if (lead and t0) else []) + ids[t0 : t0 + n]
-            got = srv.prompt_topk(model, text[c0:c1], piece_ids, top_k)
+            got = prompt_topk(srv, model, text[c0:c1], piece_ids, top_k)
             shift = t0 - (lead if t0 else 0)
             for r, q in enumerate(got.positions):
                 if int(q) >= (lead if t0 else 0):

@@ -1,7 +1,7 @@
 """Prompt log-probabilities from an OpenAI-compatible server (top-k only), with stdlib ``urllib``.
 
 This module is the client (transport, server detection, tokenization, models); the three request
-variants live in :mod:`.openai_prompt`:
+variants live in :mod:`.openai_prompt`, which imports this module (never the reverse):
 
 - **llama-cpp-python** (``python -m llama_cpp.server``): ``/v1/completions`` with ``echo: true,
   logprobs: K, max_tokens: 1``. The prompt goes as token ids when the server takes them (0.3.x does
@@ -43,6 +43,8 @@ __all__ = ["APIS", "OpenAIServer", "PromptTopK"]
 
 APIS = ("auto", "llama-cpp-python", "vllm", "sglang")
 _RETRY_STATUS = (502, 503, 504)
+# One new token, greedy: SGLang's /generate must generate something, and only the prompt matters.
+SGLANG_SAMPLING: dict[str, Any] = {"max_new_tokens": 1, "temperature": 0.0}
 
 
 @dataclass
@@ -237,9 +239,7 @@ class OpenAIServer:
     def tokenize(self, model: str, text: str) -> list[int]:
         """The server's own token ids for ``text`` (BOS included when the model adds one)."""
         if self.api == "sglang":
-            from kldcard.capture.openai_prompt import sglang_tokenize
-
-            return sglang_tokenize(self, model, text)
+            return self.sglang_tokenize(text)
         if self.api == "vllm":
             p = self._post_ok("/tokenize", {"model": model, "prompt": text, "add_special_tokens": True}, "tokenize")
         else:
@@ -268,19 +268,28 @@ class OpenAIServer:
         self._tok_cache[s] = out
         return out
 
-    # -- prompt log-probabilities ------------------------------------------------------------
+    # -- SGLang's /generate (its tokenizer and prompt log-probabilities both answer there) ------------
 
-    def prompt_topk(self, model: str, text: str, token_ids: list[int], k: int) -> PromptTopK:
-        """Top-``k`` log-probabilities at every prompt position the server reports (one request: the
-        caller sends long texts in pieces). ``k = -1``: the full vocabulary where the server allows it
-        (vLLM ``prompt_logprobs: -1``)."""
-        from kldcard.capture import openai_prompt
+    def sglang_generate(self, body: dict) -> dict:
+        """POST /generate; the answer's ``meta_info`` with its ``input_token_logprobs`` list."""
+        status, payload = self.request("POST", "/generate", body, slow=True)
+        if status == 404:
+            raise InputError(f"{self.base_url}/generate not found (HTTP 404): not an SGLang server")
+        if status != 200 or not isinstance(payload, dict):
+            raise InputError(f"{self.base_url}/generate: HTTP {status}: {error_text(payload)}")
+        meta = payload.get("meta_info")
+        if not isinstance(meta, dict) or not isinstance(meta.get("input_token_logprobs"), list):
+            raise InputError(f"{self.base_url}/generate: no meta_info.input_token_logprobs in the answer")
+        return meta
 
-        if self.api == "vllm":
-            return openai_prompt.vllm_topk(self, model, token_ids, k)
-        if self.api == "sglang":
-            return openai_prompt.sglang_topk(self, model, token_ids, k)
-        return openai_prompt.llamacpp_topk(self, model, text, token_ids, k)
+    def sglang_tokenize(self, text: str) -> list[int]:
+        """SGLang reports the prompt's ids with its log-probabilities ([logprob, id, text] triples)."""
+        meta = self.sglang_generate({"text": text, "sampling_params": SGLANG_SAMPLING, "return_logprob": True,
+                                     "logprob_start_len": 0, "top_logprobs_num": 0})
+        try:
+            return [int(t[1]) for t in meta["input_token_logprobs"]]
+        except (TypeError, ValueError, IndexError):
+            raise InputError(f"{self.base_url}/generate: malformed input_token_logprobs") from None
 
     def completions(self, body: dict) -> tuple[int, Any]:
         """POST /v1/completions; (status, payload) for the caller to interpret (a timeout raises)."""

@@ -7,16 +7,25 @@ The vLLM and SGLang variants are written from their documented shapes and are un
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from kldcard.capture.openai_align import align_echo, entry_ids_of
-from kldcard.capture.openai_engine import OpenAIServer, PromptTopK, error_text
+from kldcard.capture.openai_engine import SGLANG_SAMPLING, OpenAIServer, PromptTopK, error_text
 from kldcard.errors import InputError
 
 # What a server says when it validates "prompt" as a string and got a list of ids.
 _REJECTS_IDS = ("valid string", "string_type", "validation", "must be a string", "str type expected")
+
+
+def prompt_topk(srv: OpenAIServer, model: str, text: str, token_ids: list[int], k: int) -> PromptTopK:
+    """Top-``k`` log-probabilities at every prompt position ``srv`` reports (one request: the caller
+    sends long texts in pieces). ``k = -1``: the full vocabulary where the server allows it (vLLM
+    ``prompt_logprobs: -1``)."""
+    if srv.api == "vllm":
+        return vllm_topk(srv, model, token_ids, k)
+    if srv.api == "sglang":
+        return sglang_topk(srv, model, token_ids, k)
+    return llamacpp_topk(srv, model, text, token_ids, k)
 
 
 def _best(pairs: dict[int, float], k: int) -> tuple[list[int], list[float]]:
@@ -119,37 +128,11 @@ def vllm_topk(srv: OpenAIServer, model: str, token_ids: list[int], k: int) -> Pr
 # -- SGLang -------------------------------------------------------------------------------------
 
 
-def _sglang_generate(srv: OpenAIServer, body: dict) -> dict:
-    status, payload = srv.request("POST", "/generate", body, slow=True)
-    if status == 404:
-        raise InputError(f"{srv.base_url}/generate not found (HTTP 404): not an SGLang server")
-    if status != 200 or not isinstance(payload, dict):
-        raise InputError(f"{srv.base_url}/generate: HTTP {status}: {error_text(payload)}")
-    meta = payload.get("meta_info")
-    if not isinstance(meta, dict) or not isinstance(meta.get("input_token_logprobs"), list):
-        raise InputError(f"{srv.base_url}/generate: no meta_info.input_token_logprobs in the answer")
-    return meta
-
-
-def _sampling() -> dict[str, Any]:
-    return {"max_new_tokens": 1, "temperature": 0.0}
-
-
-def sglang_tokenize(srv: OpenAIServer, model: str, text: str) -> list[int]:
-    """SGLang reports the prompt's ids with its log-probabilities ([logprob, id, text] triples)."""
-    meta = _sglang_generate(srv, {"text": text, "sampling_params": _sampling(), "return_logprob": True,
-                                  "logprob_start_len": 0, "top_logprobs_num": 0})
-    try:
-        return [int(t[1]) for t in meta["input_token_logprobs"]]
-    except (TypeError, ValueError, IndexError):
-        raise InputError(f"{srv.base_url}/generate: malformed input_token_logprobs") from None
-
-
 def sglang_topk(srv: OpenAIServer, model: str, token_ids: list[int], k: int) -> PromptTopK:
     """``input_top_logprobs[j]``: [[logprob, id, text], …] predicting token ``j`` (position ``j − 1``)."""
     if k < 1:
         raise InputError("SGLang returns top_logprobs_num entries: --top-k must be >= 1")
-    meta = _sglang_generate(srv, {"input_ids": list(token_ids), "sampling_params": _sampling(),
+    meta = srv.sglang_generate({"input_ids": list(token_ids), "sampling_params": SGLANG_SAMPLING,
                                   "return_logprob": True, "logprob_start_len": 0, "top_logprobs_num": k})
     top = meta.get("input_top_logprobs")
     if not isinstance(top, list) or len(top) != len(token_ids):

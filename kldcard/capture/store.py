@@ -51,7 +51,7 @@ from kldcard.capture.reader import (
     sha256_array,
 )
 from kldcard.errors import InputError
-from kldcard.files import fsync_dir, sha256_file
+from kldcard.files import fsync_dir, output_errors, sha256_file
 
 __all__ = [  # the reader and BF16 helpers are re-exported: this module is the documented entry point
     "Capture",
@@ -188,8 +188,9 @@ class CaptureWriter:
             raise InputError("positions must be strictly increasing across append() calls")
         if pos[-1] >= len(self.token_ids):
             raise InputError(f"position {int(pos[-1])} is beyond the {len(self.token_ids)} token ids")
-        for a in range(0, len(pos), _APPEND_ROWS):
-            self._write_rows(pos[a : a + _APPEND_ROWS], z[a : a + _APPEND_ROWS])
+        with output_errors(self.out_dir):  # a full disk (ENOSPC) is one line naming the capture
+            for a in range(0, len(pos), _APPEND_ROWS):
+                self._write_rows(pos[a : a + _APPEND_ROWS], z[a : a + _APPEND_ROWS])
         self._last = int(pos[-1])
 
     def _write_rows(self, pos: np.ndarray, z: np.ndarray) -> None:
@@ -228,34 +229,35 @@ class CaptureWriter:
         if self._done:
             raise InputError("capture writer is already closed")
         try:
-            if self._shard is not None:
-                self._close_shard()
-            if not self._shards:
-                raise InputError("no positions were appended; refusing to write an empty capture")
-            from safetensors.numpy import save_file
+            with output_errors(self.out_dir):  # ENOSPC: one line naming the capture
+                if self._shard is not None:
+                    self._close_shard()
+                if not self._shards:
+                    raise InputError("no positions were appended; refusing to write an empty capture")
+                from safetensors.numpy import save_file
 
-            tok_path = self.partial / TOKENS_FILE
-            save_file({"token_ids": self.token_ids}, str(tok_path), metadata={"format": FORMAT})
-            positions = np.concatenate(self._positions)
-            manifest = CaptureManifest(
-                **self.meta.model_dump(),
-                kldcard_version=__version__,
-                created_utc=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                n_vocab=self.n_vocab,
-                dtype=self.dtype,  # type: ignore[arg-type]
-                n_positions=len(positions),
-                n_tokens=len(self.token_ids),
-                token_ids_sha256=sha256_array(self.token_ids, "<i4"),
-                positions_sha256=sha256_array(positions, "<i8"),
-                tokens_file=FileInfo(file=TOKENS_FILE, bytes=tok_path.stat().st_size, sha256=sha256_file(tok_path)),
-                shards=self._shards,
-            )
-            with open(self.partial / MANIFEST, "w", encoding="utf-8") as f:
-                f.write(manifest.model_dump_json(indent=2) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            fsync_dir(self.partial)
-            self._move_into_place()
+                tok_path = self.partial / TOKENS_FILE
+                save_file({"token_ids": self.token_ids}, str(tok_path), metadata={"format": FORMAT})
+                positions = np.concatenate(self._positions)
+                manifest = CaptureManifest(
+                    **self.meta.model_dump(),
+                    kldcard_version=__version__,
+                    created_utc=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    n_vocab=self.n_vocab,
+                    dtype=self.dtype,  # type: ignore[arg-type]
+                    n_positions=len(positions),
+                    n_tokens=len(self.token_ids),
+                    token_ids_sha256=sha256_array(self.token_ids, "<i4"),
+                    positions_sha256=sha256_array(positions, "<i8"),
+                    tokens_file=FileInfo(file=TOKENS_FILE, bytes=tok_path.stat().st_size, sha256=sha256_file(tok_path)),
+                    shards=self._shards,
+                )
+                with open(self.partial / MANIFEST, "w", encoding="utf-8") as f:
+                    f.write(manifest.model_dump_json(indent=2) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+                fsync_dir(self.partial)
+                self._move_into_place()
         except BaseException:
             self.abort()
             raise

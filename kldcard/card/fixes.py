@@ -34,7 +34,7 @@ from kldcard.card.regions import (
     near_miss_markers,
 )
 from kldcard.card.splice import splice_model_index, split_lines
-from kldcard.card.yaml import loads_as_yaml11_float
+from kldcard.card.yaml import compose, load, loads_as_yaml11_float
 from kldcard.errors import InputError
 
 _EXPONENT = re.compile(r"^([-+]?)(\d+\.?\d*|\.\d+)[eE]([-+]?)(\d+)$")
@@ -86,7 +86,7 @@ def _front_matter(text: str) -> tuple[str, int, yaml.Node | None] | None:
     if m is None:
         return None
     try:
-        return m.group(2), m.start(2), yaml.compose(m.group(2), Loader=yaml.SafeLoader)
+        return m.group(2), m.start(2), compose(m.group(2))
     except yaml.YAMLError:
         return None
 
@@ -115,7 +115,7 @@ def exponent_pointers(text: str) -> set[str]:
     fm = _front_matter(text)
     if fm is None or fm[2] is None:
         return set()
-    data = yaml.safe_load(fm[0]) or {}
+    data = load(fm[0]) or {}
     out = set()
     for pointer, node in _walk(fm[2], ""):
         if isinstance(node, yaml.ScalarNode) and _EXPONENT.match(node.value):
@@ -147,7 +147,7 @@ def model_index_fix(text: str, path: str = "<card>") -> list[Fix]:
     if fm is None or not isinstance(fm[2], yaml.MappingNode):
         return []
     yaml_text, base, root = fm
-    data = yaml.safe_load(yaml_text)
+    data = load(yaml_text)
     if not isinstance(data, dict) or MODEL_INDEX_KEY not in data or not isinstance(data.get(KLD_KEY), dict):
         return []
     # Loaded here, not at the top: pydantic and the schema's models are half of a one-card lint's run,

@@ -34,7 +34,7 @@ from kldcard.card.regions import (
     is_kld_result,
     marker_problem,
 )
-from kldcard.card.yaml import dump_yaml
+from kldcard.card.yaml import compose, dump_yaml, load
 from kldcard.errors import InputError
 
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
@@ -175,7 +175,7 @@ class _Edit:
 
 def _compose(yaml_text: str, path: str) -> yaml.Node | None:
     try:
-        return yaml.compose(yaml_text, Loader=yaml.SafeLoader)
+        return compose(yaml_text)
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: malformed YAML front matter: {getattr(exc, 'problem', None) or exc}") from None
 
@@ -314,7 +314,7 @@ def splice_front_matter(
     else:
         appended += kld_yaml
     if MODEL_INDEX_KEY in keys:
-        data = yaml.safe_load(yaml_text)[MODEL_INDEX_KEY]
+        data = load(yaml_text)[MODEL_INDEX_KEY]
         edits += splice_model_index(yaml_text, keys[MODEL_INDEX_KEY][2], data, results, newline, path)
     else:
         appended += new_index

@@ -1,7 +1,10 @@
 """YAML in a card: the one front-matter reader, and a safe dumper that keeps the digits it is given.
 
-Reading (:func:`compose_and_load`) is PyYAML's YAML 1.1 safe loader, as the Hub uses, run through
-libyaml when PyYAML was built with it. Writing
+Reading (:func:`compose_and_load`, :func:`compose`, :func:`load`) is PyYAML's YAML 1.1 safe loader,
+as the Hub uses, run through libyaml when PyYAML was built with it, behind one budget for hostile
+bytes (:func:`check_budget`): at most :data:`MAX_DEPTH` nested collections and :data:`MAX_ALIAS_NODES`
+nodes added by aliases (a 400-byte "billion laughs" card expands to 10^9 nodes in every walk of its
+data). Nothing in kldcard reads YAML any other way. Writing
 never pastes strings into YAML: values go through a SafeDumper, and a number is emitted only in a
 spelling YAML 1.1 reads back as a float (``1e-3`` loads as the *string* "1e-3"; ``1.0e-03`` does not).
 """
@@ -30,8 +33,81 @@ _DISAGREE = re.compile(
 )
 
 
+# Real front matter nests about ten levels; PyYAML's composer recurses three frames per level (a
+# RecursionError near 330) and libyaml's composer recurses in C, so depth is bounded before composing.
+MAX_DEPTH = 100
+# Aliases are shared nodes, but everything that walks the data (JSON pointers, fixes, validation)
+# walks each alias again: the nodes they add, counted as expanded, are bounded.
+MAX_ALIAS_NODES = 100_000
+
+
+class BudgetError(yaml.MarkedYAMLError):
+    """YAML over the budget for hostile bytes (too deep, or aliases that expand too far)."""
+
+
+def check_budget(text: str, loader: type = yaml.SafeLoader) -> None:
+    """Raise :class:`BudgetError` (a YAMLError, with the mark where the limit was crossed) when ``text``
+    nests deeper than :data:`MAX_DEPTH` or its aliases expand to over :data:`MAX_ALIAS_NODES` nodes.
+
+    One pass over the parser's events, which neither recurses nor expands anything: a collection's
+    expanded size is known at its end event, an alias adds its anchor's. Parse errors are left to
+    the loader that follows (the events stop there)."""
+    p = loader(text)
+    try:
+        sizes: list[int] = []  # expanded nodes of each open collection
+        anchors: list[str | None] = []
+        size_of: dict[str, int] = {}
+        added = 0
+        while True:
+            try:
+                event = p.get_event()
+            except yaml.YAMLError:
+                return
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            n = 0
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(sizes) >= MAX_DEPTH:
+                    raise BudgetError(None, None, f"nests too deeply (over {MAX_DEPTH} levels)", event.start_mark)
+                sizes.append(1)
+                anchors.append(event.anchor)
+                continue
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                n, anchor = sizes.pop(), anchors.pop()
+                if anchor is not None:
+                    size_of[anchor] = n
+            elif isinstance(event, yaml.ScalarEvent):
+                n = 1
+                if event.anchor is not None:
+                    size_of[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                n = size_of.get(event.anchor, 1)
+                added += n
+                if added > MAX_ALIAS_NODES:
+                    raise BudgetError(None, None, f"aliases expand to over {MAX_ALIAS_NODES:,} nodes "
+                                      "(an alias bomb?); write the values out", event.start_mark)
+            if sizes:
+                sizes[-1] += n
+    finally:
+        p.dispose()
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The root node of one YAML document, composed by PyYAML's own parser within the budget: the
+    splice and the fixes edit text at its nodes' marks and read their styles, where libyaml's
+    nodes differ in details (a plain scalar's style)."""
+    check_budget(text)
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def load(text: str) -> Any:
+    """The data of one YAML document (see :func:`compose_and_load`)."""
+    return compose_and_load(text)[1]
+
+
 def compose_and_load(text: str) -> tuple[yaml.Node | None, Any]:
-    """(root node, data) of one YAML document, composed once and constructed from that node.
+    """(root node, data) of one YAML document, composed once and constructed from that node, within
+    the budget of :func:`check_budget`.
 
     libyaml first; on any error the pure-Python loader reads the text again, so error messages
     (with their line and column) are PyYAML's, and so is every text where the two parsers disagree
@@ -48,6 +124,7 @@ def compose_and_load(text: str) -> tuple[yaml.Node | None, Any]:
     gc.disable()
     try:
         for i, cls in enumerate(loaders):
+            check_budget(text, cls)  # each parser that composes is bounded (they may disagree)
             loader = cls(text)
             try:
                 node = loader.get_single_node()

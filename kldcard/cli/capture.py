@@ -23,6 +23,19 @@ def _flash(value: str) -> bool:
     raise argparse.ArgumentTypeError("use on or off")
 
 
+def positions_scheme(value: str) -> str:
+    """``--positions`` checked when the command line is parsed (``every:0`` and ``every:abc`` are
+    usage errors, exit 2, before any model loads); the spelling itself is passed on."""
+    from kldcard.capture.positions import parse_positions
+    from kldcard.errors import UsageError
+
+    try:
+        parse_positions(value)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
 def _positive(value: str) -> int:
     try:
         n = int(value)
@@ -49,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="model directory (transformers, mlx) or GGUF file (llama.cpp); the served model name (openai)")
     p.add_argument("--text", required=True, metavar="FILE", help="UTF-8 evaluation text")
     p.add_argument("--out", required=True, metavar="DIR", help="capture directory to create")
-    p.add_argument("--positions", default="every:32", metavar="SCHEME",
+    p.add_argument("--positions", default="every:32", type=positions_scheme, metavar="SCHEME",
                    help="all | every:N[@OFFSET] | list:I,J,... | second-half (default every:32)")
     p.add_argument("--n-ctx", type=_positive, default=None, metavar="N",
                    help="context window: split the text into non-overlapping windows of N tokens "
@@ -94,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "openai":  # sparse top-k capture over HTTP: kldcard/cli/capture_openai.py
         return run_openai(args)
     from kldcard.capture.run import run_capture
+    from kldcard.files import check_output_dir
+
+    parity_files = [spec.partition(":")[2] for spec in args.parity_with]  # ENGINE:PATH
+    check_output_dir(args.out, "--out", [args.model, args.text, *parity_files])
 
     settings = {
         k: getattr(args, k)

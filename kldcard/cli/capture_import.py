@@ -29,6 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     from kldcard.capture.import_arrays import import_capture
+    from kldcard.files import check_output_dir
+
+    check_output_dir(args.out, "--out", [args.logits, args.tokens, args.text])
 
     cap = import_capture(
         args.out, args.logits, args.tokens, positions=args.positions, tensor=args.tensor, dtype=args.dtype,

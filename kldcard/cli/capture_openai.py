@@ -38,8 +38,11 @@ def run_openai(args: argparse.Namespace) -> int:
     from kldcard.capture.openai_capture import capture_openai
     from kldcard.errors import UsageError
 
+    from kldcard.files import check_output_dir
+
     if not getattr(args, "base_url", None):
         raise UsageError("--engine openai needs --base-url URL")
+    check_output_dir(args.out, "--out", [args.text, args.vocab_gguf, args.tokenizer])
     res = capture_openai(
         args.base_url, args.model, args.text, args.out, top_k=args.top_k,
         positions=getattr(args, "positions", None) or "all", api=args.api, n_vocab=args.n_vocab,

@@ -65,9 +65,10 @@ def run(args: argparse.Namespace) -> int:
     check_summary_arguments(args)
     if args.per_token and not args.per_token.endswith((".npz", ".csv")):
         raise UsageError(f"--per-token file must end in .npz or .csv, not {args.per_token!r}")
-    check_output_file(args.output, "-o")
+    inputs = [args.reference, args.candidate]  # capture directories: each stands for its files
+    check_output_file(args.output, "-o", inputs)
     if args.per_token:
-        check_output_file(args.per_token, "--per-token")
+        check_output_file(args.per_token, "--per-token", [*inputs, args.output])
     from kldcard.capture.sparse import open_any_capture
     from kldcard.compare.truncated import needs_truncated
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kldcard.cli.capture import positions_scheme
 from kldcard.errors import UsageError
 
 
@@ -44,7 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--text", metavar="FILE", help="the evaluation text")
     p.add_argument("--text-name", metavar="NAME", help="the text's name in the card")
     p.add_argument("--text-url", metavar="URL", help="where the text comes from")
-    p.add_argument("--positions", metavar="SCHEME", help="all | every:N[@OFFSET] | second-half | list:... (default all)")
+    p.add_argument("--positions", metavar="SCHEME", type=positions_scheme, help="all | every:N[@OFFSET] | second-half | list:... (default all)")
     p.add_argument("-c", "--n-ctx", type=int, metavar="N", help="context window length")
     p.add_argument("--protocol", choices=["llama-perplexity"], help="llama-perplexity's chunks, BOS and positions")
     p.add_argument("--reference-model", metavar="OWNER/NAME", help="the reference's repo id (disclosure 1)")
@@ -141,6 +142,20 @@ def run(args: argparse.Namespace) -> int:
     project = _project(args)
     if args.push and not project.card:
         raise UsageError("--push needs a card (--card or card: in the project file)")
+    # every option is checked before the first write (the card is written before the hub files)
+    hub_files = []
+    if args.hub_files:
+        from pathlib import Path
+
+        from kldcard.evaluate.publish import hub_files_spec
+
+        if not project.card:
+            raise UsageError("--hub-files writes next to the card: give --card (or card: in the project file)")
+        text_source = (project.disclosures.get("evaluation_text") or {}).get("source") or project.text.source
+        dataset_id, task_id = hub_files_spec(args.hub_files, text_source)
+        hub_files = [(f"--hub-files ({c.name})", Path(project.path(project.card)).parent / ".eval_results" / f"kld-{c.name}.yaml")
+                     for c in project.candidates]
+    project.check_outputs(hub_files)
     result = evaluate(project, say=lambda s: print(s, file=sys.stderr), progress=not args.no_progress)
     for c in result.candidates:
         print(f"{c.name}\t{'cached' if c.cached else 'evaluated'}\t{c.result_path}")
@@ -156,7 +171,6 @@ def run(args: argparse.Namespace) -> int:
         from kldcard.evaluate.publish import eval_results_files
         from kldcard.files import write_atomic
 
-        dataset_id, _, task_id = args.hub_files.rpartition(":")
         for rel, data in eval_results_files(result.evaluation, dataset_id, task_id).items():
             extra.append(write_atomic(result.card.parent / rel, data))
     if args.push and result.card is not None:

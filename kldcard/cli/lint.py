@@ -15,10 +15,10 @@ from pathlib import Path
 
 from kldcard.card import hub
 from kldcard.card.document import CARD_BYTES_CEILING, read_bytes
-from kldcard.errors import InputError, UsageError
-from kldcard.files import write_atomic
+from kldcard.errors import InputError, UsageError, printable
+from kldcard.files import check_output_file, write_atomic
 from kldcard.lint.baseline import apply_baseline, baseline_text, load_baseline
-from kldcard.lint.config import FAIL_LEVELS, OUTPUT_FORMAT_ENV, OUTPUT_FORMATS, LintConfig, load_config
+from kldcard.lint.config import FAIL_LEVELS, OUTPUT_FORMAT_ENV, OUTPUT_FORMATS, LintConfig, find_pyproject, load_config
 from kldcard.lint.findings import LintResult
 from kldcard.lint.registry import GROUPS, all_rules
 from kldcard.lint.report_formats import render_statistics
@@ -71,7 +71,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--max-card-bytes", type=int, metavar="N",
                    help="refuse cards larger than N bytes (default 1 MiB, or the config's max-card-bytes)")
     p.add_argument("--offline", action="store_true", help="hf:// cards from the local Hugging Face cache only")
-    p.add_argument("--output-file", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    p.add_argument("--output-file", metavar="FILE", help="write the report to FILE (atomically) instead of stdout; "
+                   "- is stdout; never one of the run's inputs")
     p.add_argument("--list-rules", action="store_true", help="list all rules and exit")
     p.add_argument("--show-rule", metavar="CODE", help="show one rule's documentation and exit (also: kldcard rule CODE)")
     return p
@@ -92,7 +93,7 @@ def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tupl
     changed = n_fixes = 0
     for path in paths:
         if hub.is_hub_spec(path):
-            print(f"kldcard: {path}: a Hub card is not fixed (edit it in its repository)", file=sys.stderr)
+            print(printable(f"kldcard: {path}: a Hub card is not fixed (edit it in its repository)"), file=sys.stderr)
             continue
         try:
             data = read_bytes(path, config.max_card_bytes)
@@ -105,7 +106,7 @@ def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tupl
         changed, n_fixes = changed + 1, n_fixes + len(fixes)
         if args.diff:
             old_t, new_t = data.decode("utf-8-sig"), new.decode("utf-8-sig")
-            sys.stdout.writelines(difflib.unified_diff(old_t.splitlines(True), new_t.splitlines(True), f"a/{path}", f"b/{path}"))
+            sys.stdout.writelines(difflib.unified_diff(old_t.splitlines(True), new_t.splitlines(True), f"a/{printable(path)}", f"b/{printable(path)}"))
         else:
             write_atomic(Path(path), new)
     return changed, n_fixes
@@ -127,6 +128,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--fix writes the fixes and --diff only shows them; pass one of them")
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline exclude each other")
+
+    # the output policy (kldcard.files) before anything is read or written: never over an input
+    inputs = [p for p in paths if not hub.is_hub_spec(p)] + [args.baseline, args.repos, args.config or find_pyproject()]
+    output_file = args.output_file and check_output_file(args.output_file, "--output-file", inputs, stdout=True)
+    if args.write_baseline:
+        check_output_file(args.write_baseline, "--write-baseline", inputs)
 
     config: LintConfig = load_config(args.config)
     if args.max_card_bytes is not None:
@@ -160,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             _, rev = cache.fetch(path)
             n = len(one.findings)
             at = f" @ {rev[:12]}" if rev else ""
-            print(f"kldcard: {path}{at}: {n} finding{'s' * (n != 1)}", file=sys.stderr)
+            print(printable(f"kldcard: {path}{at}: {n} finding{'s' * (n != 1)}"), file=sys.stderr)
         result.extend(one)
 
     if args.write_baseline:
@@ -170,18 +177,18 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline:
         result, stale = apply_baseline(result, load_baseline(args.baseline))
         for e in stale:
-            print(
+            print(printable(
                 f"kldcard: baseline {args.baseline}: {e.file} {e.rule_id} no longer occurs ({e.count}x: {e.message}); "
-                "refresh it with --write-baseline",
+                "refresh it with --write-baseline"),
                 file=sys.stderr,
             )
 
     if args.statistics:
         report = render_statistics(result, fmt)
     else:
-        report = render(result, fmt, fail_on=fail_on, color=fmt in ("text", "full") and not args.output_file and use_color(sys.stdout))
-    if args.output_file:
-        write_atomic(Path(args.output_file), report)
+        report = render(result, fmt, fail_on=fail_on, color=fmt in ("text", "full") and not output_file and use_color(sys.stdout))
+    if output_file:
+        write_atomic(output_file, report)
     else:
         sys.stdout.write(report)
     if bad_input:

@@ -125,7 +125,10 @@ def _base_info(args: argparse.Namespace) -> int:
 
 def _base_to_capture(args: argparse.Namespace) -> int:
     from kldcard.llamacpp.basefile import open_base_file
+    from kldcard.files import check_output_dir
     from kldcard.llamacpp.convert import base_to_capture
+
+    check_output_dir(args.out, "--out", [args.file])
 
     with open_base_file(args.file) as bf, counted_progress("decoding") as progress:
         cap = base_to_capture(
@@ -140,8 +143,10 @@ def _base_to_capture(args: argparse.Namespace) -> int:
 
 def _capture_to_base(args: argparse.Namespace) -> int:
     from kldcard.capture.store import open_capture
+    from kldcard.files import check_output_file
     from kldcard.llamacpp.convert import capture_to_base
 
+    check_output_file(args.out, "--out", [args.capture])
     cap = open_capture(args.capture, verify=True)
     with counted_progress("encoding") as progress:
         out = capture_to_base(cap, args.out, floor_nats=args.floor, overwrite=args.force, progress=progress)

@@ -44,9 +44,10 @@ def run(args: argparse.Namespace) -> int:
     check_summary_arguments(args)
     if args.uncertainty != "auto":  # the matrix summarises with the default block bootstrap
         raise UsageError("--uncertainty other than auto is not available in kldcard matrix yet")
-    check_output_file(args.output, "-o")
+    inputs = [*args.reference, *args.candidate]
+    check_output_file(args.output, "-o", inputs)
     if args.markdown:
-        check_output_file(args.markdown, "--markdown")
+        check_output_file(args.markdown, "--markdown", [*inputs, args.output])
     client = scheduler_from_args(args)  # fail fast (exit 2) before reading any capture
     try:
         plan = plan_matrix(args.reference, args.candidate, verify=not args.no_verify)

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--level must lie strictly between 0 and 1")
     if args.per_token and len(args.per_token) != len(args.results):
         raise UsageError(f"--per-token given {len(args.per_token)} time(s) for {len(args.results)} result(s)")
-    check_output_file(args.output, "-o")
+    check_output_file(args.output, "-o", [*args.results, *args.per_token])
     results = [load_result(p) for p in args.results]
     files = args.per_token or [per_token_path(p, r) for p, r in zip(args.results, results)]
     ranking = rank_results(

@@ -71,13 +71,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     from kldcard.card.splice import region_text
-    from kldcard.files import write_atomic
+    from kldcard.files import check_output_file, write_atomic
     from kldcard.render.evaluation import load_evaluation, load_plot_series
     from kldcard.render.section import render_section
     from kldcard.render.update import update_card
 
     if (args.write or args.check) and not args.card:
         raise UsageError("--write and --check need --card README.md")
+    # the output policy before the first write: the card and the plot are no input of this run
+    inputs = [*args.results, *args.per_token, args.disclosures, args.template]
+    if args.card:
+        check_output_file(args.card, "--card", inputs)  # (the sidecar may be the input: it is rewritten from itself)
+    if args.plot:
+        check_output_file(args.plot, "--plot", [*inputs, args.card])
     evaluation = load_evaluation(args.results, disclosures=args.disclosures)
 
     plot_ref = series = None
@@ -125,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     # Neither --write nor --check: show what --write would do.
     old = update.old.decode("utf-8-sig").splitlines(keepends=True)
-    new = update.new.decode("utf-8").splitlines(keepends=True)
+    new = update.new.decode("utf-8-sig").splitlines(keepends=True)
     diff = list(difflib.unified_diff(old, new, fromfile=f"a/{args.card}", tofile=f"b/{args.card}"))
     sys.stdout.write("".join(diff) if diff else f"{args.card}: up to date\n")
     return 0

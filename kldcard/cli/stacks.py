@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     out = Path(args.output) if args.output else None
     if out is not None:
-        check_output_file(out, "-o")
+        check_output_file(out, "-o", args.captures)
     if args.plots and Path(args.plots).exists() and not Path(args.plots).is_dir():
         raise InputError(f"--plots {args.plots} is a file; give a directory for the plots")
     if args.scheduler:

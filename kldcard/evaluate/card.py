@@ -63,6 +63,8 @@ def _tensors(info: dict | None) -> dict | None:
 def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[str], None], *, lint: bool = True):
     """Write the card (and plot); returns (card, plot or None, number of lint findings or None)."""
     from kldcard.files import write_atomic
+    from kldcard.lint.findings import LintResult
+    from kldcard.lint.reporters import render_text
     from kldcard.lint.runner import lint_card
     from kldcard.render.evaluation import evaluation_from_results
     from kldcard.render.update import update_card
@@ -110,7 +112,7 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
     if not lint:
         return card, plot, None
     report = lint_card(card)
-    for f in report.findings:
-        say(f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule_id} {f.message}")
+    for f in report.findings:  # the text reporter's lines: no control character from the card passes
+        say(render_text(LintResult(findings=[f])).splitlines()[0])
     say(f"card: {card} ({len(report.findings)} lint finding(s))")
     return card, plot, len(report.findings)

@@ -34,7 +34,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from kldcard.errors import InputError
 from kldcard.schema import CrossStack, RecordModel
@@ -60,7 +60,8 @@ class ModelSpec(RecordModel):
 
 
 class CandidateSpec(ModelSpec):
-    name: str = Field(description="the candidate's name in the card")
+    # a name becomes file names (the cached result, .eval_results/kld-<name>.yaml): within 255 bytes
+    name: str = Field(description="the candidate's name in the card", min_length=1, max_length=200)
     calibration: dict[str, Any] | None = Field(None, description="calibration disclosure (default: the project's)")
     quantization: str | None = Field(None, description="what the card states (default: read from the file)")
     keep: str | None = Field(None, description="also store this candidate's logits here (a capture, bf16)")
@@ -108,6 +109,19 @@ class Project(RecordModel):
     bootstrap: int = Field(1000, ge=0)
     seed: int = 0
     base: Path = Field(default_factory=Path.cwd, exclude=True, description="directory relative paths start from")
+    source: Path | None = Field(None, exclude=True, description="the project file itself, when read from one")
+
+    @field_validator("positions")
+    @classmethod
+    def _positions(cls, value: str) -> str:
+        from kldcard.capture.positions import parse_positions
+        from kldcard.errors import UsageError
+
+        try:
+            parse_positions(value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
     @model_validator(mode="after")
     def _unique(self) -> Project:
@@ -116,6 +130,37 @@ class Project(RecordModel):
         if dup:
             raise ValueError(f"candidate names must be unique: {', '.join(dup)}")
         return self
+
+    def input_paths(self) -> list[Path]:
+        """Every file or directory the run reads: the project file, the text, the models and captures."""
+        specs = [self.reference, *self.candidates]
+        named = [self.text.path, self.align_vocab, *(getattr(s, k) for s in specs
+                                                    for k in ("capture", "basefile", "vocab_gguf")
+                                                    if isinstance(getattr(s, k, None), str))]
+        paths = [self.path(p) for p in named if p]
+        for model in (self.path(s.model) for s in specs if s.model):
+            # a model directory is its weights, config and tokenizer files: the card that lives next
+            # to them in the model repo (model/README.md) is an output, not an input
+            try:  # os.path.isdir: a served model's name may be no valid path at all (too long)
+                paths += [f for f in model.iterdir() if f.suffix.lower() != ".md"] if os.path.isdir(model) else [model]
+            except OSError:
+                paths.append(model)
+        return [p for p in [self.source, *paths] if p is not None]
+
+    def check_outputs(self, extra: list[tuple[str, Path]] = ()) -> None:
+        """The output policy (:func:`kldcard.files.check_output_file`) for the card, its sidecar, the
+        plot and ``extra``, before anything is computed or written: none may be an input."""
+        from kldcard.files import check_output_file
+
+        inputs = self.input_paths()
+        outs = [("card:", self.path(self.card)), ("plot:", self.path(self.plot)), *extra]
+        if self.card and self.compact:
+            from kldcard.render.metadata import SIDECAR_FILE
+
+            outs.append(("sidecar", self.path(self.card).parent / SIDECAR_FILE))
+        for option, out in outs:
+            if out is not None:
+                check_output_file(out, option, inputs)
 
     def path(self, p: str | None) -> Path | None:
         """``p`` resolved against the project file's directory."""
@@ -145,6 +190,6 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     if not isinstance(data, dict):
         raise InputError(f"{p}: a project file is a mapping (reference, candidates, text, ...)")
     try:
-        return Project.model_validate({**data, "base": p.resolve().parent})
+        return Project.model_validate({**data, "base": p.resolve().parent, "source": p})
     except ValidationError as exc:
         raise InputError(f"{p}: {first_error(exc)}") from None

@@ -58,6 +58,22 @@ def push(repo: str, ops: list[Any], *, create_pr: bool = False, message: str = "
     return str(info.pr_url or info.commit_url)
 
 
+def hub_files_spec(spec: str, text_source: Any) -> tuple[str, str]:
+    """``--hub-files DATASET_ID:TASK_ID`` checked before anything runs or is written: (dataset id,
+    task id), or one InputError line. ``text_source`` is the project's evaluation-text source."""
+    _hub()
+    dataset_id, _, task_id = spec.rpartition(":")
+    if "/" not in dataset_id or not task_id:
+        raise InputError(f"--hub-files needs a registered benchmark dataset id (owner/name) and a task id, "
+                         f"not {dataset_id!r}:{task_id!r}")
+    dataset = text_source.get("dataset") if isinstance(text_source, dict) else getattr(text_source, "dataset", None)
+    if dataset != dataset_id:
+        raise InputError(f"--hub-files {dataset_id}: the evaluation text's source is not that dataset "
+                         f"({dataset or 'a URL or repo file'}); a score on another text "
+                         "is not a score on that benchmark")
+    return dataset_id, task_id
+
+
 def eval_results_files(evaluation: Any, dataset_id: str, task_id: str) -> dict[str, bytes]:
     """``.eval_results/*.yaml`` entries (the Hub's newer format, huggingface_hub's ``EvalResultEntry``):
     one file per candidate with its mean forward KL(P_ref ‖ P_cand) in nats, for a benchmark dataset
@@ -66,14 +82,8 @@ def eval_results_files(evaluation: Any, dataset_id: str, task_id: str) -> dict[s
     import yaml
 
     hub = _hub()
-    if "/" not in dataset_id or not task_id:
-        raise InputError(f"--hub-files needs a registered benchmark dataset id (owner/name) and a task id, "
-                         f"not {dataset_id!r}:{task_id!r}")
     src = evaluation.evaluation_text.source
-    if getattr(src, "dataset", None) != dataset_id:
-        raise InputError(f"--hub-files {dataset_id}: the evaluation text's source is not that dataset "
-                         f"({getattr(src, 'dataset', None) or 'a URL or repo file'}); a score on another text "
-                         "is not a score on that benchmark")
+    hub_files_spec(f"{dataset_id}:{task_id}", src)
     files = {}
     ref = evaluation.reference
     for c in evaluation.candidates:

@@ -183,6 +183,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     t_start = time.perf_counter()
     p = project
     _check_disclosures(p)
+    p.check_outputs()  # the card, sidecar and plot are no input of this run (kldcard.files' policy)
     cache = ResultCache(p.path(p.cache))
     text_path = p.path(p.text.path)
     text_str, text_bytes = read_text(text_path)

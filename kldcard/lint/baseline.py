@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kldcard import __version__
 from kldcard.errors import InputError, UsageError
-from kldcard.files import read_text
+from kldcard.files import loads_json, read_text
 from kldcard.lint.findings import Finding, LintResult
 
 FORMAT = "kldcard-baseline/1"
@@ -55,20 +55,35 @@ def load_baseline(path: str | os.PathLike[str]) -> dict[Key, tuple[int, str]]:
     if not p.exists():
         raise UsageError(f"{p}: baseline not found; create it with --write-baseline {p}")
     try:
-        doc = json.loads(read_text(p, "baseline"))  # a FIFO or device is refused before it is opened
+        # a FIFO or device is refused before it is opened; deep nesting, 1e400, huge integers are one line
+        doc = loads_json(read_text(p, "baseline"), f"{p}: cannot read baseline")
     except InputError as exc:
         raise UsageError(str(exc)) from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{p}: cannot read baseline: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("findings"), list):
         raise UsageError(f"{p}: not a kldcard baseline (expected \"format\": \"{FORMAT}\")")
     out: dict[Key, tuple[int, str]] = {}
     for e in doc["findings"]:
         try:
-            out[(str(e["file"]), str(e["rule"]), str(e["fingerprint"]))] = (int(e.get("count", 1)), str(e.get("message", "")))
-        except (KeyError, TypeError, ValueError):
-            raise UsageError(f"{p}: malformed baseline entry {e!r}") from None
+            key = (_string(e["file"]), _string(e["rule"]), _string(e["fingerprint"]))
+            count = e.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count < 2**63:
+                raise ValueError(count)
+            out[key] = (count, _string(e.get("message", "")))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise UsageError(f"{p}: malformed baseline entry {_short(e)}") from None
     return out
+
+
+def _string(value: object) -> str:
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise TypeError(type(value).__name__)
+    return str(value)
+
+
+def _short(entry: object) -> str:
+    """An entry as JSON, cut to one readable line (it may be large or deep)."""
+    text = json.dumps(entry, ensure_ascii=True, default=str)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def apply_baseline(result: LintResult, baseline: dict[Key, tuple[int, str]]) -> tuple[LintResult, list[StaleEntry]]:

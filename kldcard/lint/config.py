@@ -20,16 +20,13 @@ Command-line options win over the file: ``--select`` replaces ``select``, ``--ex
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kldcard.card.document import CARD_BYTES_CEILING, MAX_CARD_BYTES
 from kldcard.errors import InputError, UsageError
-from kldcard.files import read_text
-
-import tomllib
+from kldcard.files import loads_toml, read_text
 
 OUTPUT_FORMATS = ("text", "full", "json", "json-lines", "github", "gitlab", "junit", "sarif")
 OUTPUT_FORMAT_ENV = "KLDCARD_OUTPUT_FORMAT"
@@ -54,27 +51,73 @@ class LintConfig:
         return [c for glob, codes in self.per_file_ignores.items() if glob_matches(glob, file, root) for c in codes]
 
 
-def _glob_regex(glob: str) -> re.Pattern[str]:
-    """gitignore-ish globs: ``**`` spans folders, ``*`` and ``?`` stay inside one."""
-    out, i = "", 0
+# Glob tokens: a literal character, "?" (one, not "/"), "*" (any run without "/"), "**" (any run),
+# "**/" (nothing, or any run that ends in "/").
+_ONE, _STAR, _ANY, _DIRS = object(), object(), object(), object()
+
+
+def _glob_tokens(glob: str) -> list:
+    out, i = [], 0
     while i < len(glob):
-        if glob.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-        elif glob.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif glob[i] == "*":
-            out, i = out + "[^/]*", i + 1
-        elif glob[i] == "?":
-            out, i = out + "[^/]", i + 1
+        for spelling, token in (("**/", _DIRS), ("**", _ANY), ("*", _STAR), ("?", _ONE)):
+            if glob.startswith(spelling, i):
+                if not (token in (_STAR, _ANY) and out and out[-1] is token):  # "***" is "**"
+                    out.append(token)
+                i += len(spelling)
+                break
         else:
-            out, i = out + re.escape(glob[i]), i + 1
-    return re.compile(out + r"\Z")
+            out.append(glob[i])
+            i += 1
+    return out
+
+
+def _glob_full_match(tokens: list, text: str) -> bool:
+    """``tokens`` match all of ``text``: gitignore-ish globs (``**`` spans folders, ``*`` and ``?``
+    stay inside one), run as a set of states over the text, so time is len(glob) x len(text) at
+    most. A backtracking regex took 50 s for "*a*a*a*a*a*a*a*ab" on one name."""
+    n = len(tokens)
+
+    def closure(states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+        todo, seen = list(states), set(states)
+        while todo:
+            i, inside = todo.pop()
+            # a star or "**/" may match nothing (a "**/" only before it has consumed anything)
+            if i < n and not inside and tokens[i] in (_STAR, _ANY, _DIRS) and (i + 1, False) not in seen:
+                seen.add((i + 1, False))
+                todo.append((i + 1, False))
+        return seen
+
+    states = closure({(0, False)})
+    for ch in text:
+        nxt: set[tuple[int, bool]] = set()
+        for i, inside in states:
+            if i == n:
+                continue
+            t = tokens[i]
+            if t is _STAR:
+                if ch != "/":
+                    nxt.add((i, False))
+            elif t is _ANY:
+                nxt.add((i, False))
+            elif t is _DIRS:
+                nxt.add((i, True))
+                if ch == "/":
+                    nxt.add((i + 1, False))
+            elif t is _ONE:
+                if ch != "/":
+                    nxt.add((i + 1, False))
+            elif t == ch:
+                nxt.add((i + 1, False))
+        if not nxt:
+            return False
+        states = closure(nxt)
+    return (n, False) in states
 
 
 def glob_matches(glob: str, file: str, root: Path | None = None) -> bool:
     """``glob`` matches ``file`` as given, relative to ``root`` (the config's folder), or, for a glob
     without a slash, its file name; ``hf://`` cards match as ``OWNER/NAME/README.md``."""
-    rx = _glob_regex(glob.replace("\\", "/").removeprefix("./"))
+    tokens = _glob_tokens(glob.replace("\\", "/").removeprefix("./"))
     forms = {file.replace("\\", "/").removeprefix("./").removeprefix("hf://")}
     if root is not None and "://" not in file:
         try:
@@ -83,7 +126,7 @@ def glob_matches(glob: str, file: str, root: Path | None = None) -> bool:
             pass
     if "/" not in glob:
         forms |= {f.rsplit("/", 1)[-1] for f in forms}
-    return any(rx.match(f) for f in forms)
+    return any(_glob_full_match(tokens, f) for f in forms)
 
 
 def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
@@ -104,11 +147,10 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | os.P
     if not pyproject.exists():
         raise UsageError(f"{pyproject}: config file not found")
     try:
-        data = tomllib.loads(read_text(pyproject, "config file"))  # a FIFO or device is refused unopened
+        # a FIFO or device is refused unopened; deep nesting, 1e400, huge integers are one line
+        data = loads_toml(read_text(pyproject, "config file"), str(pyproject))
     except InputError as exc:
         raise UsageError(str(exc)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{pyproject}: invalid TOML: {exc}") from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise UsageError(f"{pyproject}: `tool` must be a table")

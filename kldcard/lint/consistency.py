@@ -17,6 +17,7 @@ from typing import Any
 
 from kldcard.card.document import Card
 from kldcard.card.regions import END_MARKER, KLD_METRIC, START_MARKER, find_markers, marker_problem, near_miss_markers
+from kldcard.files import is_file
 from kldcard.schema_rules import is_quantized_dtype
 
 BLOCK_KEY = "kld_evaluation"
@@ -404,7 +405,7 @@ def check_sidecar(card: Card, raw: dict[Any, Any]) -> Check:
     pointer = _ptr(BLOCK_KEY, "sidecar", "file")
     if where is not None:
         path: Path | None = where / name
-        if not path.is_file():
+        if not is_file(path):  # a name from the card: too long (ENAMETOOLONG) reads as "not there"
             path = None
     elif is_hub_spec(card.path):
         if name not in card.repo_files:  # not fetched: the runner fetches only paths inside the repo
@@ -445,7 +446,7 @@ def check_stated_quantization(card: Card, raw: dict[Any, Any]) -> Check:
         if where is None or not isinstance(name, str):
             continue
         for file in (where / name, where / f"{name}.gguf"):
-            if file.is_file() and file.suffix.lower() == ".gguf":
+            if is_file(file) and file.suffix.lower() == ".gguf":
                 actual = file_type_label(gguf_file_type(str(file)))
                 if contradiction(stated, actual):
                     yield ("KLD211", f"candidate {i} states quantization {stated!r} but {file.name} is {actual}",

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from kldcard.errors import json_printable, printable
 from kldcard.lint.findings import Finding, LintResult
 from kldcard.lint.registry import all_rules
 
@@ -25,7 +26,7 @@ def render_full(result: LintResult, summary: str) -> str:
     lines_of = {name: _NEWLINE.split(text) for name, text in result.sources.items()}
     for f in result.findings:
         fix = " [*]" if f.fixable else ""
-        out.append(f"{f.file}:{f.line}:{f.column}: {f.rule_id}{fix} {f.message}" + (f" [{f.pointer}]" if f.pointer else ""))
+        out.append(printable(f"{f.file}:{f.line}:{f.column}: {f.rule_id}{fix} {f.message}" + (f" [{f.pointer}]" if f.pointer else "")))
         lines = lines_of.get(f.file)
         if lines and 1 <= f.line <= len(lines):
             first, last = max(1, f.line - 1), min(len(lines), f.line + 1)
@@ -33,9 +34,10 @@ def render_full(result: LintResult, summary: str) -> str:
             gutter = " " * width
             out.append(f"{gutter} |")
             for n in range(first, last + 1):
-                out.append(f"{n:>{width}} | {lines[n - 1]}".rstrip())
+                out.append(f"{n:>{width}} | {printable(lines[n - 1])}".rstrip())
                 if n == f.line:
-                    out.append(f"{gutter} | {' ' * (f.column - 1)}^ {f.rule_id}")
+                    # under the same character once escapes (a tab shown as \t) have widened the line
+                    out.append(f"{gutter} | {' ' * len(printable(lines[n - 1][: f.column - 1]))}^ {f.rule_id}")
             out.append(f"{gutter} |")
         out.append("")
     out.append(summary)
@@ -58,7 +60,7 @@ def finding_record(f: Finding) -> dict[str, Any]:
 
 def render_json_lines(result: LintResult) -> str:
     """One JSON object per finding per line (the json format's keys, plus fingerprint and fixable)."""
-    return "".join(json.dumps(finding_record(f), ensure_ascii=False) + "\n" for f in result.findings)
+    return "".join(json_printable(json.dumps(finding_record(f), ensure_ascii=False)) + "\n" for f in result.findings)
 
 
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
@@ -94,7 +96,7 @@ def render_gitlab(result: LintResult) -> str:
                 "location": {"path": name, "lines": {"begin": 1}},
             }
         )
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(issues, indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_junit(result: LintResult) -> str:
@@ -106,14 +108,16 @@ def render_junit(result: LintResult) -> str:
     tests, errors = str(len(by_file) + len(result.unreadable)), str(len(result.unreadable))
     suites = ET.Element("testsuites", name="kldcard", tests=tests, failures=str(failures), errors=errors)
     suite = ET.SubElement(suites, "testsuite", name="kldcard lint", tests=tests, failures=str(failures), errors=errors, skipped="0")
+    # XML 1.0 cannot hold most control characters at all: every text from a card is printable()
     for name, findings in by_file.items():
-        case = ET.SubElement(suite, "testcase", name=name, classname="kldcard.lint")
+        case = ET.SubElement(suite, "testcase", name=printable(name), classname="kldcard.lint")
         for f in findings:
-            fail = ET.SubElement(case, "failure", message=f"{f.rule_id} {f.message}", type=f.rule_id)
-            fail.text = f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule_id} {f.message}" + (f" [{f.pointer}]" if f.pointer else "")
+            fail = ET.SubElement(case, "failure", message=printable(f"{f.rule_id} {f.message}"), type=f.rule_id)
+            fail.text = printable(f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule_id} {f.message}"
+                                  + (f" [{f.pointer}]" if f.pointer else ""))
     for name, why in result.unreadable.items():  # a card that could not be read or fetched
-        case = ET.SubElement(suite, "testcase", name=name, classname="kldcard.lint")
-        ET.SubElement(case, "error", message=why, type="InputError").text = why
+        case = ET.SubElement(suite, "testcase", name=printable(name), classname="kldcard.lint")
+        ET.SubElement(case, "error", message=printable(why), type="InputError").text = printable(why)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kldcard import __version__
+from kldcard.errors import json_printable, printable
 from kldcard.lint.findings import SEVERITY_RANK, Finding, LintResult
 from kldcard.lint.registry import all_rules
 from kldcard.lint.report_formats import render_full, render_gitlab, render_json_lines, render_junit
@@ -68,13 +69,14 @@ def render_text(result: LintResult, *, fail_on: str = "info", color: bool = Fals
     """``README.md:12:3: error KLD103 message [pointer]`` lines and a one-line summary."""
     lines = []
     for f in result.findings:
-        sev, code, where = f.severity, f.rule_id, f"{f.file}:{f.line}:{f.column}:"
-        pointer = f" [{f.pointer}]" if f.pointer else ""
+        # file names, messages and pointers carry text from the card: no control character passes
+        sev, code, where = f.severity, f.rule_id, f"{printable(f.file)}:{f.line}:{f.column}:"
+        pointer = f" [{printable(f.pointer)}]" if f.pointer else ""
         if color:
             sev = f"{_COLORS[sev]}{sev}{_RESET}"
             code, where = f"{_BOLD}{code}{_RESET}", f"{_BOLD}{where}{_RESET}"
             pointer = f"{_DIM}{pointer}{_RESET}" if pointer else ""
-        lines.append(f"{where} {sev} {code} {f.message}{pointer}")
+        lines.append(f"{where} {sev} {code} {printable(f.message)}{pointer}")
     lines.append(summary_line(result, fail_on))
     return "\n".join(lines) + "\n"
 
@@ -116,7 +118,7 @@ def report_dict(result: LintResult, *, fail_on: str = "info") -> dict[str, Any]:
 
 
 def render_json(result: LintResult, *, fail_on: str = "info") -> str:
-    return json.dumps(report_dict(result, fail_on=fail_on), indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(report_dict(result, fail_on=fail_on), indent=2, ensure_ascii=False)) + "\n"
 
 
 def report_schema() -> dict[str, Any]:
@@ -165,7 +167,9 @@ def report_schema() -> dict[str, Any]:
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # GitHub's own escapes for the three characters it decodes; any other control character (an
+    # ESC sequence from a card) is shown escaped, as in the text reporters
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _gh_prop(text: str) -> str:
@@ -243,4 +247,4 @@ def render_sarif(result: LintResult) -> str:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

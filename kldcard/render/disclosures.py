@@ -27,7 +27,6 @@ Disclosures file (YAML or JSON)::
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from pydantic import Field, ValidationError
 from kldcard.card.document import yaml_error_parts
 from kldcard.card.yaml import compose_and_load
 from kldcard.errors import InputError
+from kldcard.files import loads_json
 from kldcard.schema import KldEvaluation, RecordModel
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -77,11 +77,9 @@ def read_structured(path: str | Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{p}: cannot read {what}: {exc}") from None
     try:
-        if p.suffix.lower() == ".json":
-            return json.loads(text)
+        if p.suffix.lower() == ".json":  # nesting, 1e400 and huge integers are one line too
+            return loads_json(text, f"{p}: malformed {what}")
         return compose_and_load(text)[1]
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}:{exc.lineno}:{exc.colno}: malformed {what}: {exc.msg}") from None
     except yaml.YAMLError as exc:
         where, problem = yaml_error_parts(exc)
         raise InputError(f"{p}{where}: malformed {what}: {problem}") from None

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from kldcard.card.model_index import (
     candidate_result,
     default_model_name,
@@ -26,7 +24,7 @@ from kldcard.card.regions import (
     REVERSE_KL_METRIC,
     TOP1_METRIC,
 )
-from kldcard.card.yaml import FlowMap, FlowSeq, dump_yaml
+from kldcard.card.yaml import FlowMap, FlowSeq, dump_yaml, load
 from kldcard.schema import KldEvaluation
 
 # The model-index builder lives in kldcard.card.model_index (``kldcard lint --fix`` uses it too).
@@ -42,7 +40,7 @@ def kld_evaluation_yaml(evaluation: KldEvaluation) -> str:
     """
     data = _prune_nulls(evaluation.model_dump(mode="json"))
     text = dump_yaml({KLD_KEY: data})
-    back = yaml.safe_load(text)[KLD_KEY]
+    back = load(text)[KLD_KEY]
     if KldEvaluation.model_validate(back) != evaluation:  # pragma: no cover - a dumper bug
         raise AssertionError("kld_evaluation did not survive a YAML round trip")
     return text
@@ -129,7 +127,7 @@ def compact_kld_evaluation_yaml(evaluation: KldEvaluation) -> str:
         if full.runtime_changes is not None:
             c["runtime_changes"] = dict(full.runtime_changes)  # a change to null is a change
     text = compact_yaml({KLD_KEY: data})
-    if KldEvaluation.model_validate(yaml.safe_load(text)[KLD_KEY]) != evaluation:  # pragma: no cover
+    if KldEvaluation.model_validate(load(text)[KLD_KEY]) != evaluation:  # pragma: no cover
         raise AssertionError("compact kld_evaluation did not survive a YAML round trip")
     return text
 

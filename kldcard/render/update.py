@@ -32,6 +32,7 @@ from kldcard.card.splice import (
     split_lines,
 )
 from kldcard.errors import InputError
+from kldcard.files import keep_bom
 from kldcard.render.metadata import (
     default_model_name,
     kld_evaluation_yaml,
@@ -142,7 +143,7 @@ def update_card(
         text, evaluation, section=section, model_name=model_name, source_url=source_url,
         set_base_model=set_base_model, path=str(p), compact=compact,
     )
-    return CardUpdate(str(p), old, new_text.encode("utf-8"))
+    return CardUpdate(str(p), old, keep_bom(old, new_text.encode("utf-8")))  # a BOM that was there stays
 
 
 def write_sidecar(card: str | os.PathLike[str], evaluation: KldEvaluation) -> Path:

@@ -250,6 +250,12 @@ class LlamaCppTokenizer(EngineTokenizer):
         except ImportError as exc:
             raise not_installed("llama.cpp", exc.name) from None
         self.spec = spec
+        from kldcard.stack.gguf_header import read_gguf_header
+
+        try:  # a truncated file (cut at 1 MB, or after its magic) is refused before llama.cpp opens it
+            read_gguf_header(spec.path)
+        except (ValueError, OSError) as exc:
+            raise InputError(f"{spec}: not a readable GGUF file ({exc})") from None
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
         try:
@@ -289,7 +295,7 @@ class LlamaCppTokenizer(EngineTokenizer):
 
         try:
             fields = gguf.GGUFReader(spec.path).fields
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, IndexError, KeyError, TypeError) as exc:  # numpy views past a cut end
             return f"{spec}: not a readable GGUF file ({exc})"
         if "tokenizer.ggml.tokens" not in fields:
             return f"{spec}: the GGUF has no vocabulary (tokenizer.ggml.tokens missing)"

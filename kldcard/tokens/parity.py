@@ -6,7 +6,6 @@ and would masquerade as quantization error in a KLD run; this check runs before 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Union
@@ -44,10 +43,7 @@ def read_text(path: str | Path) -> str:
 def read_conversation(path: str | Path) -> list[dict[str, str]]:
     """A chat conversation: a JSON list of ``{"role": ..., "content": ...}`` objects."""
     text = read_text(path)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    data = files.loads_json(text, str(path))  # nesting, 1e400 and huge integers are one line too
     if not isinstance(data, list) or not data or not all(
         isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
         for m in data
