@@ -17,7 +17,7 @@ from kldcard.card.document import Card, parse_card, read_bytes
 from kldcard.card.fixes import Fix, apply_fixes
 from kldcard.lint.config import LintConfig
 from kldcard.lint.fixes import plan
-from kldcard.lint.findings import Finding, LintResult
+from kldcard.lint.findings import Finding, LintResult, merge_groups
 from kldcard.lint.markdown import Doc, scan
 from kldcard.lint.prose import check_prose
 from kldcard.lint.registry import select_codes
@@ -102,10 +102,10 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     name = card.path
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
-    prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
+    prose = [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
     found = _with_subjects(card, unique_sorted([*findings, *prose]), doc)
-    kept, hidden = suppress(card, found, parse_directives(card), enabled)
-    return LintResult(findings=unique_sorted(_mark_fixable(card, kept)), files=[name], suppressed=hidden, sources={name: card.text})
+    kept, hidden = suppress(card, found, parse_directives(card), enabled)  # claim by claim, then merged
+    return LintResult(findings=unique_sorted(_mark_fixable(card, merge_groups(kept))), files=[name], suppressed=hidden, sources={name: card.text})
 
 
 def lint_paths(
@@ -190,9 +190,9 @@ def fix_text(data: bytes, name: str, enabled: set[str], *, max_passes: int = 4) 
         card = parse_card(data, name)
         findings, block = check_structured(card, enabled)
         doc = scan(card.body, card.body_line)
-        prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
+        prose = [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
         kept, _ = suppress(card, _with_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card), enabled)
-        planned = plan(card, kept)
+        planned = plan(card, merge_groups(kept))
         if not planned:
             break
         fixes = [p.fix for p in planned]

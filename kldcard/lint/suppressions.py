@@ -148,7 +148,12 @@ def _pointer_lines(card: Card, pointer: str) -> set[int]:
 
 
 def suppress(card: Card, findings: list[Finding], directives: Directives, enabled: set[str]) -> tuple[list[Finding], int]:
-    """(the findings no directive suppresses plus KLD009/KLD010 findings, how many were suppressed)."""
+    """(the findings no directive suppresses plus KLD009/KLD010 findings, how many were suppressed).
+
+    Grouped findings (one member per claim, :attr:`Finding.group`) are suppressed member by member, so
+    a directive covers only the claims it covers; the caller merges the kept members afterwards
+    (:func:`~kldcard.lint.findings.merge_groups`). A group counts as suppressed once, when no member
+    is kept."""
     by_kind: dict[str, list[Directive]] = {}
     for d in directives.items:
         by_kind.setdefault(d.kind, []).append(d)
@@ -176,13 +181,18 @@ def suppress(card: Card, findings: list[Finding], directives: Directives, enable
 
     kept: list[Finding] = []
     suppressed = 0
+    hidden_groups: set[str] = set()
     for f in findings:
         hit = suppressor(f)
         if hit is None:
             kept.append(f)
         else:
             hit[0].used.add(hit[1])
-            suppressed += 1
+            if f.group:
+                hidden_groups.add(f.group)
+            else:
+                suppressed += 1
+    suppressed += len(hidden_groups - {f.group for f in kept})
     own: list[Finding] = []
     if "KLD009" in enabled:
         for d in directives.items:
