@@ -35,6 +35,9 @@ from capture import text_with_tokens  # noqa: E402
 from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
 
 
+PER_CANDIDATE: list[float] = []  # seconds each candidate took, as the cold run printed them
+
+
 def run(project: Path, env: dict) -> float:
     t = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "kldcard", "evaluate", str(project), "--no-progress"], env=env,
@@ -42,6 +45,8 @@ def run(project: Path, env: dict) -> float:
     wall = time.perf_counter() - t
     if r.returncode not in (0, 1):
         raise SystemExit(f"kldcard evaluate failed:\n{r.stderr[-3000:]}")
+    PER_CANDIDATE[:] = [float(line.split(": evaluated (", 1)[1].split(" s)")[0]) for line in r.stderr.splitlines()
+                        if ": evaluated (" in line] or PER_CANDIDATE
     return wall
 
 
@@ -84,6 +89,7 @@ def main() -> int:
     print("wall seconds, one kldcard evaluate process each (fastest of "
           f"{args.repeat} for the warm runs):")
     print(f"  cold (hash, capture, evaluate 2)                       {cold:8.2f}")
+    print("  per candidate in the cold run (printed by kldcard)       " + ", ".join(f"{x:.2f}" for x in PER_CANDIDATE))
     print(f"  warm, verified hash cache (stat, seals, result sha256) {warm:8.2f}")
     print(f"  warm, every file hashed again (no hash cache)          {min(rehash):8.2f}")
     from kldcard.files import sha256_file
