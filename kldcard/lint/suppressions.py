@@ -12,7 +12,9 @@ and in the front matter a YAML comment on the line of the value (or of any key a
     dtype: q8_0  # kldcard: ignore KLD202 -- the upstream reference is only published as Q8_0
 
 Codes are rule codes or prefixes (``KLD3``), separated by commas or spaces; none means every rule.
-Text after ``--`` is the reason, kept for the reader. A directive (or one of its codes) that
+Text after ``--`` is the reason, kept for the reader. A directive acts per claim: a card-level
+finding (KLD301 for every claim lacking the reference, say) is suppressed claim by claim and merged
+at the first claim left, so a range around one claim never hides another claim's finding. A directive (or one of its codes) that
 suppresses nothing is a KLD009 finding; a malformed one, or one naming an unknown code, is KLD010.
 """
 
