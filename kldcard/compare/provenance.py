@@ -14,7 +14,6 @@ that says otherwise:
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -30,10 +29,11 @@ def check_provenance(cap, role: str, *, text: str | Path | None = None) -> None:
     where = f"{role} capture {cap.path}"
     _check_positions(cap, where)
     if text is not None:
+        from kldcard.capture.fingerprint import sha256_bytes
         from kldcard.files import read_bytes
 
         data = read_bytes(text, "evaluation text")
-        if m.text.sha256 is not None and hashlib.sha256(data).hexdigest() != m.text.sha256:
+        if m.text.sha256 is not None and sha256_bytes(data) != m.text.sha256:
             raise CaptureMismatch(f"{where}: its manifest's text sha256 is not that of {text}; the manifest was "
                                   "edited or the capture is of another text")
     path = Path(m.model.path) if m.model.path else None

@@ -165,6 +165,7 @@ class ResultCache:
     def _verified(self, key: str, inputs: dict[str, Any]) -> tuple[tuple[Any, dict[str, Any]] | None, str]:
         from pydantic import ValidationError
 
+        from kldcard.capture.fingerprint import sha256_bytes
         from kldcard.compare.run import CompareResult
 
         js, npz = self.result_paths(key)
@@ -180,7 +181,7 @@ class ResultCache:
                 or content_key(inputs) != key:
             return None, "has an entry record of other inputs"
         shas = body.get("sha256_of") or {}
-        if hashlib.sha256(raw_js).hexdigest() != shas.get(js.name):
+        if sha256_bytes(raw_js) != shas.get(js.name):
             return None, f"{js.name} does not match its entry's sha256 (edited or truncated)"
         if not npz.is_file() or sha256_file(npz) != shas.get(npz.name):
             return None, f"{npz.name} is missing or does not match its entry's sha256"
