@@ -205,12 +205,13 @@ def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, t
     results = tmp_path / ".kldcard-cache" / "results"
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
-    while not list(results.glob("*.json")) and proc.poll() is None and time.monotonic() < deadline:
+    # a result is complete when its sealed entry is written (last)
+    while not list(results.glob("*.entry.json")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done = list(results.glob("*.json"))
+    done = list(results.glob("*.entry.json"))
     assert len(done) == 1  # the first candidate is complete, the second left nothing that looks complete
     first_bytes = done[0].read_bytes()
     json.loads(first_bytes)

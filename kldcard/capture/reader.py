@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,18 +25,6 @@ __all__ = ["Capture", "next_token_ids", "open_capture"]
 MANIFEST = "manifest.json"
 TOKENS_FILE = "tokens.safetensors"
 ST_DTYPE = {"bf16": ("BF16", np.dtype("<u2")), "f32": ("F32", np.dtype("<f4"))}
-
-
-def make_partial_dir(out_dir: Path) -> Path:
-    """Create the hidden sibling ``.<name>.partial-<random>`` a capture is written into (renamed into
-    place when complete); InputError (one line, exit 2) when ``out_dir``'s parent cannot hold it."""
-    try:
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        partial = out_dir.parent / f".{out_dir.name}.partial-{secrets.token_hex(4)}"
-        partial.mkdir()
-    except OSError as exc:
-        raise InputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
-    return partial
 
 
 def sha256_array(a: np.ndarray, dtype: str) -> str:
@@ -161,13 +149,15 @@ class Capture:
         return bf16_to_f32(raw).copy() if raw.dtype == np.uint16 else np.array(raw, dtype=np.float32)
 
 
-def check_file(path: Path, size: int, sha: str, verify: bool) -> None:
+def check_file(path: Path, size: int, sha: str, verify: bool, sha256: Callable[[Path], str] = sha256_file) -> None:
+    """CorruptCapture unless ``path`` has the manifest's size and (``verify``) sha256; ``sha256`` is
+    the hash function (``kldcard evaluate`` passes its verified per-file hash cache)."""
     if not path.is_file():
         raise CorruptCapture(f"{path}: missing (listed in the manifest)")
     actual = path.stat().st_size
     if actual != size:
         raise CorruptCapture(f"{path}: size {actual} bytes, manifest says {size}")
-    if verify and sha256_file(path) != sha:
+    if verify and sha256(path) != sha:
         raise CorruptCapture(f"{path}: sha256 does not match the manifest")
 
 
@@ -181,8 +171,9 @@ def manifest_path(root: Path) -> Path:
     return mpath
 
 
-def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
-    """Open a capture directory. Sizes are always checked, sha256 of every file when ``verify``.
+def open_capture(path: str | os.PathLike, verify: bool = True, *, sha256: Callable[[Path], str] = sha256_file) -> Capture:
+    """Open a capture directory. Sizes are always checked, sha256 of every file when ``verify``
+    (computed by ``sha256``: a caller with a verified per-file hash cache avoids rehashing).
 
     Raises InputError (not a capture / unreadable manifest) or CorruptCapture (files damaged).
     """
@@ -196,7 +187,7 @@ def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
         raise InputError(f"{mpath}: invalid manifest: {loc}: {err['msg']}") from None
 
     tok = manifest.tokens_file
-    check_file(root / tok.file, tok.bytes, tok.sha256, verify)
+    check_file(root / tok.file, tok.bytes, tok.sha256, verify, sha256)
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
@@ -213,7 +204,7 @@ def open_capture(path: str | os.PathLike, verify: bool = True) -> Capture:
     shards, pos_parts, start = [], [], 0
     for info in manifest.shards:
         spath = root / info.file
-        check_file(spath, info.bytes, info.sha256, verify)
+        check_file(spath, info.bytes, info.sha256, verify, sha256)
         header, data_off = _read_st_header(spath)
         lg, ps = header.get("logits"), header.get("positions")
         n, row = info.n_positions, manifest.n_vocab * np_dtype.itemsize

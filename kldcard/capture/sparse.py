@@ -42,11 +42,11 @@ from kldcard.capture.reader import (
     MANIFEST,
     TOKENS_FILE,
     check_file,
-    make_partial_dir,
     manifest_path,
     next_token_ids,
     sha256_array,
 )
+from kldcard.capture.partial import make_partial_dir, release_partial_dir
 from kldcard.errors import CorruptCapture, InputError
 from kldcard.files import fsync_dir, sha256_file
 
@@ -206,11 +206,13 @@ def write_sparse_capture(
             old = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"
             os.replace(out, old)
         os.replace(partial, out)
+        release_partial_dir(partial)
         fsync_dir(out.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
+        release_partial_dir(partial)
         raise
     return open_sparse_capture(out, verify=False)
 

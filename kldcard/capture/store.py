@@ -46,10 +46,10 @@ from kldcard.capture.reader import (
     ST_DTYPE,
     TOKENS_FILE,
     Capture,
-    make_partial_dir,
     open_capture,
     sha256_array,
 )
+from kldcard.capture.partial import make_partial_dir, release_partial_dir
 from kldcard.errors import InputError
 from kldcard.files import fsync_dir, output_errors, sha256_file
 
@@ -272,6 +272,7 @@ class CaptureWriter:
             old = self.out_dir.parent / f".{self.out_dir.name}.old-{secrets.token_hex(4)}"
             os.replace(self.out_dir, old)
         os.replace(self.partial, self.out_dir)
+        release_partial_dir(self.partial)
         fsync_dir(self.out_dir.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
@@ -282,6 +283,7 @@ class CaptureWriter:
             self._shard.discard()
             self._shard = None
         shutil.rmtree(self.partial, ignore_errors=True)
+        release_partial_dir(self.partial)
         self._done = True
 
     def __enter__(self) -> CaptureWriter:

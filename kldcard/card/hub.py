@@ -16,6 +16,7 @@ from kldcard.errors import InputError
 from kldcard.files import read_text
 
 SCHEME = "hf://"
+_REPO_PART = re.compile(r"^\w(?:[\w\-.]*\w)?$", re.ASCII)  # one part of huggingface_hub's REPO_ID_REGEX
 _SPEC = re.compile(r"^hf://(?P<repo>[A-Za-z0-9][\w.\-]*/[\w.\-]+)(?:@(?P<rev>[^\s@]+))?/?$")
 
 
@@ -35,9 +36,36 @@ def is_hub_spec(text: str) -> bool:
 def parse_spec(text: str) -> HubSpec:
     """Parse ``hf://OWNER/NAME[@REVISION]`` (model repos only)."""
     m = _SPEC.match(text)
-    if not m or ".." in m.group("repo"):
+    if not m or repo_id_problem(m.group("repo")):
         raise InputError(f"{text}: not a Hub card spec; use hf://OWNER/NAME or hf://OWNER/NAME@REVISION")
     return HubSpec(m.group("repo"), m.group("rev"))
+
+
+def repo_id_problem(repo_id: str) -> str | None:
+    """Why ``repo_id`` is not a Hub repo id (``NAME`` or ``OWNER/NAME``), or None. The Hub's own rule
+    (``huggingface_hub.utils.validate_repo_id``) when huggingface_hub is installed, else the same
+    pattern: one slash at most, [A-Za-z0-9_.-] in each part, no '--' or '..', no '.git' ending, 96
+    characters at most."""
+    try:
+        from huggingface_hub.utils import HFValidationError, validate_repo_id
+    except ImportError:  # the lint-only install: the same rule, by hand
+        parts = repo_id.split("/")
+        ok = (0 < len(parts) <= 2 and len(repo_id) <= 96 and "--" not in repo_id and ".." not in repo_id
+              and not repo_id.endswith(".git") and all(_REPO_PART.match(x) for x in parts))
+        return None if ok else f"{repo_id!r} is not a Hub repo id (OWNER/NAME)"
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        return f"{repo_id!r} is not a Hub repo id: {str(exc).splitlines()[0]}"
+    return None
+
+
+def check_repo_id(repo_id: str, option: str) -> str:
+    """``repo_id`` when it is a Hub repo id, else one InputError line naming ``option``."""
+    problem = repo_id_problem(repo_id)
+    if problem:
+        raise InputError(f"{option}: {problem}")
+    return repo_id
 
 
 def fetch_card(text: str, *, local_files_only: bool = False) -> Path:

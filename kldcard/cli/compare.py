@@ -19,7 +19,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="compare a reference capture with a candidate capture (float64, nats)",
         description="Compute per-token forward KL(P_ref || P_cand), reverse KL, Jensen-Shannon (all in nats), "
         "top-1 agreement and Δp between two captures, in float64, and summarise them overall and per "
-        "position range. Refuses captures whose token ids, positions or vocabulary differ (exit 2).",
+        "position range. Refuses captures whose token ids, positions or vocabulary differ, and a manifest whose "
+        "provenance its data contradict (positions and context windows recomputed from the stored positions, "
+        "text sha256, quantization from the GGUF header when the model file is at hand) (exit 2).",
     )
     p.add_argument("reference", metavar="REF", nargs="?",
                    help="reference capture directory (e.g. the BF16 model); omit with --reference-llama-base")
@@ -36,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--report", choices=("llama-perplexity", "json"), default="llama-perplexity",
                    help="with --reference-llama-base: the block llama-perplexity prints (default) or JSON")
     p.add_argument("--per-token", metavar="FILE", help="also write per-token values (.npz or .csv)")
+    p.add_argument("--text", metavar="FILE", help="the evaluation text: its sha256 must be the one the manifests state")
     add_summary_arguments(p)
     from kldcard.cli.cluster import add_scheduler_arguments
 
@@ -92,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
                 ref, cand, align_vocab=args.align_vocab, buckets=args.buckets,
                 percentiles=args.percentiles or DEFAULT_PERCENTILES, bootstrap=args.bootstrap, level=args.level,
                 seed=args.seed, uncertainty=UNCERTAINTY_CHOICES[args.uncertainty], threads=args.threads, progress=callback, return_per_token=True,
+                text=args.text,
             )
     if args.per_token:
         write_per_token(per_token, args.per_token)

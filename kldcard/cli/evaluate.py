@@ -38,7 +38,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--reference", metavar="ENGINE:PATH", help="the reference model, e.g. llama.cpp:model-bf16.gguf")
     p.add_argument("--reference-capture", metavar="DIR", help="an existing reference capture instead of --reference")
     p.add_argument("--candidate", metavar="[NAME=]ENGINE:PATH", action="append", default=[],
-                   help="a candidate (repeat); NAME defaults to the file or directory name")
+                   help="a candidate (repeat); NAME defaults to the file or directory name and must be usable "
+                   "as a file name (no '/')")
     p.add_argument("--cross-stack", metavar="NAME=COORD[,COORD...]:REASON", action="append", default=[],
                    help="candidate NAME is measured on another stack than the reference on purpose, differing in "
                    "these coordinates (as KLD207 names them) for REASON; the card says so (repeat per candidate)")
@@ -54,8 +55,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="disclose that no candidate used calibration data (no importance matrix)")
     p.add_argument("--card", metavar="README.md", help="the card to update (created when missing)")
     p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD")
-    p.add_argument("--cache", metavar="DIR", help="result cache (default .kldcard-cache next to the project)")
-    p.add_argument("--push", metavar="REPO", help="upload card, plot and sidecar files in one Hub commit")
+    p.add_argument("--cache", metavar="DIR", help="result cache (default .kldcard-cache next to the project); every "
+                   "entry is verified before it is used (sha256 of its files and inputs, the reference capture's "
+                   "shards), and one that fails is discarded with one line and computed again")
+    p.add_argument("--push", metavar="REPO", help="upload card, plot and sidecar files in one Hub commit (REPO: a Hub "
+                   "repo id, OWNER/NAME, checked before anything runs)")
     p.add_argument("--create-pr", action="store_true", help="with --push: open a pull request")
     p.add_argument("--dry-run", action="store_true", help="with --push: print the commit's operations, send nothing")
     p.add_argument("--hub-files", metavar="DATASET_ID:TASK_ID",
@@ -139,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.create_pr or args.dry_run) and not args.push:
         raise UsageError("--create-pr and --dry-run go with --push REPO")
+    if args.push:  # before any engine runs or any file is written
+        from kldcard.card.hub import check_repo_id
+
+        check_repo_id(args.push, "--push")
     project = _project(args)
     if args.push and not project.card:
         raise UsageError("--push needs a card (--card or card: in the project file)")

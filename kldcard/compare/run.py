@@ -22,6 +22,7 @@ import numpy as np
 from kldcard.capture.store import Capture, open_capture
 from kldcard.compare.confidence import confidence_stats, label_in_top_k
 from kldcard.compare.divergence import TokenDivergence
+from kldcard.compare.provenance import check_provenance, check_same_text
 from kldcard.compare.io import write_per_token, write_result
 from kldcard.compare.result import (
     UNCERTAINTY_METHODS,
@@ -118,6 +119,7 @@ def compare(
     verify: bool = True,
     progress: Callable[[int], None] | None = None,
     return_per_token: bool = False,
+    text: str | os.PathLike | None = None,
 ) -> CompareResult | tuple[CompareResult, TokenDivergence]:
     """Compare two captures in float64. Divergences in nats; forward = KL(P_ref ‖ P_cand).
 
@@ -126,10 +128,15 @@ def compare(
     (0 = SE only) at confidence ``level`` with ``seed``; ``uncertainty``: ``auto`` (whole context windows
     when the capture has >= 20, else circular moving blocks of a Politis–White length), ``cluster``,
     ``circular-block`` or ``iid`` (per-token, tokens assumed independent). ``progress(n_rows)`` is called as rows finish.
+    Each manifest's provenance is checked against what its data pin down first
+    (:mod:`kldcard.compare.provenance`; ``text``: the evaluation text, when at hand).
     """
     ref = reference if isinstance(reference, Capture) else open_capture(reference, verify=verify)
     cand = candidate if isinstance(candidate, Capture) else open_capture(candidate, verify=verify)
     n_vocab, alignment = check_comparable(ref, cand, align_vocab)
+    check_same_text(ref, cand)
+    check_provenance(ref, "reference", text=text)
+    check_provenance(cand, "candidate", text=text)
     threads = threads or default_threads()
     if threads < 1:
         raise UsageError("threads must be >= 1")

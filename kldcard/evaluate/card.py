@@ -97,7 +97,8 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         from kldcard.render.plot import plot_per_position
 
         plot_per_position(plot, plot_series([str(o.result_path) for o in outcome.candidates],
-                                            [str(o.per_token_path) for o in outcome.candidates]))
+                                            [str(o.per_token_path) for o in outcome.candidates],
+                                            [o.name for o in outcome.candidates]))
     rel = None if plot is None else str(Path(plot).resolve().relative_to(card.resolve().parent)) \
         if Path(plot).resolve().is_relative_to(card.resolve().parent) else str(plot)
     from kldcard.render.update import write_sidecar

@@ -76,6 +76,17 @@ class CandidateSpec(ModelSpec):
     vocab_gguf: str | None = Field(None, description="engine openai, llama-cpp-python: the served GGUF, to map the "
                                    "server's token strings back to ids exactly (and read its quantization)")
 
+    @field_validator("name")
+    @classmethod
+    def _file_name(cls, name: str) -> str:
+        # the name becomes a file name (.eval_results/kld-<name>.yaml): refused here, before any engine runs
+        bad = next((ch for ch in name if ch in '/\\:*?"<>|' or ord(ch) < 32 or ord(ch) == 127), None)
+        if bad is not None or name.strip() in ("", ".", "..") or name != name.strip():
+            what = f"contains {bad!r}" if bad is not None else "is empty, '.', '..' or padded with spaces"
+            raise ValueError(f"candidate name {name!r} {what}; a name becomes a file name "
+                             "(.eval_results/kld-NAME.yaml), so use letters, digits, '-', '_', '.'")
+        return name
+
     @model_validator(mode="after")
     def _served(self) -> CandidateSpec:
         if (self.engine == "openai") != (self.server is not None):

@@ -184,7 +184,8 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     p = project
     _check_disclosures(p)
     p.check_outputs()  # the card, sidecar and plot are no input of this run (kldcard.files' policy)
-    cache = ResultCache(p.path(p.cache))
+    cache = ResultCache(p.path(p.cache), say)
+    cache.remove_stale_work()
     text_path = p.path(p.text.path)
     text_str, text_bytes = read_text(text_path)
     import hashlib
@@ -198,7 +199,8 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
         base_path = p.path(p.reference.basefile)
         ref_key = content_key({"basefile": cache.files_sha256(base_path), "kldcard": __version__})
         ref_dir = cache.reference_dir(ref_key)
-        if not (ref_dir / "manifest.json").is_file():
+        ref = cache.open_reference(ref_key)
+        if ref is None:
             from kldcard.llamacpp.basefile import open_base_file
             from kldcard.llamacpp.convert import base_to_capture
 
@@ -209,25 +211,40 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
                 conv = base_to_capture(base, ref_dir, model_name=base_path.name, overwrite=True)
             say(f"reference {base_path.name}: {conv.n_positions} positions converted from the base file "
                 f"({time.perf_counter() - t:.1f} s)")
+            ref = open_capture(ref_dir, verify=False)
+            cache.remember_capture(ref)
         ref_cached = True
     elif p.reference.capture:
+        # the user's own capture: verified (through the hash cache), and a damaged one is an error
         ref_dir = p.path(p.reference.capture)
-        ref_key = content_key({"capture": open_capture(ref_dir, verify=False).manifest.model_dump(mode="json")})
+        ref = open_capture(ref_dir, verify=True, sha256=cache.hashes.sha256)
+        from kldcard.compare.provenance import check_provenance
+
+        check_provenance(ref, "reference", text=text_path)
+        ref_key = content_key({"capture": ref.manifest.model_dump(mode="json")})
         ref_cached = True
     else:
         ref_key = content_key({"reference": _run_parts(p, p.reference, cache), "text": text_sha})
         ref_dir = cache.reference_dir(ref_key)
-        ref_cached = (ref_dir / "manifest.json").is_file()
+        ref = cache.open_reference(ref_key)
+        ref_cached = ref is not None
     out = EvaluateResult(ref_key, ref_cached)
-    ref = open_capture(ref_dir, verify=False) if ref_cached else None
 
-    def cand_key(c: CandidateSpec, ref_cap) -> str:
+    def cand_parts(c: CandidateSpec, ref_cap) -> dict[str, Any]:
         m = ref_cap.manifest
-        return content_key({"candidate": _run_parts(p, c, cache), "reference": ref_key, "text": text_sha,
-                            "token_ids": m.token_ids_sha256, "positions": m.positions_sha256,
-                            "align_vocab": p.align_vocab, "bootstrap": [p.bootstrap, p.seed], "keep": c.keep})
+        return {"candidate": _run_parts(p, c, cache), "reference": ref_key, "text": text_sha,
+                "token_ids": m.token_ids_sha256, "positions": m.positions_sha256,
+                "align_vocab": p.align_vocab, "bootstrap": [p.bootstrap, p.seed], "keep": c.keep}
 
-    pending = [c for c in p.candidates if not c.server and (ref is None or not cache.has_result(cand_key(c, ref)))]
+    found: dict[str, tuple] = {}  # candidate name -> (verified result, its entry)
+    if ref is not None:
+        for c in p.candidates:
+            if not c.server:
+                parts = cand_parts(c, ref)
+                hit = cache.load_result(content_key(parts), parts, c.name)
+                if hit is not None:
+                    found[c.name] = hit
+    pending = [c for c in p.candidates if not c.server and c.name not in found]
     n_served = sum(1 for c in p.candidates if c.server)
     warm = _warm_kernel(ref.raw_dtype.str if ref is not None else "<f4") if pending else None
     say(f"kldcard evaluate: reference {'cached' if ref_cached else 'to capture'}, {len(p.candidates)} candidate(s), "
@@ -241,15 +258,13 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
              if c.engine and c.model]
     if specs:
         par_key = content_key({"parity": [(e, cache.files_sha256(p.path(m))) for e, m in specs], "text": text_sha})
-        par_path = cache.parity_path(par_key)
-        if par_path.is_file():
-            parity = cache.read_json(par_path)
-        elif pending or not ref_cached:
+        parity = cache.read_parity(par_key)
+        if parity is None and (pending or not ref_cached):
             from kldcard.tokens import parity_for_capture
 
             first, *others = [f"{e}:{p.path(m)}" for e, m in specs]
             parity = parity_for_capture(first, others, text_str)
-            cache.write_json(par_path, parity)
+            cache.write_parity(par_key, parity)
             say(f"token parity: {parity['outcome']}, {parity['tokens_checked']} token ids across "
                 f"{', '.join(parity['engines'])}")
 
@@ -263,11 +278,13 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
             t = time.perf_counter()
             _capture(p.reference, p, ref_dir, _checked_writer(advance), text_name)
             ref = open_capture(ref_dir, verify=False)
+            cache.remember_capture(ref)  # its writer hashed every file: no second read of gigabytes
             say(f"reference {Path(p.reference.model).name}: {ref.n_positions} positions captured "
                 f"({time.perf_counter() - t:.1f} s)")
         # 4. the candidates, one pass each ---------------------------------------------------------
         from kldcard.capture.quantization import model_quantization
 
+        results: list = []
         for c in p.candidates:
             if c.server:  # asked again every run: weights behind a URL are not content-addressable
                 from kldcard.evaluate.served import evaluate_served
@@ -276,24 +293,26 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
                 out.served.append(evaluate_served(c, p, ref, cache.root / "served" / content_key({"served": c.name})))
                 say(f"{c.name}: served, top-{c.top_k} log-probabilities ({time.perf_counter() - t:.1f} s)")
                 continue
-            key = cand_key(c, ref)
+            parts = cand_parts(c, ref)
+            key = content_key(parts)
             js, npz = cache.result_paths(key)
-            quant = model_quantization(p.path(c.model)) if c.model else None
-            if cache.has_result(key):
-                out.candidates.append(CandidateOutcome(c.name, key, js, npz, True, quantization=quant))
+            if c.name in found:
+                result, entry = found[c.name]
+                out.candidates.append(CandidateOutcome(c.name, key, js, npz, True, quantization=entry.get("quantization")))
+                results.append(with_identity(result, c))
                 say(f"{c.name}: cached ({js.name[:12]})")
                 continue
             t = time.perf_counter()
-            _evaluate_candidate(c, p, ref, cache, key, advance)
+            quant = model_quantization(p.path(c.model)) if c.model else None
+            result = _evaluate_candidate(c, p, ref, cache, key, advance)
+            cache.store_result(key, parts, quant)  # last: the sealed entry marks the result complete
             secs = time.perf_counter() - t
             out.candidates.append(CandidateOutcome(c.name, key, js, npz, False, secs, quant))
+            results.append(with_identity(result, c))
             say(f"{c.name}: evaluated ({secs:.1f} s)")
     if warm is not None:
         warm.join()
 
-    from kldcard.compare.run import CompareResult
-
-    results = [CompareResult.model_validate_json(o.result_path.read_text(encoding="utf-8")) for o in out.candidates]
     # A candidate measured across stacks on purpose carries the stack difference in its KLD: ranking it
     # with same-stack candidates would compare two different quantities, so it is left out (the card says so).
     specs = {c.name: c for c in p.candidates}
@@ -307,7 +326,7 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     return out
 
 
-def _evaluate_candidate(c: CandidateSpec, p: Project, ref, cache: ResultCache, key: str, advance) -> None:
+def _evaluate_candidate(c: CandidateSpec, p: Project, ref, cache: ResultCache, key: str, advance):
     from kldcard.compare.io import write_per_token, write_result
     from kldcard.compare.run import build_result
     from kldcard.compare.summary import DEFAULT_PERCENTILES, BootstrapOptions
@@ -331,16 +350,23 @@ def _evaluate_candidate(c: CandidateSpec, p: Project, ref, cache: ResultCache, k
     scratch = cache.root / "tmp" / key  # never created: the comparer writes nothing there
     run = _capture(c, p, scratch, writer, p.text.name)
     cand = run.capture
-    cand.manifest.model.name = c.name  # the card's name for it (two engines may share one directory)
-    if c.quantization:
-        cand.manifest.model.quantization = c.quantization
     td = cand.divergence
     result = build_result(ref, cand, td, min(ref.n_vocab, cand.n_vocab),
                           "identical" if ref.n_vocab == cand.n_vocab else "common-prefix", None,
                           list(DEFAULT_PERCENTILES), BootstrapOptions(resamples=p.bootstrap, seed=p.seed), 1)
-    result.candidate_path = f"{c.engine}:{c.model}"
     write_per_token(td, npz)
     result.per_token_file = str(npz)
-    write_result(result, js)  # last: its presence marks the entry complete
-    if not js.is_file():  # pragma: no cover - write_result raises instead
-        raise InputError(f"{js}: not written")
+    write_result(result, js)  # then the caller seals the entry
+    return result
+
+
+def with_identity(result, c: CandidateSpec):
+    """``result`` labelled as candidate ``c``: its name, stated quantization and path are the
+    project's, never the cached file's, so renaming or swapping names cannot relabel a number (the
+    cached result holds what the key proves: the files' sha256 and what their headers say)."""
+    result = result.model_copy(deep=True)
+    result.candidate.model.name = c.name  # the card's name for it (two engines may share one directory)
+    if c.quantization:
+        result.candidate.model.quantization = c.quantization
+    result.candidate_path = f"{c.engine}:{c.model}"
+    return result

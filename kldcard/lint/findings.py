@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -30,15 +30,44 @@ class Finding:
     # which move whenever a card is edited. Filled in by the runner; "" when unknown.
     text: str = field(default="", compare=False)
     fixable: bool = field(default=False, compare=False)  # ``kldcard lint --fix`` resolves it
+    # Findings of one group (say KLD307 of every claim lacking the direction) are reported as one:
+    # :func:`merge_groups`, applied after suppressions, so a directive covers only its own claims.
+    group: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        out = asdict(self)
+        del out["group"]  # internal: a reported finding is already merged
+        return out
 
     @property
     def fingerprint(self) -> str:
         """16 hex digits of sha256 over rule and :attr:`text` (line-independent; see baseline)."""
         subject = self.text or f"{self.pointer}|{self.message}"
         return hashlib.sha256(f"{self.rule_id}\0{subject}".encode()).hexdigest()[:16]
+
+
+MORE = "{more}"  # where a grouped finding's message counts the group's other members
+
+
+def merge_groups(findings: list[Finding]) -> list[Finding]:
+    """One finding per group: its first member (by position) with :data:`MORE` in its message
+    replaced by " (and N more claims)" for the other members; ungrouped findings pass unchanged.
+
+    The checkers emit a finding per claim (or per place); the runner applies suppressions to those
+    and merges the survivors, so a directive around one claim never hides another claim's finding.
+    """
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    out: list[Finding] = []
+    for f in sorted(findings):
+        if not f.group:
+            out.append(f)
+        else:
+            groups.setdefault((f.file, f.group), []).append(f)
+    for members in groups.values():
+        first, n = members[0], len(members) - 1
+        more = f" (and {n} more claim{'s' * (n > 1)})" if n else ""
+        out.append(replace(first, message=first.message.replace(MORE, more), group=""))
+    return sorted(out)
 
 
 @dataclass

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.scan import Text, search
+from kldcard.lint.scan import Text, finditer, search
 
-__all__ = ["iid_interval_over_chunks"]
+__all__ = ["iid_interval_over_chunks", "iid_intervals_over_chunks"]
 
 I = re.IGNORECASE
 IID_INTERVAL = re.compile(
@@ -34,9 +34,14 @@ BLOCK_METHOD = re.compile(
 
 
 def iid_interval_over_chunks(body: str | Text) -> int | None:
-    """Offset in the body of the i.i.d. interval to flag, or None."""
+    """Offset in the body of the first i.i.d. interval to flag, or None."""
+    found = iid_intervals_over_chunks(body)
+    return found[0] if found else None
+
+
+def iid_intervals_over_chunks(body: str | Text) -> list[int]:
+    """Offsets of every i.i.d. interval to flag (one finding per card, suppressed place by place)."""
     text = body if isinstance(body, Text) else Text(body)
     if search(BLOCK_METHOD, text) or not search(CHUNKED, text):
-        return None
-    m = search(IID_INTERVAL, text)
-    return None if m is None else m.start()
+        return []
+    return [m.start() for m in finditer(IID_INTERVAL, text)]

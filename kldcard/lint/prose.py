@@ -17,8 +17,8 @@ from typing import Any
 from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, find_claims
 from kldcard.lint.evidence import NAMES, CardEvidence, assess
-from kldcard.lint.findings import Finding
-from kldcard.lint.interval_prose import iid_interval_over_chunks
+from kldcard.lint.findings import MORE, Finding, merge_groups
+from kldcard.lint.interval_prose import iid_intervals_over_chunks
 from kldcard.lint.markdown import HEADING, Doc, scan
 
 HINTS = {
@@ -52,7 +52,7 @@ def analyse(card: Card, doc: Doc | None = None) -> ProseReport:
 
 
 def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None,
-                doc: Doc | None = None) -> list[Finding]:
+                doc: Doc | None = None, *, merge: bool = True) -> list[Finding]:
     """Findings (KLD3xx) for KLD claims in ``card.body``.
 
     ``block`` is the card's ``kld_evaluation`` block (raw mapping or validated model), or None.
@@ -60,6 +60,10 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     Without a block: KLD301–309 per missing disclosure (at the first claim), KLD310/311 at the
     flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
     default. With a block: KLD314 for each prose KLD number that matches no value in its results.
+
+    A card-level finding is emitted once per claim (or per place) as a group
+    (:attr:`Finding.group`); ``merge=False`` returns the members, for the runner to suppress per
+    claim before it merges them (:func:`~kldcard.lint.findings.merge_groups`).
     """
     report = analyse(card, doc)
     images = image_only_sections(report.doc, report.claims) if block is None else []
@@ -68,10 +72,13 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     on = (lambda code: True) if enabled is None else (lambda code: code in enabled)
     out: list[Finding] = []
 
-    def add(code: str, severity: str, offset: int | None, message: str) -> None:
+    def add(code: str, severity: str, offset: int | None, message: str, group: str = "") -> None:
         if on(code):
             line, col = report.doc.position(offset) if offset is not None else (report.doc.first_line, 1)
-            out.append(Finding(card.path, line, col, code, severity, message))  # type: ignore[arg-type]
+            out.append(Finding(card.path, line, col, code, severity, message, group=group))  # type: ignore[arg-type]
+
+    def done() -> list[Finding]:
+        return merge_groups(out) if merge else sorted(out)
 
     if block is not None:
         values = block_values(block)
@@ -80,7 +87,7 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
                 why = _contradiction(number, values)
                 if why:
                     add("KLD314", "error", number.offset, why)
-        return sorted(out)
+        return done()
 
     for offset, heading in images:
         add(
@@ -91,32 +98,34 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
             "them; give the values as text (a table) next to the chart",
         )
     if not report.claims:
-        return sorted(out)
+        return done()
     ev = report.evidence
     assert ev is not None
-    first = report.claims[0]
-    more = f" (and {len(report.claims) - 1} more claim{'s' * (len(report.claims) > 2)})" if len(report.claims) > 1 else ""
+    # A card-level finding is one per card, but its members are per claim (or per place): grouped,
+    # they are suppressed claim by claim and then merged at the first claim left (merge_groups).
     for n, e in ev.disclosures.items():
         if e.status == "missing":
-            add(f"KLD30{n}", "error", first.offset, f"KLD claim{more} does not state the {NAMES[n]} (D{n}): {HINTS[n]}")
+            for claim in report.claims:
+                add(f"KLD30{n}", "error", claim.offset, f"KLD claim{MORE} does not state the {NAMES[n]} (D{n}): "
+                    f"{HINTS[n]}", group=f"KLD30{n}")
     inferred = [e for e in ev.disclosures.values() if e.status == "inferred"]
     if inferred:  # one finding per card (findings are identified by file:line:col:code)
         items = "; ".join(f"D{e.disclosure} {NAMES[e.disclosure]}: {e.text}" for e in inferred)
-        add("KLD313", "info", inferred[0].offset, f"inferred from the {inferred[0].tool} defaults: {items}; state them on the card")
-    kinds_done: set[str] = set()
+        for at in sorted({e.offset for e in inferred}):
+            add("KLD313", "info", at, f"inferred from the {inferred[0].tool} defaults: {items}; state them on the card",
+                group="KLD313")
     for flag in ev.flags:  # one finding per kind per card: the first place the card says it
-        if flag.kind in kinds_done:
-            continue
-        kinds_done.add(flag.kind)
         quote = _quote(flag.text)
         if flag.kind == "quantized-reference":
-            add("KLD310", "warning", flag.offset, f"KLD reference is a quantized checkpoint ({quote}); measure against BF16")
+            add("KLD310", "warning", flag.offset, f"KLD reference is a quantized checkpoint ({quote}); measure against BF16",
+                group="KLD310")
         else:
-            add("KLD311", "warning", flag.offset, f"KLD evaluation text is drawn from the calibration data ({quote}); evaluate on held-out text")
-    iid_at = iid_interval_over_chunks(report.doc.scanned)
-    if iid_at is not None:
+            add("KLD311", "warning", flag.offset, f"KLD evaluation text is drawn from the calibration data ({quote}); "
+                "evaluate on held-out text", group="KLD311")
+    for iid_at in iid_intervals_over_chunks(report.doc.scanned):
         add("KLD320", "info", iid_at, "the interval treats tokens as independent, but the text was scored in "
-            "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap")
+            "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap",
+            group="KLD320")
     # KLD309 already says the whole card names no statistic; KLD312 is for the number left bare on a
     # card that names one elsewhere (or whose tool implies one).
     for claim in report.claims if ev.disclosures[9].status != "missing" else []:
@@ -127,7 +136,7 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
                 claim.offset,
                 f"KLD {_what(claim)} does not say which statistic it is (mean? median? p99?); label it, e.g. 'Mean KLD'",
             )
-    return sorted(out)
+    return done()
 
 
 IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,2000}|<img\b[^<>]{0,2000}>", re.IGNORECASE)

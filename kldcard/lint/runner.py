@@ -17,7 +17,7 @@ from kldcard.card.document import Card, parse_card, read_bytes
 from kldcard.card.fixes import Fix, apply_fixes
 from kldcard.lint.config import LintConfig
 from kldcard.lint.fixes import plan
-from kldcard.lint.findings import Finding, LintResult
+from kldcard.lint.findings import Finding, LintResult, merge_groups
 from kldcard.lint.markdown import Doc, scan
 from kldcard.lint.prose import check_prose
 from kldcard.lint.registry import select_codes
@@ -102,10 +102,10 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     name = card.path
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
-    prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
-    found = _with_subjects(card, unique_sorted([*findings, *prose]), doc)
-    kept, hidden = suppress(card, found, parse_directives(card), enabled)
-    return LintResult(findings=unique_sorted(_mark_fixable(card, kept)), files=[name], suppressed=hidden, sources={name: card.text})
+    prose = [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
+    kept, hidden = suppress(card, _plain_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card),
+                            enabled)
+    return LintResult(findings=unique_sorted(_mark_fixable(card, _merged(card, kept, doc))), files=[name], suppressed=hidden, sources={name: card.text})
 
 
 def lint_paths(
@@ -145,12 +145,15 @@ def _resolve(data: Any, pointer: str) -> tuple[bool, Any]:
     return True, data
 
 
-def _with_subjects(card: Card, findings: list[Finding], doc: Doc) -> list[Finding]:
+def _with_subjects(card: Card, findings: list[Finding], doc: Doc, *, skip_groups: bool = False) -> list[Finding]:
     """Each finding with the text it is about (:attr:`Finding.text`): for a front-matter finding its
     pointer and the value there; for a body finding the sentence (or table row) at its position
     (``doc``: the card's body, scanned)."""
     out = []
     for f in findings:
+        if skip_groups and f.group:
+            out.append(f)
+            continue
         if f.pointer:
             found, value = _resolve(card.metadata, f.pointer)
             shown = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str) if found else "<absent>"
@@ -168,6 +171,18 @@ def _with_subjects(card: Card, findings: list[Finding], doc: Doc) -> list[Findin
                 text = f.message
         out.append(replace(f, text=_normalise(text)))
     return out
+
+
+def _plain_subjects(card: Card, findings: list[Finding], doc: Doc) -> list[Finding]:
+    """The findings with their subjects, except the members of groups (one per claim: thousands on a
+    long card), which get theirs once merged (:func:`_merged`)."""
+    return _with_subjects(card, findings, doc, skip_groups=True)
+
+
+def _merged(card: Card, kept: list[Finding], doc: Doc) -> list[Finding]:
+    """Grouped findings merged after suppression (each at its first kept claim), with their subjects."""
+    grouped = merge_groups([f for f in kept if f.group])
+    return [*(f for f in kept if not f.group), *_with_subjects(card, grouped, doc)]
 
 
 def _mark_fixable(card: Card, findings: list[Finding]) -> list[Finding]:
@@ -190,9 +205,9 @@ def fix_text(data: bytes, name: str, enabled: set[str], *, max_passes: int = 4) 
         card = parse_card(data, name)
         findings, block = check_structured(card, enabled)
         doc = scan(card.body, card.body_line)
-        prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
-        kept, _ = suppress(card, _with_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card), enabled)
-        planned = plan(card, kept)
+        prose = [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
+        kept, _ = suppress(card, _plain_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card), enabled)
+        planned = plan(card, _merged(card, kept, doc))
         if not planned:
             break
         fixes = [p.fix for p in planned]

@@ -12,7 +12,9 @@ and in the front matter a YAML comment on the line of the value (or of any key a
     dtype: q8_0  # kldcard: ignore KLD202 -- the upstream reference is only published as Q8_0
 
 Codes are rule codes or prefixes (``KLD3``), separated by commas or spaces; none means every rule.
-Text after ``--`` is the reason, kept for the reader. A directive (or one of its codes) that
+Text after ``--`` is the reason, kept for the reader. A directive acts per claim: a card-level
+finding (KLD301 for every claim lacking the reference, say) is suppressed claim by claim and merged
+at the first claim left, so a range around one claim never hides another claim's finding. A directive (or one of its codes) that
 suppresses nothing is a KLD009 finding; a malformed one, or one naming an unknown code, is KLD010.
 """
 
@@ -148,13 +150,20 @@ def _pointer_lines(card: Card, pointer: str) -> set[int]:
 
 
 def suppress(card: Card, findings: list[Finding], directives: Directives, enabled: set[str]) -> tuple[list[Finding], int]:
-    """(the findings no directive suppresses plus KLD009/KLD010 findings, how many were suppressed)."""
+    """(the findings no directive suppresses plus KLD009/KLD010 findings, how many were suppressed).
+
+    Grouped findings (one member per claim, :attr:`Finding.group`) are suppressed member by member, so
+    a directive covers only the claims it covers; the caller merges the kept members afterwards
+    (:func:`~kldcard.lint.findings.merge_groups`). A group counts as suppressed once, when no member
+    is kept."""
     by_kind: dict[str, list[Directive]] = {}
     for d in directives.items:
         by_kind.setdefault(d.kind, []).append(d)
     ranges = sorted((d for d in directives.items if d.kind in ("disable", "enable")), key=lambda d: (d.line, d.column))
 
     def suppressor(f: Finding) -> tuple[Directive, str] | None:
+        if not directives.items:  # most cards: and a long one has a finding per claim and disclosure
+            return None
         candidates = list(by_kind.get("disable-file", []))
         candidates += [d for d in by_kind.get("disable-line", []) if d.line == f.line]
         candidates += [d for d in by_kind.get("disable-next-line", []) if d.line + 1 == f.line]
@@ -176,13 +185,18 @@ def suppress(card: Card, findings: list[Finding], directives: Directives, enable
 
     kept: list[Finding] = []
     suppressed = 0
+    hidden_groups: set[str] = set()
     for f in findings:
         hit = suppressor(f)
         if hit is None:
             kept.append(f)
         else:
             hit[0].used.add(hit[1])
-            suppressed += 1
+            if f.group:
+                hidden_groups.add(f.group)
+            else:
+                suppressed += 1
+    suppressed += len(hidden_groups - {f.group for f in kept})
     own: list[Finding] = []
     if "KLD009" in enabled:
         for d in directives.items:

@@ -259,9 +259,10 @@ def evaluation_from_result_files(paths: list[str], datas: list[Any], disclosures
     return evaluation_from_results(results, overrides=disclosures, ranking=ranking)
 
 
-def plot_series(paths: list[str], per_token: list[str]) -> list:
+def plot_series(paths: list[str], per_token: list[str], names: list[str] | None = None) -> list:
     """One :class:`~kldcard.render.plot.PlotSeries` per result, from ``per_token`` files (in order) or the
-    per-token file each result names (resolved as given, then next to the result file)."""
+    per-token file each result names (resolved as given, then next to the result file); ``names``
+    label them instead of the names the results hold."""
     from kldcard.render.plot import PlotSeries
 
     if per_token and len(per_token) != len(paths):
@@ -270,7 +271,7 @@ def plot_series(paths: list[str], per_token: list[str]) -> list:
     for i, path in enumerate(paths):
         result = load_result(path)
         file = Path(per_token[i]) if per_token else per_token_path(path, result)
-        series.append(_read_per_token(file, candidate_name(result), PlotSeries))
+        series.append(_read_per_token(file, names[i] if names else candidate_name(result), PlotSeries))
     return series
 
 
