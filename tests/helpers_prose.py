@@ -131,6 +131,22 @@ def table(splits: set[str] | None = None, rounds: set[int] | None = None) -> str
     return "\n".join(rows)
 
 
+def flag_counts(splits: set[str], rounds: set[int] | None = None) -> str:
+    """How many KLD texts the linter flags at all, and how many claim-free texts it leaves clean."""
+    flagged = kld = clean = neg = 0
+    for name, lab in labels().items():
+        if lab["split"] not in splits or (rounds is not None and lab.get("round", 0) not in rounds):
+            continue
+        found = bool(report(name).claims)
+        if lab["claims"]:
+            kld += 1
+            flagged += found
+        else:
+            neg += 1
+            clean += not found
+    return f"KLD texts with at least one claim found: {flagged}/{kld}; claim-free texts left clean: {clean}/{neg}."
+
+
 def readme_table() -> str:
     """The README's generated block: the development corpus, then its real part alone."""
     return "\n".join(
@@ -147,6 +163,8 @@ def readme_table() -> str:
             "Of which round 3 alone (issue 28: renderings collected after the detector was tuned, not tuned on):",
             "",
             table({"real-dev"}, {3}),
+            "",
+            flag_counts({"real-dev"}, {3}),
             "",
             "The real holdout after that tuning: no longer held out (scored once before, above; the",
             "detector changed since, though never by reading these cards):",

@@ -41,6 +41,7 @@ REAL_DEV = sorted(n for n, lab in REAL_LABELS.items() if lab["split"] == "real-d
 # the real-dev cards the detector was tuned on (helpers_prose.TUNED_ROUNDS); later rounds are scored in the README
 REAL_DEV_TUNED = [n for n in REAL_DEV if REAL_LABELS[n].get("round", 0) in TUNED_ROUNDS]
 REAL_NEGATIVES = sorted(n for n, lab in REAL_LABELS.items() if not lab["claims"])
+REAL_NEGATIVES_TUNED = [n for n in REAL_NEGATIVES if REAL_LABELS[n].get("round", 0) in TUNED_ROUNDS]
 
 
 def test_corpus_is_labelled_completely():
@@ -108,8 +109,9 @@ def test_real_dev_claims_are_found_on_the_labelled_lines():
     assert precision >= 0.95 and recall >= 0.85, f"precision {precision:.2f} recall {recall:.2f}; missed {missed}; extra {extra}"
 
 
-@pytest.mark.parametrize("name", REAL_NEGATIVES)
+@pytest.mark.parametrize("name", REAL_NEGATIVES_TUNED)
 def test_real_cards_without_kld_claims_are_clean(name):
+    """Claim-free real cards of the rounds the detector was tuned on; later rounds are counted in the README."""
     assert report(name).claims == []
     assert lint_card(path(name)).findings == []
 
