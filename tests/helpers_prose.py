@@ -83,11 +83,21 @@ class Score:
         return self.tp[n] / d if d else 1.0
 
 
-def score(splits: set[str] | None = None) -> Score:
-    """Per-disclosure counts over the labelled cards with claims; "found" = stated or inferred."""
+# Collection rounds of the real corpus (a label's ``round``; absent = the first two rounds, which the detector was
+# tuned on). Round 3 (issue 28) was collected after that tuning: it is scored in the README, and the tuned targets
+# below are asserted on the rounds before it (TUNED_ROUNDS) until the detector is rebuilt for it.
+TUNED_ROUNDS = {0}
+
+
+def score(splits: set[str] | None = None, rounds: set[int] | None = None) -> Score:
+    """Per-disclosure counts over the labelled cards with claims; "found" = stated or inferred.
+
+    ``rounds``: only the cards of these collection rounds (None: every round)."""
     s = Score()
     for name, lab in labels().items():
         if not lab["claims"] or (splits is not None and lab["split"] not in splits):
+            continue
+        if rounds is not None and lab.get("round", 0) not in rounds:
             continue
         s.cards += 1
         rep = report(name)
@@ -107,8 +117,8 @@ def score(splits: set[str] | None = None) -> Score:
 NAMES = ["reference", "runtime", "eval text", "calibration", "context", "positions", "direction", "vocabulary", "aggregation"]
 
 
-def table(splits: set[str] | None = None) -> str:
-    s = score(splits)
+def table(splits: set[str] | None = None, rounds: set[int] | None = None) -> str:
+    s = score(splits, rounds)
     rows = ["| Disclosure | found (labelled) | precision | recall |", "|---|---|---|---|"]
     for n in range(1, 10):
         rows.append(
@@ -121,6 +131,22 @@ def table(splits: set[str] | None = None) -> str:
     return "\n".join(rows)
 
 
+def flag_counts(splits: set[str], rounds: set[int] | None = None) -> str:
+    """How many KLD texts the linter flags at all, and how many claim-free texts it leaves clean."""
+    flagged = kld = clean = neg = 0
+    for name, lab in labels().items():
+        if lab["split"] not in splits or (rounds is not None and lab.get("round", 0) not in rounds):
+            continue
+        found = bool(report(name).claims)
+        if lab["claims"]:
+            kld += 1
+            flagged += found
+        else:
+            neg += 1
+            clean += not found
+    return f"KLD texts with at least one claim found: {flagged}/{kld}; claim-free texts left clean: {clean}/{neg}."
+
+
 def readme_table() -> str:
     """The README's generated block: the development corpus, then its real part alone."""
     return "\n".join(
@@ -130,9 +156,15 @@ def readme_table() -> str:
             "",
             table(DEV),
             "",
-            "Its real part alone (real-dev, tuned on):",
+            "Its real part alone (real-dev, all rounds):",
             "",
             table({"real-dev"}),
+            "",
+            "Of which round 3 alone (issue 28: renderings collected after the detector was tuned, not tuned on):",
+            "",
+            table({"real-dev"}, {3}),
+            "",
+            flag_counts({"real-dev"}, {3}),
             "",
             "The real holdout after that tuning: no longer held out (scored once before, above; the",
             "detector changed since, though never by reading these cards):",
