@@ -1,8 +1,9 @@
 """Scoring the prose linter against the hand-labelled corpora: tests/data/prose_corpus/ (60 invented
 cards) and tests/data/real_cards/ (public cards; sources in its index.yaml).
 
-Card names are the invented corpus's file names and ``real/<file>`` for the real ones. The development
-corpus (DEV) is every invented card plus the real-dev split; the real-holdout split is scored apart.
+Card names are the invented corpus's file names, ``real/<file>`` for the real ones and ``real-d2/<file>`` for
+the second real development set (tests/data/real_cards/dev2, renderings). The development corpus (DEV) is
+every invented card plus the real-dev split (both real folders); the real-holdout split is scored apart.
 ``python tests/helpers_prose.py`` prints the tables; ``--write-readme`` rewrites the README's table.
 """
 
@@ -20,6 +21,8 @@ from kldcard.lint.prose import ProseReport, analyse
 CORPUS = Path(__file__).parent / "data" / "prose_corpus"
 REAL = Path(__file__).parent / "data" / "real_cards"
 REAL_PREFIX = "real/"
+REAL2 = REAL / "dev2"
+REAL2_PREFIX = "real-d2/"
 STATUS = {"stated": "S", "inferred": "I", "missing": "M"}
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
 DEV = INVENTED_SPLITS | {"real-dev"}
@@ -33,12 +36,16 @@ def labels() -> dict[str, dict[str, Any]]:
     out = yaml.safe_load((CORPUS / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     real = yaml.safe_load((REAL / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     out.update({REAL_PREFIX + name: lab for name, lab in real.items()})
+    real2 = yaml.safe_load((REAL2 / "labels.yaml").read_text(encoding="utf-8"))["cards"]
+    out.update({REAL2_PREFIX + name: lab for name, lab in real2.items()})
     return out
 
 
 def path(name: str) -> Path:
     if name.startswith(REAL_PREFIX):
         return REAL / "cards" / name[len(REAL_PREFIX) :]
+    if name.startswith(REAL2_PREFIX):
+        return REAL2 / "cards" / name[len(REAL2_PREFIX) :]
     return CORPUS / name
 
 
