@@ -90,11 +90,14 @@ class Score:
         return self.tp[n] / d if d else 1.0
 
 
-def score(splits: set[str] | None = None) -> Score:
-    """Per-disclosure counts over the labelled cards with claims; "found" = stated or inferred."""
+def score(splits: set[str] | None = None, prefix: str | None = None) -> Score:
+    """Per-disclosure counts over the labelled cards with claims; "found" = stated or inferred.
+    ``prefix`` keeps only the cards whose name starts with it (e.g. ``REAL2_PREFIX``)."""
     s = Score()
     for name, lab in labels().items():
         if not lab["claims"] or (splits is not None and lab["split"] not in splits):
+            continue
+        if prefix is not None and not name.startswith(prefix):
             continue
         s.cards += 1
         rep = report(name)
@@ -114,8 +117,8 @@ def score(splits: set[str] | None = None) -> Score:
 NAMES = ["reference", "runtime", "eval text", "calibration", "context", "positions", "direction", "vocabulary", "aggregation"]
 
 
-def table(splits: set[str] | None = None) -> str:
-    s = score(splits)
+def table(splits: set[str] | None = None, prefix: str | None = None) -> str:
+    s = score(splits, prefix)
     rows = ["| Disclosure | found (labelled) | precision | recall |", "|---|---|---|---|"]
     for n in range(1, 10):
         rows.append(
@@ -164,6 +167,7 @@ if __name__ == "__main__":  # pragma: no cover
     print("Development corpus:\n" + table(DEV))
     for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout"]:
         print(f"\nsplit {split}:\n" + table({split}))
+    print(f"\n{REAL2_PREFIX} (tests/data/real_cards/dev2) alone:\n" + table(prefix=REAL2_PREFIX))
 
 
 # ---- pathological cards (tests/test_lint_bad_input.py's complexity guards, benchmarks/lint_corpus.py) --
