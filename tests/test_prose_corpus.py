@@ -14,6 +14,8 @@ from helpers_prose import (
     DEV,
     README,
     REAL,
+    REAL2,
+    REAL2_PREFIX,
     REAL_PREFIX,
     TUNED_ROUNDS,
     claim_lines,
@@ -33,7 +35,7 @@ from kldcard.lint.prose import check_prose
 from kldcard.lint.runner import lint_card
 
 ALL = labels()
-LABELS = {n: lab for n, lab in ALL.items() if not n.startswith(REAL_PREFIX)}  # invented cards
+LABELS = {n: lab for n, lab in ALL.items() if not n.startswith((REAL_PREFIX, REAL2_PREFIX))}  # invented cards
 REAL_LABELS = {n: lab for n, lab in ALL.items() if n.startswith(REAL_PREFIX)}
 WITH_CLAIMS = sorted(n for n, lab in LABELS.items() if lab["claims"])
 WITHOUT_CLAIMS = sorted(n for n, lab in LABELS.items() if not lab["claims"])
@@ -71,6 +73,27 @@ def test_real_corpus_is_indexed_and_labelled_completely():
     assert len(with_claims) >= 40 and len(REAL_NEGATIVES) >= 10
     assert sum(lab["split"] == "real-holdout" for lab in REAL_LABELS.values()) == 10
     assert len({index[n[len(REAL_PREFIX) :]]["author"] for n in with_claims}) >= 15
+
+
+def test_real_dev2_corpus_is_indexed_and_labelled_completely():
+    """tests/data/real_cards/dev2: every rendering has a source, author, kind, language and labels; the
+    `incomplete` list names only disclosures labelled present."""
+    index = yaml.safe_load((REAL2 / "index.yaml").read_text(encoding="utf-8"))["cards"]
+    labelled = {n[len(REAL2_PREFIX) :]: lab for n, lab in ALL.items() if n.startswith(REAL2_PREFIX)}
+    assert {p.name for p in (REAL2 / "cards").glob("*.md")} == set(index) == set(labelled)
+    for name, entry in index.items():
+        assert entry.get("source") and entry.get("author") and entry.get("kind") and entry.get("language"), name
+        assert entry.get("rendering") is True, name
+        lab = labelled[name]
+        assert lab["split"] == "real-dev", name
+        assert (entry["kind"] == "negative") == (not lab["claims"]), name
+        if lab["claims"]:
+            assert set(lab["D"]) == set(range(1, 10)) and set(lab["D"].values()) <= {"S", "I", "M"}, name
+            assert lab["D"][1] != "I" and lab["D"][4] != "I", name
+            assert set(lab["flags"]) <= {"quantized-reference", "eval-from-calibration", "unlabelled-number"}, name
+            assert all(lab["D"][n] != "M" for n in lab["incomplete"]), name
+            lines = (REAL2 / "cards" / name).read_text(encoding="utf-8").splitlines()
+            assert all(1 <= n <= len(lines) for n in lab["claims"]), name
 
 
 def test_per_disclosure_precision_and_recall_meet_the_targets():
