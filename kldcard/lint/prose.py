@@ -63,7 +63,7 @@ def analyse(card: Card, doc: Doc | None = None) -> ProseReport:
 
 
 def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None,
-                doc: Doc | None = None) -> list[Finding]:
+                doc: Doc | None = None, report: ProseReport | None = None) -> list[Finding]:
     """Findings (KLD3xx) for KLD claims in ``card.body``.
 
     ``block`` is the card's ``kld_evaluation`` block (raw mapping or validated model), or None.
@@ -72,17 +72,18 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
     default. With a block: KLD314 for each prose KLD number that matches no value in its results.
     """
-    report = analyse(card, doc)
+    report = report or analyse(card, doc)
     images = image_only_sections(report.doc, report.claims) if block is None else []
     if not report.claims and not images:
         return []
     on = (lambda code: True) if enabled is None else (lambda code: code in enabled)
     out: list[Finding] = []
 
-    def add(code: str, severity: str, offset: int | None, message: str) -> None:
+    def add(code: str, severity: str, offset: int | None, message: str, reading: DisclosureReading | None = None) -> None:
         if on(code):
             line, col = report.doc.position(offset) if offset is not None else (report.doc.first_line, 1)
-            out.append(Finding(card.path, line, col, code, severity, message))  # type: ignore[arg-type]
+            why = reading.to_json() if reading is not None else None
+            out.append(Finding(card.path, line, col, code, severity, message, reading=why))  # type: ignore[arg-type]
 
     if block is not None:
         values = block_values(block)
@@ -109,11 +110,13 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     more = f" (and {len(report.claims) - 1} more claim{'s' * (len(report.claims) > 2)})" if len(report.claims) > 1 else ""
     for n in NAMES:
         if report.status(n) == "missing":
-            add(f"KLD30{n}", "error", first.offset, f"KLD claim{more} does not state the {NAMES[n]} (D{n}): {HINTS[n]}")
+            add(f"KLD30{n}", "error", first.offset, f"KLD claim{more} does not state the {NAMES[n]} (D{n}): {HINTS[n]}",
+                report.readings[0].disclosures[n])
         else:
             for offset, count, reading in _incomplete(report, n):
                 more_n = f" (and {count - 1} more claim{'s' * (count > 2)})" if count > 1 else ""
-                add(f"KLD33{n}", "warning", offset, f"KLD claim{more_n} {describe(reading)}; still needed: {'; '.join(reading.needs)}")
+                add(f"KLD33{n}", "warning", offset, f"KLD claim{more_n} {describe(reading)}; still needed: {'; '.join(reading.needs)}",
+                    reading)
     inferred = [e for e in ev.disclosures.values() if e.status == "inferred" and report.status(e.disclosure) == "inferred"]
     if inferred:  # one finding per card (findings are identified by file:line:col:code)
         items = "; ".join(f"D{e.disclosure} {NAMES[e.disclosure]}: {e.text}" for e in inferred)

@@ -182,7 +182,7 @@ def text_value(span: str, around: str) -> dict[str, Any]:
     t = TOKENS.search(around)
     if t is not None:
         n = parse_int(t.group(1).lstrip("~"))
-        if n:
+        if n and n >= 1000:  # fewer is a window length ("512 tokens"), not the size of a text
             out["tokens"] = n
     return out
 
