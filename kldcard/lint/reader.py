@@ -65,6 +65,8 @@ class _Reader:
         heads = [doc.starts[i] for i, line in enumerate(doc.lines) if "#" in line and not doc.code[i] and HEADING.match(line)]
         self.heads = heads
         self._values: dict[tuple[int, int], dict[str, Any]] = {}
+        self.claimed: set[int] = set()  # start offsets of the sections that hold a claim
+        self._wide: dict[int, list[int]] = {}
         self._memo: dict[tuple[int, int, int], DisclosureReading] = {}
 
     # ---- where ------------------------------------------------------------------------------
@@ -76,8 +78,11 @@ class _Reader:
         return start, end
 
     def evidence(self, m: re.Match[str]) -> Evidence:
-        line, col = self.doc.position(m.start())
-        return Evidence(clean(m.group(0).strip()), line, col + len(m.group(0)) - len(m.group(0).lstrip()))
+        """The match's first line, quoted, at the line and column where its text starts."""
+        text = m.group(0)
+        lead = len(text) - len(text.lstrip())
+        line, col = self.doc.position(m.start() + lead)
+        return Evidence(clean(text.strip().splitlines()[0] if text.strip() else text), line, col)
 
     def value(self, n: int, k: int) -> dict[str, Any]:
         key = (n, k)
@@ -105,19 +110,28 @@ class _Reader:
         s0, s1 = self.section(offset)
         lo, hi = bisect_left(starts, s0), bisect_left(starts, s1)
         primary = self._nearest(starts, lo, hi, offset)
-        if primary is None:
-            primary = self._nearest(starts, 0, len(starts), offset)
-        key = (n, lo if primary is not None and lo <= primary < hi else -1, -1 if primary is None else primary)
+        if primary is None:  # a card-wide statement (in a section without claims), else the nearest
+            wide = self._card_wide(n)
+            primary = min(wide, key=lambda j: abs(starts[j] - offset)) if wide else self._nearest(starts, 0, len(starts), offset)
+        key = (n, s0, -1 if primary is None else primary)
         if key not in self._memo:
             self._memo[key] = self._build(n, primary, lo, hi)
         return self._memo[key]
+
+    def _card_wide(self, n: int) -> list[int]:
+        """Indices of D``n``'s statements that lie in sections without a claim (they apply to all)."""
+        if n not in self._wide:
+            self._wide[n] = [j for j, x in enumerate(self.starts[n]) if self.section(x)[0] not in self.claimed]
+        return self._wide[n]
 
     def _build(self, n: int, primary: int | None, lo: int, hi: int) -> DisclosureReading:
         value: dict[str, Any] = {}
         evidence: list[Evidence] = []
         if primary is not None:
+            # the claim's own section first, then the statements that apply card-wide; a statement in
+            # another claim's section is that claim's, not this one's
             order = [primary] + [j for j in range(lo, hi) if j != primary][:MERGE_LIMIT]
-            order += [j for j in range(len(self.starts[n])) if j not in order][:MERGE_LIMIT]
+            order += [j for j in self._card_wide(n)[: 4 * MERGE_LIMIT] if j not in order][:MERGE_LIMIT]
             for j in order:
                 v = self.value(n, j)
                 new = {k: x for k, x in v.items() if k not in value}
@@ -144,12 +158,14 @@ class _Reader:
         own9 = None
         if c.labelled:  # the claim's own label says which statistic its numbers are
             stat = values.statistic(c.text) or "labelled"
-            own9 = DisclosureReading(9, "stated", {"statistic": stat}, (Evidence(clean(c.text), line, col),))
+            i = self.doc.line_index(c.offset)
+            quoted = self.doc.lines[i][c.offset - self.doc.starts[i] :]
+            own9 = DisclosureReading(9, "stated", {"statistic": stat}, (Evidence(clean(quoted), line, col),))
         readings = {n: self.reading(n, c.offset, own9 if n == 9 else None) for n in range(1, 10)}
         unit = readings[7].value.get("unit") if readings[7].status == "stated" else None
         label = readings[9].value.get("statistic") if c.labelled else None
         columns = self.columns(c)
-        numbers = tuple(self.number(c, x, columns.get(x.offset, label), unit) for x in c.numbers)
+        numbers = tuple(self.number(c, x, columns.get(x.offset) or self.line_label(c, x) or label, unit) for x in c.numbers)
         tool = _CLAIM_TOOLS.get(c.tool or "") or (self.tool.name if self.tool is not None else None)
         return ClaimReading(c.kind, line, col, clean(c.text, 200), numbers, readings, tool)
 
@@ -160,7 +176,22 @@ class _Reader:
         if after is not None:
             word = after.group(1).lower()
             unit = "percent" if word == "%" else ("bits" if word.startswith("bit") else "nats")
+        before = self.doc.text[max(0, x.offset - 4) : x.offset].rstrip()
+        following = self.doc.text[end : end + 2].lstrip()
+        if before.endswith("±"):  # "0.0231 ± 0.0002": the number's standard error
+            statistic = "se"
+        elif before.endswith("[") and following.startswith(","):  # "[0.0224, 0.0238]": an interval
+            statistic = "ci_low"
+        elif before.endswith(",") and following.startswith("]"):
+            statistic = "ci_high"
         return NumberReading(x.text, x.value, line, col, unit, statistic, self.candidate(c, x))
+
+    def line_label(self, c: Claim, x: KldNumber) -> str | None:
+        """For pasted tool output: the statistic the number's own line names ("99.9%   KLD:", "Median")."""
+        if c.kind != "tool-output":
+            return None
+        i = self.doc.line_index(x.offset)
+        return values.statistic(self.doc.lines[i][: x.offset - self.doc.starts[i]])
 
     def columns(self, c: Claim) -> dict[int, str | None]:
         """For a pipe-table claim: number offset -> the statistic its column header names."""
@@ -207,4 +238,5 @@ def read_claims(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None =
     if not claims:
         return []
     reader = _Reader(doc, metadata, found)
+    reader.claimed = {reader.section(c.offset)[0] for c in claims}
     return [reader.claim(c) for c in claims]

@@ -212,11 +212,11 @@ def context(span: str, around: str) -> dict[str, Any]:
             n = _int(_first_group(m))
             if n:
                 out["n_ctx"] = n
-        c = CHUNKS.search(src)
-        if c is not None and "chunks" not in out:
+        for c in CHUNKS.finditer(src) if "chunks" not in out else ():
             n = _int(_first_group(c))
-            if n and n != out.get("n_ctx"):
+            if n and n != out.get("n_ctx") and " per " not in c.group(0):  # "512 tokens per chunk" is a length
                 out["chunks"] = n
+                break
         s = STRIDE.search(src)
         if s is not None and "stride" not in out:
             out["stride"] = _int(_first_group(s))
@@ -288,6 +288,7 @@ STATISTICS = [
     ("p95", re.compile(r"\bp95\b|\b95th", I)),
     ("p90", re.compile(r"\bp90\b|\b90th", I)),
     ("max", re.compile(r"\bmax(?:imum)?\b", I)),
+    ("min", re.compile(r"\bmin(?:imum)?\b", I)),
     ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|平均", I)),
 ]
 UNCERTAINTY = re.compile(
