@@ -90,7 +90,9 @@ class _Reader:
             m = self.found[n][k]
             s, e = self.doc.sentence_at(m.start())
             around = self.doc.text[max(s, m.start() - AROUND) : min(max(e, m.end()), m.end() + AROUND)]
-            self._values[key] = values.value(n, m.group(0), around)
+            # a reference pattern's "ref" group is the reference itself ("KL divergence (3.0bpw, original)")
+            span = (m.group("ref") or m.group(0)) if "ref" in m.re.groupindex else m.group(0)
+            self._values[key] = values.value(n, span, around)
         return self._values[key]
 
     @staticmethod
@@ -191,7 +193,9 @@ class _Reader:
         if c.kind != "tool-output":
             return None
         i = self.doc.line_index(x.offset)
-        return values.statistic(self.doc.lines[i][: x.offset - self.doc.starts[i]])
+        before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
+        label = values.KLD_VALUE.split(before)[-1]  # the words since the previous number ("p90 ")
+        return values.statistic(label) or values.statistic(before)
 
     def columns(self, c: Claim) -> dict[int, str | None]:
         """For a pipe-table claim: number offset -> the statistic its column header names."""

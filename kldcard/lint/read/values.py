@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
 I = re.IGNORECASE | re.ASCII
 
@@ -96,7 +96,7 @@ POS_SCHEMES = [
 # ---- D7 ------------------------------------------------------------------------------------------
 REF_SIDE = re.compile(r"^\s*(?:P_?)?\{?(?:ref\w*|base\w*|bf16|fp16|f16|fp32|f32|orig\w*|teacher|p|full\w*|o)\b", I)
 CAND_SIDE = re.compile(r"^\s*(?:Q_?)?\{?(?:q|quant\w*|cand\w*|test|student|model|new)\b", I)
-KL_ARGS = re.compile(r"KL\w*\s*\(\s*([^()‖|∥,\n]{1,40}?)\s*(?:‖|\|\||∥|,)\s*([^()\n]{1,40}?)\)", I)
+KL_ARGS = re.compile(r"KL(?:[- ]?div\w*)?\s*\(\s*([^()‖|∥,\n]{1,40}?)\s*(?:‖|\|\||∥|,)\s*([^()\n]{1,40}?)\)", I)
 UNITS = re.compile(r"\b(nats?|bits?)\b", I)
 
 
@@ -262,6 +262,8 @@ def direction(span: str, around: str) -> dict[str, Any]:
                 out["direction"] = "as-written"
         elif "→" in span or "->" in span:
             out["direction"] = "both"
+        else:  # a direction statement the words above do not classify: given as the card writes it
+            out["direction"] = "as-written"
     u = UNITS.search(around)
     if u is not None:
         out["unit"] = "bits" if u.group(1).lower().startswith("bit") else "nats"
