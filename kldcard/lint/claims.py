@@ -22,6 +22,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     KLD_TERM,
     LIST_OR_QUOTE,
     LLAMA_CHUNK,
+    LLAMA_CHUNK_HEADER,
     LLAMA_HEADER,
     LLAMA_STAT,
     MODEL_DIFF_PER_TOKEN,
@@ -96,14 +97,20 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
         doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER)
     )
     diffs = diffs | doc.lines_with(MODEL_DIFF_PER_TOKEN)
-    visit = sorted(set(stat).union(old, diffs, chunks, results, headers))
+    chunk_heads = doc.lines_with(LLAMA_CHUNK_HEADER)
+    visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads))
     old_block = False  # inside the first-format block, right under its header
     previous = -2
     for i in visit:
-        if i != previous + 1:
+        # the current per-chunk rows come each under its own header, a blank line apart: one block
+        chunking = current is not None and current.tool == "llama-perplexity-chunks"
+        if i != previous + 1 and not (chunking and all(not doc.lines[j].strip() for j in range(previous + 1, i))):
             current, old_block = None, False
         previous = i
         line = doc.lines[i]
+        if i in chunk_heads and LLAMA_CHUNK_HEADER.match(line):
+            lines.add(i)
+            continue
         old_block = old_block and i in old and bool(OLD_STAT.match(line))
         llama = stat.get(i) or (old_block and OLD_STAT.match(line))
         diff = (MODEL_DIFF_STAT.match(line) or MODEL_DIFF_PER_TOKEN.match(line)) if i in diffs else None

@@ -7,9 +7,11 @@ import re
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.terms import KL_TERMS, STATISTIC_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
 from kldcard.lint.read.tools.exllamav3 import STAT as MODEL_DIFF_STAT  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import CHUNK as LLAMA_CHUNK  # noqa: F401
+from kldcard.lint.read.tools.llama_perplexity import CHUNK_HEADER as LLAMA_CHUNK_HEADER  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import HEADER as LLAMA_HEADER  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import OLD_STAT  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import STAT as LLAMA_STAT  # noqa: F401
@@ -21,7 +23,7 @@ I = re.IGNORECASE | re.ASCII
 # "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
 KLD_TERM = re.compile(
     r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-))",
+    r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS),  # and the other languages' own (kldcard.lint.read.terms)
     I,
 )
 # Decimal numbers that could be a divergence, as people write them (kldcard.lint.read.numbers: a decimal
@@ -31,7 +33,8 @@ NUMBER = KLD_VALUE
 STAT_LABEL = re.compile(
     r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
     r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%",
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
+    r"|(?<![^\W\d_])(?:" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",  # other languages' words
     I,
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").

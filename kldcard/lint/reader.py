@@ -36,7 +36,7 @@ QUOTE_LIMIT = 80  # characters of a quoted span
 AROUND = 200  # characters of the span's sentence read either side for its value
 MERGE_LIMIT = 6  # further statements read to fill a value's missing keys
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
-UNIT = re.compile(r"^[\s*_`]*(?:±\s*[\d.,]+\s*)?(nats?|bits?|%)", re.IGNORECASE)
+UNIT = re.compile(r"[\s*_`]*(?:±\s*[\d.,]+\s*)?(nats?\b|bits?\b|%)", re.IGNORECASE)
 
 
 def clean(text: str, limit: int = QUOTE_LIMIT) -> str:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
 I = re.IGNORECASE | re.ASCII
@@ -283,16 +284,30 @@ def vocabulary(span: str, around: str) -> dict[str, Any]:
     return {"scheme": "full"}
 
 
+# a percentile as labelled: "p99", "99.9%", "99th percentile", "q99" (not "95% CI": an interval level)
+PERCENTILE = re.compile(
+    r"\bp(\d{1,2}(?:\.\d+)?)\b|(?<![\d.])(\d{1,2}(?:\.\d+)?)\s*%(?!\s*(?:CI|confidence|interval))|"
+    r"\b(\d{1,2})(?:st|nd|rd|th)\s*percentile|\bq(\d{2}(?:\.\d)?)\b",
+    I,
+)
 STATISTICS = [
-    ("median", re.compile(r"\bmedian\b|中位数", I)),
-    ("p99.9", re.compile(r"\bp99\.9\b|99\.9\s*%", I)),
-    ("p99", re.compile(r"\bp99\b|\b99\s*%|99th", I)),
-    ("p95", re.compile(r"\bp95\b|\b95th", I)),
-    ("p90", re.compile(r"\bp90\b|\b90th", I)),
+    ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])", I)),
     ("max", re.compile(r"\bmax(?:imum)?\b", I)),
     ("min", re.compile(r"\bmin(?:imum)?\b", I)),
-    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|平均", I)),
+    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
 ]
+
+
+def _percentile(text: str) -> str | None:
+    m = PERCENTILE.search(text)
+    if m is None:
+        return None
+    value = _first_group(m)
+    if value.endswith(".0"):
+        value = value[:-2]
+    return None if value == "50" else f"p{value}"  # the 50th percentile is the median, said so below
+
+
 UNCERTAINTY = re.compile(
     r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\b(?:block |cluster |window )?bootstrap\b|\bstandard error|\bSEM\b|"
     r"standard deviation|\beffective sample size\b|±",
@@ -301,7 +316,11 @@ UNCERTAINTY = re.compile(
 
 
 def statistic(text: str) -> str | None:
+    """The statistic a label names: "mean", "median", "max", "min", "pNN" (joined with "+" when several)."""
     found = [name for name, p in STATISTICS if p.search(text)]
+    pct = _percentile(text)
+    if pct is not None:
+        found.insert(0, pct)
     return found[0] if len(found) == 1 else ("+".join(found) if found else None)
 
 

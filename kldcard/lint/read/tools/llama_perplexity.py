@@ -27,6 +27,8 @@ CHUNK = re.compile(
     r"^\s*(?:\[\d+\]|\d+(?=[ \t]))\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
     r"-?\d+\.\d+\s*±"
 )
+# the current per-chunk rows' header, printed above every row
+CHUNK_HEADER = re.compile(r"^\s*chunk\s+PPL\s+ln\(PPL\(Q\)/PPL\(base\)\)\s+KL Divergence\b", I)
 
 # naming the tool
 STRONG = re.compile(
