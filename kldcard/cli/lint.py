@@ -30,6 +30,49 @@ def _codes(text: str) -> list[str]:
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Paragraphs are filled as usual; a paragraph whose lines are indented is kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for para in text.split("\n\n"):
+            if para.startswith("  "):
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(super()._fill_text(para, width, indent))
+        return "\n\n".join(out)
+
+
+def _reading_epilog() -> str:
+    from kldcard.lint.read.complete import REQUIRED
+
+    complete = "; ".join(f"D{n} " + " or ".join("+".join(a) for a in alts) for n, alts in REQUIRED.items())
+    return (
+        "The reading (--explain, and 'reading' in -o json / json-lines). A card without a kld_evaluation block is "
+        "read claim by claim (a table's KLD column or row, pasted tool output, a sentence); for each claim one "
+        "row per disclosure D1-D9:\n\n"
+        "  status    stated (complete) | incomplete (found in part: KLD33x, a warning) |\n"
+        "            inferred (a named tool's documented default: KLD313) | missing (nothing found: KLD30x)\n"
+        "  value     what was read: D1 repo, revision, dtype, quantized; D2 engine, version, backend, device;\n"
+        "            D3 name, source, sha256, tokens; D4 none, dataset, size; D5 n_ctx, chunks, stride;\n"
+        "            D6 scheme, count; D7 direction (forward|reverse|js|both|as-written), unit (nats|bits);\n"
+        "            D8 scheme (full|top-k|floor), k, floor; D9 statistic (mean|median|max|min|pNN), uncertainty\n"
+        "  evidence  LINE:COL 'quoted text' in the card file, 'front matter /base_model' (the Hub's keys),\n"
+        "            or the tool default an inferred value comes from\n"
+        "  needs     what complete still lacks\n\n"
+        f"Complete, in prose: {complete}. The nearest statement wins (the claim's own section), a statement in a "
+        "section without claims applies to every claim, and the front matter's base_model (unless "
+        "base_model_relation says finetune, adapter or merge) and calibration datasets fill what the text leaves. "
+        "JSON: \"reading\": {FILE: [{kind, line, column, text, tool, numbers: [{text, value, line, column, unit, "
+        "statistic, candidate}], disclosures: [{disclosure, name, status, value, evidence: [{text, line, column, key, "
+        "tool}], needs}]}]} (schemas/lint-report.schema.json); json-lines: each KLD30x/KLD33x finding's \"reading\" is "
+        "the disclosure reading it was reached from.\n\n"
+        "--fix --scaffold writes a kld_evaluation block with every field the schema requires: the card's stated "
+        "values, TODO placeholders elsewhere (a printed number whose statistic the card leaves open is quoted in "
+        "its TODO); lint then reports each placeholder (KLD013) and nothing else about the block until all are filled."
+    )
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     groups = ", ".join(f"{g}xx {desc}" for g, desc in GROUPS.items())
     p = subparsers.add_parser(
@@ -38,6 +81,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description="Lint model cards (README.md with a kld_evaluation block, or hf://OWNER/NAME[@REV]) "
         f"for missing or inconsistent KL-divergence disclosures. Rule groups: {groups}. "
         "Exit 0 clean, 1 findings, 2 usage or input error.",
+        epilog=_reading_epilog(),
+        formatter_class=_Formatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="card files or hf://OWNER/NAME[@REVISION]")
     p.add_argument(
