@@ -136,13 +136,22 @@ def test_bits_are_a_unit_not_an_error():
 EXPLAINED = REAL / "artefact2_gguf_overview_gist_fork.md"
 
 
+def _where(needle: str) -> tuple[int, int]:
+    """1-based line and column of the first ``needle`` in the explained card (the file may be re-rendered)."""
+    for n, line in enumerate(EXPLAINED.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return n, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
 def test_explain_prints_the_reading_table_with_evidence(capsys):
     rc, out, err = run_cli(capsys, "lint", "--explain", str(EXPLAINED))
     assert rc == 1 and err == ""
     lines = out.splitlines()
     assert lines[0].endswith("1 KLD claim read")
     assert any(line.startswith("  D3 evaluation text") and "incomplete" in line and "name=wiki.test.raw" in line for line in lines)
-    assert "      evidence: 35:31 'wiki.test'" in lines
+    line, col = _where("wiki.test")
+    assert f"      evidence: {line}:{col} 'wiki.test'" in lines
     assert any(line.startswith("  D5 context length") and "inferred" in line for line in lines)
     assert any("llama-perplexity default: -c 512" in line for line in lines)
     assert any(line.startswith("  D1 reference checkpoint") and "missing" in line for line in lines)
@@ -173,7 +182,8 @@ def test_json_carries_the_reading_and_matches_the_schema(capsys):
     (claim,) = report["reading"][str(EXPLAINED)]
     d3 = claim["disclosures"][2]
     assert d3["disclosure"] == "D3" and d3["status"] == "incomplete"
-    assert d3["evidence"] == [{"text": "wiki.test", "line": 35, "column": 31}]
+    line, col = _where("wiki.test")
+    assert d3["evidence"] == [{"text": "wiki.test", "line": line, "column": col}]
     assert claim["tool"] == "llama-perplexity" and claim["numbers"][0]["candidate"] == "IQ1_S"
 
 

@@ -27,6 +27,8 @@ from kldcard.lint.evidence import collect
 from kldcard.lint.markdown import HEADING, Doc, scan
 from kldcard.lint.read import front_matter, values
 from kldcard.lint.read.complete import is_complete, needs
+from kldcard.lint.read.tools.named import NAMED, REPORTS
+from kldcard.lint.scan import search
 from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
 from kldcard.lint.tool_defaults import Tool, default_values, defaults, recognise
 
@@ -62,7 +64,11 @@ class _Reader:
         self.found = found if found is not None else collect(doc)
         self.starts = {n: [m.start() for m in ms] for n, ms in self.found.items()}
         self.meta = front_matter.read(metadata)
-        self.tool: Tool | None = recognise(doc.scanned)
+        report = next((name for name, p in REPORTS.items() if search(p, doc.scanned) is not None), None)
+        # a tool's own printed report outranks a mere mention of another tool (whose defaults would
+        # then be inferred for numbers it did not produce)
+        self.tool: Tool | None = None if report else recognise(doc.scanned)
+        self.named = report or (self.tool.name if self.tool is not None else named_tool(doc))
         heads = [doc.starts[i] for i, line in enumerate(doc.lines) if "#" in line and not doc.code[i] and HEADING.match(line)]
         self.heads = heads
         self._values: dict[tuple[int, int], dict[str, Any]] = {}
@@ -176,7 +182,7 @@ class _Reader:
         owners = self.candidates(c)
         numbers = tuple(self.number(x, columns.get(x.offset) or self.line_label(c, x) or label, unit, owners.get(x.offset))
                         for x in c.numbers)
-        tool = _CLAIM_TOOLS.get(c.tool or "") or (self.tool.name if self.tool is not None else None)
+        tool = _CLAIM_TOOLS.get(c.tool or "") or self.named
         return ClaimReading(c.kind, line, col, clean(c.text, 200), numbers, readings, tool)
 
     def number(self, x: KldNumber, statistic: str | None, unit: str | None, candidate: str | None) -> NumberReading:
@@ -268,6 +274,12 @@ class _Reader:
 
 
 _CLAIM_TOOLS = {"llama-perplexity": "llama-perplexity", "llama-perplexity-chunks": "llama-perplexity", "model_diff": "exllamav3 model_diff"}
+
+
+def named_tool(doc: Doc) -> str | None:
+    """The tool a card names first among those the reading recognises by name (read.tools.named)."""
+    found = [(m.start(), name) for name, p in NAMED.items() if (m := search(p, doc.scanned)) is not None]
+    return min(found)[1] if found else None
 
 
 def read_claims(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None,
