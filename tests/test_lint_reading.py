@@ -116,14 +116,24 @@ def test_d7_and_d8_are_read_whole():
 
 def test_nearest_evidence_wins_and_a_card_wide_statement_applies_to_every_claim():
     text = (
-        "All numbers are on wikitext-2-raw-v1 test split.\n\n"
-        "## Small\n\nMean KLD 0.031 vs the BF16 model.\n\n"
+        "All numbers are on the wikitext-2-raw-v1 test split.\n\n"
+        "## Small\n\nMean KLD 0.031 vs Qwen/Qwen3-8B (BF16).\n\n"
         "## Large\n\nMean KLD 0.012 vs Qwen/Qwen3-32B (BF16).\n"
     )
     small, large = read_claims_of(card(text))
-    assert small.disclosures[1].value.get("repo") is None and large.disclosures[1].value["repo"] == "Qwen/Qwen3-32B"
+    assert (small.disclosures[1].value["repo"], large.disclosures[1].value["repo"]) == ("Qwen/Qwen3-8B", "Qwen/Qwen3-32B")
     assert small.disclosures[3].evidence == large.disclosures[3].evidence  # the card-wide statement
     assert small.disclosures[3].evidence[0].line == 1
+
+
+def test_a_summary_claim_reads_the_protocol_stated_under_a_later_heading():
+    text = (
+        "Q4_K_M reaches a mean KLD of 0.0231 against BF16.\n\n# Model\n\n## Evaluation\n\n"
+        "Reference: Qwen/Qwen3-8B@b968826d9c46dd6066d109eabc6255188de91218.\n\n| Quant | Mean KLD |\n|---|---|\n| Q4_K_M | 0.0231 |\n"
+    )
+    summary, table = read_claims_of(card(text))
+    assert summary.disclosures[1].status == table.disclosures[1].status == "stated"
+    assert summary.disclosures[1].evidence[0].line == 1  # its own words first, the rest filled in
 
 
 def test_bits_are_a_unit_not_an_error():

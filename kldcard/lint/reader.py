@@ -9,8 +9,9 @@ Which evidence belongs to which claim: every statement of a disclosure in the bo
 (:func:`kldcard.lint.evidence.collect`); the one nearest the claim in the claim's own section (up to
 the next heading) wins, else the nearest anywhere (a card-wide statement applies to every claim).
 Keys the winner does not give are filled from the other statements (its section first, then the
-card, then the front matter keys the Hub defines), so "-c 512" and "--chunks 100" on two lines make
-one complete context. Nothing found: the documented default of a tool the card names or prints
+sections without claims, then the rest of the card, then the front matter keys the Hub defines), so
+"-c 512" and "--chunks 100" on two lines make one complete context, and a summary sentence at the top
+is read with the protocol stated under a later heading. Nothing found: the documented default of a tool the card names or prints
 (``inferred``), else ``missing``. Linear in the card: candidates per disclosure are capped, each claim
 looks its candidates up by bisection, and readings are shared between claims with the same winner.
 """
@@ -139,10 +140,13 @@ class _Reader:
         value: dict[str, Any] = {}
         evidence: list[Evidence] = []
         if primary is not None:
-            # the claim's own section first, then the statements that apply card-wide; a statement in
-            # another claim's section is that claim's, not this one's
-            order = [primary] + [j for j in range(lo, hi) if j != primary][:MERGE_LIMIT]
+            # the claim's own section first, then the statements that apply card-wide (sections without
+            # claims), then, for keys still unread, another claim's section: a summary at the top and
+            # the protocol under a later heading describe one measurement far more often than two
+            near = range(max(lo, primary - MERGE_LIMIT), min(hi, primary + MERGE_LIMIT + 1))
+            order = [primary] + [j for j in near if j != primary]
             order += [j for j in self._card_wide(n)[: 4 * MERGE_LIMIT] if j not in order][:MERGE_LIMIT]
+            order += [j for j in range(min(len(self.starts[n]), 4 * MERGE_LIMIT)) if j not in order][:MERGE_LIMIT]
             for j in order:
                 v = self.value(n, j)
                 new = {k: x for k, x in v.items() if k not in value}
