@@ -157,12 +157,14 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
 def _incomplete(report: ProseReport, n: int) -> list[tuple[int, int, DisclosureReading]]:
     """(offset of the first claim, number of claims, reading) per distinct incomplete reading of D``n``:
     claims that share a reading (the same statement read for each) get one finding."""
-    groups: dict[int, tuple[int, int, DisclosureReading]] = {}
+    groups: dict[str, tuple[int, int, DisclosureReading]] = {}
     for claim, r in zip(report.claims, report.readings):
         d = r.disclosures[n]
         if d.status != "incomplete":
             continue
-        key = id(d)  # the reader shares one reading object between claims with the same evidence
+        # one finding per distinct reading: the same value read from the same first statement
+        first = d.evidence[0] if d.evidence else None
+        key = repr((sorted(d.value.items(), key=repr), d.needs, first and (first.line, first.key, first.text)))
         offset, count, _ = groups.get(key, (claim.offset, 0, d))
         groups[key] = (offset, count + 1, d)
     return list(groups.values())
@@ -187,7 +189,7 @@ def describe(d: DisclosureReading) -> str:
     v, n = d.value, d.disclosure
     if n == 1:
         dtype = f" ({v['dtype']})" if v.get("dtype") else ""
-        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"a {v['dtype']} checkpoint" if v.get("dtype") else "the original model")
+        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"{v['dtype']} weights" if v.get("dtype") else "the original model")
     elif n == 2:
         what = " ".join(str(v[k]) for k in ("engine", "version", "backend", "device") if v.get(k))
     elif n == 3:
@@ -201,7 +203,8 @@ def describe(d: DisclosureReading) -> str:
     where = "; ".join(f"front matter {e.key}" if e.key else f"line {e.line} {_quote(e.text, 40)}" for e in d.evidence[:3])
     from kldcard.lint.reader import clean
 
-    return WHAT_READ[n].format(v=clean(what, 100) or "something") + f" ({where})"
+    said = WHAT_READ[n].format(v=clean(what, 100)) if what else f"mentions the {NAMES[n]} without a value the reader can use"
+    return said + f" ({where})"
 
 
 IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,2000}|<img\b[^<>]{0,2000}>", re.IGNORECASE)
