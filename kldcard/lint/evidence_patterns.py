@@ -75,6 +75,9 @@ D2 = [
     re.compile(rf"\b{ENGINE}\b[^.;|]{{0,25}}?{VERSION}", I),
     re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
     re.compile(HARDWARE, I),
+    # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
+    # ran in exllamav3"): the runtime stated without its version (incomplete), not missing
+    re.compile(rf"\b(?:measured|computed|evaluated|scored|ran)\s+(?:[\w-]+\s+){{0,4}}?(?:with|in|on|using|via)\s+`?{ENGINE}\b(?![-.]?\w)", I),
 ]
 
 # ---- D3 evaluation text -----------------------------------------------------------------------
@@ -118,6 +121,7 @@ D5 = [
     re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
     re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b", I),
+    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+(?:chunk|window|row|sequence|context)\b", I),  # "512 tokens per chunk"
     re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
     re.compile(
         r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"

@@ -12,14 +12,17 @@ import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, find_claims
-from kldcard.lint.evidence import NAMES, CardEvidence, assess
+from kldcard.lint.evidence import NAMES, CardEvidence, assess, collect
 from kldcard.lint.findings import MORE, Finding, merge_groups
 from kldcard.lint.interval_prose import iid_intervals_over_chunks
 from kldcard.lint.markdown import HEADING, Doc, scan
+
+if TYPE_CHECKING:
+    from kldcard.lint.reading import ClaimReading, DisclosureReading
 
 HINTS = {
     1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
@@ -41,41 +44,57 @@ class ProseReport:
     doc: Doc
     claims: list[Claim]
     evidence: CardEvidence | None  # None when the card makes no KLD claim
+    readings: list[ClaimReading]  # one per claim, in order (kldcard.lint.reader)
+
+    def status(self, n: int) -> str:
+        """The card's status for disclosure ``n``: its claims' best (stated > incomplete > inferred > missing)."""
+        got = {r.disclosures[n].status for r in self.readings}
+        return next((s for s in ("stated", "incomplete", "inferred") if s in got), "missing")
 
 
-def analyse(card: Card, doc: Doc | None = None) -> ProseReport:
-    """Claims and disclosure evidence of ``card`` (no findings); ``doc``: its body already scanned."""
+def analyse(card: Card, doc: Doc | None = None, *, reading: bool = True) -> ProseReport:
+    """Claims, readings and disclosure evidence of ``card`` (no findings); ``doc``: its body already
+    scanned. ``reading=False``: the claims only (a card with a block needs no reading of its prose)."""
     doc = doc or scan(card.body, card.body_line)
     claims = find_claims(doc)
-    evidence = assess(doc, claims, card.metadata) if claims else None
-    return ProseReport(doc, claims, evidence)
+    if not claims or not reading:
+        return ProseReport(doc, claims, None, [])
+    # the reader and its recognisers load only for a card whose prose makes a claim (lint startup)
+    from kldcard.lint.reader import read_claims
+
+    found = collect(doc)
+    evidence = assess(doc, claims, card.metadata, found)
+    return ProseReport(doc, claims, evidence, read_claims(doc, claims, card.metadata, found))
 
 
 def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None,
-                doc: Doc | None = None, *, merge: bool = True) -> list[Finding]:
+                doc: Doc | None = None, report: ProseReport | None = None, *, merge: bool = True) -> list[Finding]:
     """Findings (KLD3xx) for KLD claims in ``card.body``.
 
     ``block`` is the card's ``kld_evaluation`` block (raw mapping or validated model), or None.
 
-    Without a block: KLD301–309 per missing disclosure (at the first claim), KLD310/311 at the
-    flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
-    default. With a block: KLD314 for each prose KLD number that matches no value in its results.
+    Without a block: KLD301–309 per missing disclosure, KLD331–339 per disclosure stated in part
+    (each with the reading it was reached from), KLD310/311 at the flagged text, KLD312 per
+    unlabelled claim, KLD313 (info) per disclosure inferred from a tool default. With a block: KLD314
+    for each prose KLD number that matches no value in its results.
 
     A card-level finding is emitted once per claim (or per place) as a group
     (:attr:`Finding.group`); ``merge=False`` returns the members, for the runner to suppress per
     claim before it merges them (:func:`~kldcard.lint.findings.merge_groups`).
     """
-    report = analyse(card, doc)
+    report = report or analyse(card, doc, reading=block is None)
     images = image_only_sections(report.doc, report.claims) if block is None else []
     if not report.claims and not images:
         return []
     on = (lambda code: True) if enabled is None else (lambda code: code in enabled)
     out: list[Finding] = []
 
-    def add(code: str, severity: str, offset: int | None, message: str, group: str = "") -> None:
+    def add(code: str, severity: str, offset: int | None, message: str, reading: DisclosureReading | None = None,
+            group: str = "") -> None:
         if on(code):
             line, col = report.doc.position(offset) if offset is not None else (report.doc.first_line, 1)
-            out.append(Finding(card.path, line, col, code, severity, message, group=group))  # type: ignore[arg-type]
+            why = reading.to_json() if reading is not None else None
+            out.append(Finding(card.path, line, col, code, severity, message, group=group, reading=why))  # type: ignore[arg-type]
 
     def done() -> list[Finding]:
         return merge_groups(out) if merge else sorted(out)
@@ -103,12 +122,18 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     assert ev is not None
     # A card-level finding is one per card, but its members are per claim (or per place): grouped,
     # they are suppressed claim by claim and then merged at the first claim left (merge_groups).
-    for n, e in ev.disclosures.items():
-        if e.status == "missing":
-            for claim in report.claims:
+    for n in NAMES:
+        if report.status(n) == "missing":
+            for claim, r in zip(report.claims, report.readings):
                 add(f"KLD30{n}", "error", claim.offset, f"KLD claim{MORE} does not state the {NAMES[n]} (D{n}): "
-                    f"{HINTS[n]}", group=f"KLD30{n}")
-    inferred = [e for e in ev.disclosures.values() if e.status == "inferred"]
+                    f"{HINTS[n]}", r.disclosures[n], group=f"KLD30{n}")
+            continue
+        for claim, r in zip(report.claims, report.readings):
+            d = r.disclosures[n]
+            if d.status == "incomplete":  # claims that share a reading make one finding
+                add(f"KLD33{n}", "warning", claim.offset, f"KLD claim{MORE} {describe(d)}; still needed: "
+                    f"{'; '.join(d.needs)}", d, group=f"KLD33{n}:{_reading_key(d)}")
+    inferred = [e for e in ev.disclosures.values() if e.status == "inferred" and report.status(e.disclosure) == "inferred"]
     if inferred:  # one finding per card (findings are identified by file:line:col:code)
         items = "; ".join(f"D{e.disclosure} {NAMES[e.disclosure]}: {e.text}" for e in inferred)
         for at in sorted({e.offset for e in inferred}):
@@ -126,10 +151,11 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
         add("KLD320", "info", iid_at, "the interval treats tokens as independent, but the text was scored in "
             "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap",
             group="KLD320")
-    # KLD309 already says the whole card names no statistic; KLD312 is for the number left bare on a
-    # card that names one elsewhere (or whose tool implies one).
-    for claim in report.claims if ev.disclosures[9].status != "missing" else []:
-        if not claim.labelled:
+    # KLD309 already says the whole card names no statistic, KLD339 that the claim's reading has an
+    # uncertainty but no statistic; KLD312 is for the number left bare on a card that names one
+    # elsewhere (or whose tool implies one).
+    for claim, reading in zip(report.claims, report.readings) if report.status(9) != "missing" else []:
+        if not claim.labelled and reading.disclosures[9].status != "incomplete":  # else KLD339 says it
             add(
                 "KLD312",
                 "warning",
@@ -137,6 +163,49 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
                 f"KLD {_what(claim)} does not say which statistic it is (mean? median? p99?); label it, e.g. 'Mean KLD'",
             )
     return done()
+
+
+def _reading_key(d: DisclosureReading) -> str:
+    """The same value read from the same first statement: one finding for every claim it applies to."""
+    first = d.evidence[0] if d.evidence else None
+    return repr((sorted(d.value.items(), key=repr), d.needs, first and (first.line, first.key, first.text)))
+
+
+WHAT_READ = {
+    1: "names {v} as the reference",
+    2: "names the runtime {v}",
+    3: "names the evaluation text {v}",
+    4: "names the calibration data {v}",
+    5: "gives the context as {v}",
+    6: "gives the scored positions as {v}",
+    7: "gives the direction as {v}",
+    8: "gives the vocabulary as {v}",
+    9: "gives the aggregation as {v}",
+}
+
+
+def describe(d: DisclosureReading) -> str:
+    """What was read, with where: "names google/gemma-3-12b-it (BF16) as the reference (front matter
+    /base_model; line 12 'vs BF16')"."""
+    v, n = d.value, d.disclosure
+    if n == 1:
+        dtype = f" ({v['dtype']})" if v.get("dtype") else ""
+        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"{v['dtype']} weights" if v.get("dtype") else "the original model")
+    elif n == 2:
+        what = " ".join(str(v[k]) for k in ("engine", "version", "backend", "device") if v.get(k))
+    elif n == 3:
+        what = " ".join(str(x) for x in (v.get("name", ""), f"({v['tokens']} tokens)" if v.get("tokens") else "") if x)
+    elif n == 4:
+        what = str(v.get("dataset", "")) + (f" ({v['size']})" if v.get("size") else "")
+    elif n == 5:
+        what = ", ".join(f"{x} {k.replace('n_ctx', 'tokens per window')}" for k, x in v.items())
+    else:
+        what = ", ".join(f"{k} {x}" if not isinstance(x, bool) else k for k, x in v.items())
+    where = "; ".join(f"front matter {e.key}" if e.key else f"line {e.line} {_quote(e.text, 40)}" for e in d.evidence[:3])
+    from kldcard.lint.reader import clean
+
+    said = WHAT_READ[n].format(v=clean(what, 100)) if what else f"mentions the {NAMES[n]} without a value the reader can use"
+    return said + f" ({where})"
 
 
 IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,2000}|<img\b[^<>]{0,2000}>", re.IGNORECASE)

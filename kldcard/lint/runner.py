@@ -19,7 +19,8 @@ from kldcard.lint.config import LintConfig
 from kldcard.lint.fixes import plan
 from kldcard.lint.findings import Finding, LintResult, merge_groups
 from kldcard.lint.markdown import Doc, scan
-from kldcard.lint.prose import check_prose
+from kldcard.lint.placeholders import todo_pointers
+from kldcard.lint.prose import analyse, check_prose
 from kldcard.lint.registry import select_codes
 from kldcard.lint.structured import check_structured, unique_sorted
 from kldcard.lint.suppressions import parse_directives, suppress
@@ -102,10 +103,14 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     name = card.path
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
-    prose = [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
+    report = analyse(card, doc, reading=block is None)  # the claims (and their reading), once
+    draft = isinstance(block, dict) and bool(todo_pointers(block))  # placeholders only (KLD013)
+    prose = [] if draft else [f for f in check_prose(card, block, enabled, doc, report, merge=False) if f.rule_id in enabled]
     kept, hidden = suppress(card, _plain_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card),
                             enabled)
-    return LintResult(findings=unique_sorted(_mark_fixable(card, _merged(card, kept, doc))), files=[name], suppressed=hidden, sources={name: card.text})
+    readings = {name: report.readings} if block is None and report.readings else {}
+    return LintResult(findings=unique_sorted(_mark_fixable(card, _merged(card, kept, doc))), files=[name],
+                      suppressed=hidden, sources={name: card.text}, readings=readings)
 
 
 def lint_paths(
@@ -205,7 +210,8 @@ def fix_text(data: bytes, name: str, enabled: set[str], *, max_passes: int = 4) 
         card = parse_card(data, name)
         findings, block = check_structured(card, enabled)
         doc = scan(card.body, card.body_line)
-        prose = [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
+        draft = isinstance(block, dict) and bool(todo_pointers(block))
+        prose = [] if draft else [f for f in check_prose(card, block, enabled, doc, merge=False) if f.rule_id in enabled]
         kept, _ = suppress(card, _plain_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card), enabled)
         planned = plan(card, _merged(card, kept, doc))
         if not planned:
