@@ -14,7 +14,7 @@ from kldcard.card.document import parse_card
 from kldcard.lint.claims import find_claims
 from kldcard.lint.markdown import scan
 from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_int, parse_number
-from kldcard.lint.read.terms import KL_TERMS
+from kldcard.lint.read.terms import FULL_VOCABULARY, KL_TERMS, POSITION_WORDS, REFERENCE_AFTER, REFERENCE_NOUNS, VERSUS_WORDS
 from kldcard.lint.reader import read_card
 from kldcard.lint.tool_defaults import recognise
 
@@ -90,6 +90,61 @@ def test_every_listed_language_has_a_sample_above():
 def test_statistic_words_label_the_number(label, stat):
     (claim,) = claims(f"| Quant | {label} |\n|---|---|\n| Q4_K_M | 0.0123 |\n")
     assert claim.numbers[0].statistic == stat and claim.disclosures[9].status == "stated"
+
+
+# ---- disclosure words in the card languages (samples as tests/data/real_cards wrote them) ----------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["O card publica, contra BF16, um KLD médio de 0,125.",  # pt_flash_next_backend_report_quality
+     "La KLD media frente a BF16 es 0,0213.", "KLD moyenne par rapport à F16 : 0,0023.",
+     "Mittlere KLD gegenüber BF16: 0,0031.", "Средняя KLD против FP16: 0,0042.",
+     "固定128位置のBF16比mean KLDは0.0265。",  # sllm_gdn_parallel_reeval_ja
+     "BF16参照に対する平均KLDは0.0459。", "与参考模型相比，平均 KLD 为 0.0051。"],
+)
+def test_the_reference_in_the_card_languages(sentence):
+    (claim,) = claims(sentence + "\n")
+    assert claim.disclosures[1].status in ("stated", "incomplete"), claim.disclosures[1]
+
+
+def test_every_listed_reference_language_has_a_sample_above():
+    assert set(VERSUS_WORDS) == {"es", "pt", "fr", "de", "ru"} and set(REFERENCE_AFTER) == {"ja", "zh"}
+    assert set(REFERENCE_NOUNS) == {"zh", "ja", "ko"}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "disclosure"),
+    [("既存の2632位置でのBF16比KLDは0.12529。", 6),  # sllm_main_plan_kld_rows_ja
+     ("Mean KLD 0.0213 over 10,240 held-out positions.", 6),  # vcruz305_k2_horizon_exl3_recipe
+     ("Mean KLD 0.0184 over 40×512 tokens.", 6),  # quantize_budget_readme
+     ("KLD調査と同じコーパス（2,632位置、全語彙）で平均KLDは0.0459。", 8),  # sllm_mx_scale_fix_plan_ja
+     ("Mean KLD 0.0052 from full-vocab logits.", 8),  # hipfire_asym3_kv_quality_gate
+     ("Mean KLD 0.0091 over all 248,077 tokenizer IDs.", 8),  # ja_qwen38_cross_engine_kld
+     ("Mean KLD 0.0031 at 64k context.", 5), ("KLD 0.0042 with --max-seq 4096.", 5)],
+)
+def test_positions_vocabulary_and_context_as_cards_write_them(sentence, disclosure):
+    (claim,) = claims(sentence + "\n")
+    assert claim.disclosures[disclosure].status != "missing", claim.disclosures[disclosure]
+
+
+def test_every_listed_position_and_vocabulary_language_is_a_pattern():
+    assert {"zh/ja", "ko", "es", "pt", "de", "ru"} == set(POSITION_WORDS) and "ja" in FULL_VOCABULARY
+
+
+@pytest.mark.parametrize(
+    ("sentence", "engine", "version"),
+    [("Measured with llama.cpp fc07d781e on an i7-1360P: mean KLD 0.0123.", "llama.cpp", "fc07d781e"),  # xbill9
+     ("Mean KLD 0.0228 with oMLX 0.7.0rc1 on a Mac Studio.", "omlx", "0.7.0rc1")],  # omlx_glm53_flash
+)
+def test_engine_versions_and_commits(sentence, engine, version):
+    (claim,) = claims(sentence + "\n")
+    assert claim.disclosures[2].value["engine"] == engine and claim.disclosures[2].value["version"] == version
+
+
+def test_a_measured_number_or_a_url_path_is_no_version():
+    (claim,) = claims("The gate (KLD vs llama.cpp <= 0.03) passes: mean KLD 0.0086, see github.com/ggml-org/llama.cpp/assets/9072/86df116d.\n")
+    assert claim.disclosures[2].status == "missing", claim.disclosures[2]
 
 
 # ---- tool output -----------------------------------------------------------------------------------

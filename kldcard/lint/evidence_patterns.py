@@ -5,6 +5,16 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import (
+    FULL_VOCABULARY,
+    POSITION_WORDS,
+    REFERENCE_AFTER,
+    REFERENCE_NOUNS,
+    STATISTIC_WORDS,
+    VERSUS_WORDS,
+    alternation,
+)
+
 # ASCII: case-insensitive matching with Unicode case folding is ~3x slower, and every keyword here
 # is ASCII (μ, ‖, × and Δ are matched literally either way).
 I = re.IGNORECASE | re.ASCII
@@ -53,6 +63,33 @@ D1 = [
     # a table's own reference row: "| original | 751 | ... | — |", "Original | 597.1 GB | ...", "| f16 | None | ... | - |"
     re.compile(r"^\|?[ \t]*\**(?P<ref>original|unquantized)\**[ \t]*\|", M),
     re.compile(r"^\|?[ \t]*\**(?P<ref>BF16|FP16|F16|FP32|F32)\**[ \t]*\|[^\n]*?\|[ \t]*[-—–][ \t]*\|", M),
+    # the reference by its role, after a comparison word: "against a non-NCCL reference", "from the original",
+    # "against the parent model", "against that engine's own fp/bf16 reference" (not "the original paper")
+    re.compile(
+        r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|from)\s+(?P<ref>(?:the|a|an|our|its|their|that|this|each)\s+"
+        r"(?:[\w.\-/'*`]+\s+){0,5}?(?:reference|original|parent|base model|unquantized model|predecessor)s?)(?![\w-])"
+        r"(?!\s+(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b)",
+        I,
+    ),
+    # "Scored against the Hugging Face model in FP32"
+    re.compile(
+        r"\b(?:vs\.?|versus|against|compared (?:to|with))\s+the\s+(?:[\w.\-/']+\s+){0,4}?(?:model|checkpoint|weights)\s+"
+        r"(?:in|at)\s+(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|float32|full precision)\b",
+        I,
+    ),
+    # a dtype named as the reference's role: "BF16 teacher logits", "the same BF16 reference logits"
+    re.compile(r"(?<![\w.\-])(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|float32)\s+(?:teacher|reference|baseline)\b", I),
+    # a tool's reference argument: "--ref-model Qwen/Qwen3-8B", "ref-logits-gemma-3-4b-it-BF16.bin"
+    re.compile(r"--ref(?:erence)?[-_]model[= ]+(?P<ref>[^\s`'\"]+)", I),
+    re.compile(r"\bref[-_]logits[-_](?P<ref>[\w.\-]+)", I),
+    # other languages: the comparison word before the reference ("contra BF16", "par rapport à F16")
+    re.compile(r"(?<![^\W\d_])(?:" + alternation(VERSUS_WORDS) + r")\s+(?:(?:el|la|o|a|le|l'|den|dem|die)\s*)?(?P<ref>" + REF_TOKEN + ")", I),
+    # or after it ("BF16比", "BF16参照", "F16 基准"), and the nouns that are the reference ("参考模型", "原始权重")
+    re.compile(
+        r"(?<![\w.\-])(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|FP8|Q8_0|[\w.\-]+/[\w.\-]+)\s*(?:" + alternation(REFERENCE_AFTER) + ")",
+        I,
+    ),
+    re.compile(r"(?P<ref>" + alternation(REFERENCE_NOUNS) + ")"),
 ]
 QUANTIZED_REF = re.compile(
     r"(?<![A-Za-z0-9])(?:FP8|F8|INT8|INT4|Q\d_(?:0|1|K)\w*|IQ\d\w*|\d+(?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ)"
@@ -63,16 +100,22 @@ QUANTIZED_REF = re.compile(
 # ---- D2 runtime -------------------------------------------------------------------------------
 ENGINE = (
     r"(?:llama\.cpp|ik_llama\.cpp|llama-cpp-python|exllamav[23]|vLLM|SGLang|transformers|mlx-lm|mlx_lm|mlx|"
-    r"PyTorch|torch|hipfire|TensorRT-LLM|TGI|Ollama|llama-perplexity|llama-server|llama-cli)"
+    r"PyTorch|torch|hipfire|TensorRT-LLM|TGI|Ollama|llama-perplexity|llama-server|llama-cli|oMLX|ONNX Runtime|onnxruntime|"
+    r"OpenVINO|MLC-LLM|koboldcpp|LM Studio)"
 )
-VERSION = r"(?:v?\d+\.\d+(?:\.\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})"
+# a version, a build or a commit; not a measured number ("llama.cpp ≤ 0.03", "5.508897"): a version's parts
+# have at most three digits, and one starting with 0 has a third part ("0.27.1")
+VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
+    r"(?:@|(?<=[\s(`]))(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})")
 HARDWARE = (
-    r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|"
-    r"RX\s*\d{4}\s*XTX?|M[1-4]\s*(?:Pro|Max|Ultra)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
+    r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
+    r"gfx\d{3,4}\w?\b|R9700\b|V620\b|W7900\b|GB10\b|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
+    r"i[3579]-\d{4,5}\w*|Granite Rapids|"
+    r"RX\s*\d{4}\s*XTX?|M[1-5]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
     r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?\b)"
 )
 D2 = [
-    re.compile(rf"\b{ENGINE}\b[^.;|]{{0,25}}?{VERSION}", I),
+    re.compile(rf"\b{ENGINE}\b(?!/)[^.;|]{{0,25}}?{VERSION}", I),  # not a URL's path ("llama.cpp/assets/86df116d")
     re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
     re.compile(HARDWARE, I),
     # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
@@ -122,6 +165,12 @@ D5 = [
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
     re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b", I),
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+(?:chunk|window|row|sequence|context)\b", I),  # "512 tokens per chunk"
+    # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
+    re.compile(
+        r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b|"
+        r"(?<![\w.,])\d{1,3}\s*[kK]\s*(?:-token\s+)?(?:context|ctx)\b",
+        I,
+    ),
     re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
     re.compile(
         r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"
@@ -132,7 +181,16 @@ D5 = [
 
 # ---- D6 positions -----------------------------------------------------------------------------
 D6 = [
-    re.compile(r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b|\bscored positions\b", I),
+    re.compile(
+        r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:[a-z][\w-]*\s+){0,2}?(?:token\s+)?positions\b|\bscored positions\b|"
+        r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:scored|evaluated|compared|assistant|response|generated|continuation)\s+tokens\b",
+        I,
+    ),
+    # "2,632位置", "128개 위치", "4096 posiciones" (kldcard.lint.read.terms)
+    re.compile(r"(?<![\d,.])\d[\d,.]*\s*(?:" + alternation(POSITION_WORDS) + ")", I),
+    # windows x length: "40×512 tokens", "12 x 512" (a count of scored windows)
+    # ("2x 3090" is a GPU count: an "x" stands between spaces or between digits)
+    re.compile(r"(?<![\w.,])\d{1,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}(?:[- ]tokens?)?\b(?!\s*(?:GB|MB|px|pixels))", I),
     re.compile(r"\ball positions\b|\bevery position\b|\bpositions?\s+(?:with|after|beyond)\b|\bsecond half of each\b", I),
     re.compile(
         r"--chunks\s+\d+|\b\d++\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
@@ -154,7 +212,7 @@ ARROW = re.compile(r"\(\s*(\w{1,12})\s*(?:→|->)\s*(\w{1,12})\s*\)")
 
 # ---- D8 vocabulary ----------------------------------------------------------------------------
 D8 = [
-    re.compile(r"\bfull(?:[- ][\d,]+(?:-token)?)?\s+vocab(?:ulary)?\b|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
+    re.compile(r"\bfull(?:[- ][\d,]+(?:-token)?)?[\s_-]+vocab(?:ulary)?\b|\ball\s+[\d,]{4,}\s+(?:[\w-]+\s+){0,2}?(?:token\s+)?(?:IDs|vocabulary entries|vocab entries)\b|" + alternation(FULL_VOCABULARY) + r"|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
     re.compile(
         r"\bno top-?k\b|\btop-?\d+\s+(?:prompt\s+)?(?:log-?probs?|logprobs?|log-probabilit\w+|tokens)\b|"
         r"logprobs\w*\s*=\s*\d+|\btop_logprobs\w*\s*\d+|\btop-?\d+\s+only\b|\bno truncation\b|\btruncat\w*\s+(?:the\s+)?vocab|\b\d{2}-nat\b|"
@@ -170,6 +228,11 @@ D9 = [
         r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|\bSEM\b|standard deviation|"
         r"\beffective sample size\b|"
         r"\bp(?:50|90|95|99|99\.9)\b|\bpercentiles?\b|\bmedian\b|\b(?:averaged|mean|average) over\b",
+        I,
+    ),    # a statistic word next to the KL term: "mean KLD", "KLD médio", "平均KLD", "KL mean"
+    re.compile(
+        r"(?<![^\W\d_])(?:mean|average|avg|" + alternation(STATISTIC_WORDS) + r")\s*(?:KLD|KL\b|KL[- ]div)|"
+        r"\b(?:KLD|KL)\s*(?:mean|average|avg|" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",
         I,
     ),
 ]

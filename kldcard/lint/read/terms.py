@@ -22,8 +22,51 @@ KL_TERMS: dict[str, tuple[str, ...]] = {
 
 # statistic -> its words in the card languages (English is the claim finder's STAT_LABEL)
 STATISTIC_WORDS: dict[str, tuple[str, ...]] = {
-    "mean": ("平均", "media", "moyenne", "Mittelwert", "[Сс]реднее", "[Сс]редняя", "média", "평균"),
+    "mean": ("平均", "media", "medio", "moyenne", "moyen", "Mittelwert", "mittlere", "[Сс]реднее", "[Сс]редняя",
+             "média", "médio", "평균"),
     "median": ("中位数", "中央値", "mediana", "médiane", "медиана", "Медиана", "중앙값"),
+}
+
+
+# Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
+# "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
+VERSUS_WORDS: dict[str, tuple[str, ...]] = {
+    "es": ("frente a", "contra", "comparad[oa] con", "respecto a"),
+    "pt": ("contra", "comparad[oa] com", "em relação a", "face a"),
+    "fr": ("contre", "par rapport à", "par rapport au", "comparée? à", "face à"),
+    "de": ("gegenüber", "im Vergleich zu", "relativ zu"),
+    "ru": ("против", "относительно", "по сравнению с"),
+}
+# Words written right after the reference ("BF16比" = relative to BF16, "BF16参照" = the BF16 reference,
+# "F16 基准"), and nouns that are the reference themselves ("参考模型", "原始权重", "参照実装").
+REFERENCE_AFTER: dict[str, tuple[str, ...]] = {
+    "ja": ("比", "基準", "参照", "原本"),
+    "zh": ("参考", "基准", "基線", "基线"),
+}
+REFERENCE_NOUNS: dict[str, tuple[str, ...]] = {
+    "zh": ("参考(?:模型|权重|捕获|实现|输出)", "原始(?:模型|权重|權重)", "基准模型", "原模型"),
+    "ja": ("参照(?:モデル|実装|出力)", "元モデル", "元の重み"),
+    "ko": ("원본 모델", "기준 모델"),
+}
+# "N positions" in the card languages (a D6 count): "2,632位置", "128개 위치", "4096 posiciones"
+POSITION_WORDS: dict[str, tuple[str, ...]] = {
+    "zh/ja": ("位置", "个位置", "個の位置", "トークン位置"),
+    "ko": ("개 위치", "위치"),
+    "es": ("posiciones",),
+    "pt": ("posições",),
+    "de": ("Positionen",),
+    "ru": ("позиций", "позиции"),
+}
+# "the full vocabulary" in the card languages (D8): "全語彙", "全词表", "vocabulario completo"
+FULL_VOCABULARY: dict[str, tuple[str, ...]] = {
+    "ja": ("全語彙", "全ボキャブラリ"),
+    "zh": ("全词表", "全詞表", "完整词表", "全部词表", "全词汇"),
+    "ko": ("전체 어휘",),
+    "es": ("vocabulario completo",),
+    "pt": ("vocabulário completo",),
+    "fr": ("vocabulaire complet",),
+    "de": ("vollständigen Vokabular", "gesamten Vokabular"),
+    "ru": ("полный словарь", "полному словарю", "полного словаря"),
 }
 
 

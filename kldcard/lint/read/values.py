@@ -42,11 +42,14 @@ ENGINES = {  # as written (folded) -> canonical project name
     "ik_llama.cpp": "ik_llama.cpp", "llama-cpp-python": "llama-cpp-python", "exllamav2": "exllamav2",
     "exllamav3": "exllamav3", "vllm": "vllm", "sglang": "sglang", "transformers": "transformers",
     "mlx-lm": "mlx", "mlx_lm": "mlx", "mlx": "mlx", "pytorch": "pytorch", "torch": "pytorch", "hipfire": "hipfire",
-    "tensorrt-llm": "tensorrt-llm", "tgi": "tgi", "ollama": "ollama",
+    "tensorrt-llm": "tensorrt-llm", "tgi": "tgi", "ollama": "ollama", "omlx": "omlx", "onnx runtime": "onnxruntime",
+    "onnxruntime": "onnxruntime", "openvino": "openvino", "mlc-llm": "mlc-llm", "koboldcpp": "koboldcpp", "lm studio": "lm-studio",
 }
 ENGINE = re.compile(r"(?<![\w.\-])(" + "|".join(re.escape(e) for e in sorted(ENGINES, key=len, reverse=True)) + r")(?![\w\-])", I)
 VERSION = re.compile(
-    r"(?<![\w.])(v?\d+\.\d+(?:\.\d+)?(?:\.\w+)?)(?!\s*(?:GB|GiB|MB|%|bpw|B\b))|\b(b\d{3,5})\b|\bbuild\s*:?\s*(\d+(?:\s*\([0-9a-f]{6,}\))?)|"
+    # (as evidence_patterns.VERSION: not a measured number such as "0.03"; a commit hash is a version)
+    r"(?<![\w.])((?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+|\.\w+)?)\b(?!\s*(?:GB|GiB|MB|%|bpw|B\b))|"
+    r"(?:@|(?<=[\s(`]))((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40})\b|\b(b\d{3,5})\b|\bbuild\s*:?\s*(\d+(?:\s*\([0-9a-f]{6,}\))?)|"
     r"\brelease\s+(b?\d+)|\b(main-b\d+\S*)|\bcommit\s+([0-9a-f]{7,40})",
     I,
 )
@@ -73,7 +76,8 @@ FILE = re.compile(r"(?<![\w.\-/])([\w.\-]+\.(?:txt|raw|jsonl?|parquet|csv))\b", 
 # ---- D5/D6 ---------------------------------------------------------------------------------------
 N_CTX = re.compile(
     r"(?:-c|--ctx-size|--context|n_ctx|ctx[_ ]?(?:size)?|context(?:\s+length|\s+size|\s+window)?(?:\s+of)?|max_seq\w*|seq(?:uence)?[_ ]?len(?:gth)?)"
-    r"\s*[=:]?\s*(\d[\d,]{1,7})\b|(\d[\d,]{1,7})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b|"
+    r"\s*[=:]?\s*(\d[\d,]{1,7})\b|(?:context[_ ]?(?:length|len)|--max-seq\S*)\s*[=: ]\s*(\d{3,6})\b|\bcontext(\d{3,6})\b|"
+    r"(?<![\w.,])(\d{1,3}\s*[kK])\s*(?:-token\s+)?(?:context|ctx)\b|(\d[\d,]{1,7})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b|"
     r"(\d{3,6})\s*ctx\b|\bctx(\d{3,6})\b|(?:windows?|rows?|chunks?|sequences?|contexts?)\s+of\s+(\d[\d,]{2,7})\s+tokens|"
     r"[×x]\s*(\d{3,6})\s*tokens|\(\s*(\d[\d,]{2,7})\s+tokens|(\d[\d,]{2,7})\s+tokens\s+per\s+(?:chunk|window|row)",
     I,
