@@ -121,21 +121,29 @@ def _sentence(doc: Doc, m: re.Match[str]) -> str:
     return doc.text[max(s, m.start() - SENTENCE_CLIP) : min(e, m.end() + SENTENCE_CLIP)]
 
 
-def _first(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> re.Match[str] | None:
-    """The earliest match of any pattern whose sentence the veto does not reject."""
-    best: re.Match[str] | None = None
+# Every match of a disclosure's patterns is a candidate for the reading of some claim (the nearest
+# wins); a pattern that matches more often than this on one card adds no new evidence, only work.
+MAX_PER_PATTERN = 64
+
+
+def _all(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> list[re.Match[str]]:
+    """The matches of the patterns whose sentence the veto does not reject (at most
+    :data:`MAX_PER_PATTERN` per pattern), by position."""
+    out: list[re.Match[str]] = []
     for pattern in patterns:
+        kept = 0
         for m in finditer(pattern, doc.scanned):
-            if best is not None and m.start() >= best.start():
-                break
             if veto is not None and veto(_sentence(doc, m), m):
                 continue
-            best = m
-            break
-    return best
+            out.append(m)
+            kept += 1
+            if kept >= MAX_PER_PATTERN:
+                break
+    out.sort(key=lambda m: m.start())
+    return out
 
 
-def _d4(doc: Doc) -> re.Match[str] | None:
+def _d4_all(doc: Doc) -> list[re.Match[str]]:
     def veto(sentence: str, m: re.Match[str]) -> bool:
         if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(sentence):
             return True
@@ -143,40 +151,43 @@ def _d4(doc: Doc) -> re.Match[str] | None:
             return True
         return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence)
 
-    none = _first(doc, [D4_NONE])
-    named = _first(doc, [D4_WORD], veto)
-    found = [m for m in (none, named) if m is not None]
-    return min(found, key=lambda m: m.start()) if found else None
+    return sorted(_all(doc, [D4_NONE]) + _all(doc, [D4_WORD], veto), key=lambda m: m.start())
 
 
-def _d7(doc: Doc) -> re.Match[str] | None:
-    m = _first(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
-    if m is not None:
-        return m
+def _d7_all(doc: Doc) -> list[re.Match[str]]:
+    out = _all(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
-    both = [a for a in arrows if (a.group(2), a.group(1)) in pairs]
-    return both[0] if both else None
+    out += [a for a in arrows if (a.group(2), a.group(1)) in pairs][:MAX_PER_PATTERN]
+    return sorted(out, key=lambda m: m.start())
 
 
-def assess(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None) -> CardEvidence:
-    """Disclosure evidence for a card whose body is ``doc`` and whose KLD claims are ``claims``."""
+def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
+    """Every place the body states something about each disclosure (D1–D9), by position: the
+    candidates the reader (:mod:`kldcard.lint.reader`) picks from for each claim."""
     calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
-    found: dict[int, re.Match[str] | None] = {
-        1: _first(doc, D1),
-        2: _first(doc, D2, lambda s, _m: bool(QUANTIZER.search(s))),
-        3: _first(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
-        4: _d4(doc),
-        5: _first(doc, D5, calib_only),
-        6: _first(doc, D6, calib_only),
-        7: _d7(doc),
-        8: _first(doc, D8),
-        9: _first(doc, D9, lambda s, _m: bool(TRAINING_CONTEXT.search(s))),
+    return {
+        1: _all(doc, D1),
+        2: _all(doc, D2, lambda s, _m: bool(QUANTIZER.search(s))),
+        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
+        4: _d4_all(doc),
+        5: _all(doc, D5, calib_only),
+        6: _all(doc, D6, calib_only),
+        7: _d7_all(doc),
+        8: _all(doc, D8),
+        9: _all(doc, D9, lambda s, _m: bool(TRAINING_CONTEXT.search(s))),
     }
+
+
+def assess(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None,
+           found_all: dict[int, list[re.Match[str]]] | None = None) -> CardEvidence:
+    """Card-level disclosure evidence for a card whose body is ``doc`` and whose KLD claims are
+    ``claims``: the first statement of each disclosure (``found_all``: :func:`collect`'s result)."""
+    found_all = found_all if found_all is not None else collect(doc)
     result: dict[int, Evidence] = {}
-    for n, m in found.items():
-        if m is not None:
-            result[n] = Evidence(n, "stated", m.start(), m.group(0).strip())
+    for n, ms in found_all.items():
+        if ms:
+            result[n] = Evidence(n, "stated", ms[0].start(), ms[0].group(0).strip())
     labelled = next((c for c in claims if c.labelled), None)
     if labelled is not None and (9 not in result or labelled.offset < (result[9].offset or 0)):
         result[9] = Evidence(9, "stated", labelled.offset, labelled.text)

@@ -88,3 +88,25 @@ def defaults(tool: Tool) -> dict[int, str]:
         8: "full vocabulary",
         9: "mean over rows",
     }
+
+
+def default_values(tool: Tool) -> dict[int, dict[str, object]]:
+    """Disclosure number -> the normalised value (reading.VALUE_KEYS) the tool's default implies."""
+    if tool.name.endswith("llama-perplexity"):
+        n = tool.n_ctx or 512
+        return {
+            5: {"n_ctx": n, "stride": n},
+            6: {"scheme": "second-half"},
+            7: {"direction": "forward", "unit": "nats"},
+            8: {"scheme": "floor", "floor": 24 if tool.name.startswith("ik_llama") else 16},
+            9: {"statistic": "mean", "uncertainty": "i.i.d. standard error"},
+        }
+    if tool.name == "exllamav3 model_diff":
+        return {
+            3: {"name": "wikitext-2-raw-v1", "source": "Salesforce/wikitext"},
+            5: {"n_ctx": 2048, "chunks": 100, "stride": 2048},
+            7: {"direction": "both", "unit": "nats"},
+            8: {"scheme": "full"},
+            9: {"statistic": "mean"},
+        }
+    return {5: {"n_ctx": 2048, "chunks": 20}, 7: {"direction": "forward", "unit": "nats"}, 8: {"scheme": "full"}, 9: {"statistic": "mean"}}

@@ -1,0 +1,103 @@
+"""Numbers as people write them on cards: decimal points and decimal commas, thin, narrow and
+non-breaking spaces as thousands separators, ``1.2e-3``, ``1,2·10⁻³``, ``0.021 ± 0.0004``, percentages.
+
+Data first: the separators and the superscript digits are tables; :func:`parse_number` reads one
+number's text, :data:`NUMBER` finds them in a cell or sentence. Samples (from real cards and tool
+output) are in tests/test_lint_read.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Characters cards put between digit groups: comma, point, apostrophe, spaces (plain, no-break U+00A0,
+# narrow no-break U+202F, thin U+2009).
+GROUP_SPACES = " \u00a0\u202f\u2009"
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+MINUS = str.maketrans({"−": "-", "–": "-"})  # U+2212 minus sign; an en dash before a digit
+TIMES_TEN = re.compile(r"\s*(?:[·×x*]|\\cdot|\\times)\s*10\s*(?:\^|\*\*)?\s*\{?([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[-+−]?\d+)\}?")
+
+# One number as written: digits with "." or "," (decimal or grouping) and group spaces, an optional
+# exponent (e-notation or "·10⁻³"), an optional percent sign. Not part of a word or version.
+NUMBER = re.compile(
+    r"(?<![\w.,/\-])[-−]?(?:\d{1,3}(?:[ \u00a0\u202f\u2009,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[.,]\d+)"
+    r"(?:[eE][-+−]?\d+|\s*(?:[·×]|\\cdot|\\times)\s*10\s*(?:\^|\*\*)?\s*\{?(?:[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[-+−]?\d+)\}?)?"
+    r"(?:\s*%)?(?![\w.]|,\d)"
+)
+
+
+def _mantissa(text: str) -> float:
+    """A number without exponent; ``,``/``.`` read as decimal or grouping the way the text implies."""
+    t = text.translate(MINUS).strip()
+    for ch in GROUP_SPACES:
+        t = t.replace(ch, "")
+    t = t.replace("'", "")
+    if "," in t and "." in t:  # both: the last one is the decimal separator
+        if t.rfind(",") > t.rfind("."):
+            t = t.replace(".", "").replace(",", ".")
+        else:
+            t = t.replace(",", "")
+    elif "," in t:
+        head, _, tail = t.rpartition(",")
+        # one comma followed by exactly three digits after a non-zero integer part is grouping
+        # ("204,800"); otherwise it is a decimal comma ("0,1137", "12,5")
+        if t.count(",") > 1 or (len(tail) == 3 and head.lstrip("-") not in ("", "0")):
+            t = t.replace(",", "")
+        else:
+            t = head + "." + tail
+    elif t.count(".") > 1:  # "1.234.567": points as grouping
+        t = t.replace(".", "")
+    return float(t)
+
+
+def parse_number(text: str) -> tuple[float, bool]:
+    """(value, is_percent) of one number's text; ValueError when it is not one."""
+    t = text.strip()
+    percent = t.endswith("%")
+    if percent:
+        t = t[:-1].strip()
+    m = TIMES_TEN.search(t)
+    if m is not None:
+        exp = int(m.group(1).translate(SUPERSCRIPT).translate(MINUS))
+        return _mantissa(t[: m.start()]) * 10.0**exp, percent
+    low = t.translate(MINUS).lower()
+    if "e" in low:
+        mant, _, exp = low.partition("e")
+        return _mantissa(mant) * 10.0 ** int(exp), percent
+    return _mantissa(t), percent
+
+
+def parse_int(text: str) -> int | None:
+    """A count as written ("204,800", "204 800", "250k", "1.2M", "~250,000"); None when not one."""
+    t = text.strip().lstrip("~≈").strip()
+    scale = 1
+    if t[-1:] in "kK":
+        scale, t = 1000, t[:-1].strip()
+    elif t[-1:] == "M":
+        scale, t = 1_000_000, t[:-1].strip()
+    if not t or not t[0].isdigit():
+        return None
+    try:
+        if scale == 1:
+            digits = t
+            for ch in GROUP_SPACES + ",.'":
+                digits = digits.replace(ch, "")
+            return int(digits) if digits.isdigit() else None
+        return int(round(_mantissa(t) * scale))
+    except ValueError:
+        return None
+
+
+def decimals_half_ulp(text: str) -> float:
+    """Half a unit in the last printed digit of a number's text: the rounding it allows."""
+    t = text.strip().rstrip("%").strip()
+    m = TIMES_TEN.search(t)
+    exp = 0
+    if m is not None:
+        exp, t = int(m.group(1).translate(SUPERSCRIPT).translate(MINUS)), t[: m.start()]
+    elif "e" in t.lower():
+        t, _, e = t.lower().partition("e")
+        exp = int(e.translate(MINUS))
+    sep = max(t.rfind("."), t.rfind(","))
+    digits = len(t) - sep - 1 if sep >= 0 and not (t.count(",") == 1 and t.rfind(",") == sep and len(t) - sep - 1 == 3 and t[:sep].lstrip("-") not in ("", "0")) else 0
+    return 0.5 * 10.0 ** (-digits + exp)
