@@ -19,6 +19,7 @@ from kldcard.errors import KldcardError
 COMMANDS = {
     "lint": "lint",
     "rule": "rule",
+    "comparable": "comparable",
     "capture": "capture",
     "capture-import": "capture_import",
     "tokens": "tokens",

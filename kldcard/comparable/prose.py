@@ -39,7 +39,7 @@ def number_of(claim: ClaimReading, n: NumberReading, source: str) -> Number:
     if n.unit in ("nats", "bits"):
         readings[7] = _with(readings.get(7), 7, {"unit": n.unit}, here)
     unit = n.unit if n.unit in ("nats", "bits", "percent") else None
-    return Number(source, "prose", n.candidate or n.text, n.value, readings, unit=unit, line=n.line,
+    return Number(source, "prose", n.candidate or f"line {n.line}", n.value, readings, unit=unit, line=n.line,
                   claim_line=claim.line)
 
 

@@ -92,14 +92,25 @@ def cell_of(rule: SameQuantityRule, reading: DisclosureReading | None) -> Cell:
     return Cell(reading.status, value, reading.evidence)
 
 
-def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, DisclosureReading]]) -> Verdict:
-    """The comparability table of the numbers ``names`` (one readings mapping each, D1–D9)."""
+def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, DisclosureReading]], *,
+                     one_card: bool = False) -> Verdict:
+    """The comparability table of the numbers ``names`` (one readings mapping each, D1–D9).
+
+    ``one_card``: the numbers come from one card, which presents them as measured together; a
+    disclosure it gives for none of them is the same unknown for all (a caveat, not "cannot tell"),
+    while one it gives for some numbers and not others still leaves the comparison open."""
     if len(names) != len(readings):
         raise ValueError("one name per readings mapping")
     rows = tuple(_row(rule, tuple(cell_of(rule, r.get(rule.disclosure)) for r in readings)) for rule in RULES)
     reasons, caveats = [], []
     differs = [r for r in rows if r.verdict == "differs" and r.rule.kind == "must-equal"]
     unknown = [r for r in rows if r.verdict == "unknown" and r.rule.kind == "must-equal"]
+    if one_card:
+        quiet = [r for r in unknown if len(r.silent) == len(names)]
+        unknown = [r for r in unknown if r not in quiet]
+        if quiet:
+            caveats.append(f"the card does not say {_or([r.rule.asks for r in quiet])} for any of its numbers "
+                           "(the same unknown for all; another card's numbers cannot be set beside them)")
     if differs:
         overall: Overall = "not comparable"
         reasons.append("different " + _and([f"{r.rule.row} ({r.detail})" for r in differs]))
@@ -192,7 +203,7 @@ def _show(key: str, value: Any) -> str:
     if key == "k":
         return f"k={value}"
     if key == "floor":
-        return f"floor {value} nats"
+        return f"{value} nats"
     if key == "count":
         return f"{value:,} positions" if isinstance(value, int) else str(value)
     if key == "chunks":
