@@ -185,8 +185,9 @@ def _pair(rule: SameQuantityRule, a: Cell, b: Cell) -> tuple[RowVerdict, list[st
     if rule.row == "direction" and "unit" in differs:  # bits vs nats: the same quantity, ln 2 apart
         differs.remove("unit")
         compatible = True
-    if differs:
-        return "differs", differs
+    if differs:  # shown with what only one side gives ("full vs top-k k=20")
+        one_side = [k for k in rule.keys if (a.value.get(k) is None) != (b.value.get(k) is None)]
+        return "differs", [k for k in rule.keys if k in differs or k in one_side]
     if unknown:
         return "unknown", []
     return ("compatible" if compatible else "same"), []
