@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kldcard.lint.reading import DISCLOSURES, DisclosureReading, Evidence
+from kldcard.lint.reading import DisclosureReading
 
 
 @dataclass(frozen=True)
@@ -50,17 +50,6 @@ class Number:
             "unit": self.unit, "line": self.line, "claim_line": self.claim_line,
             "interval": self.interval.to_json() if self.interval else None, "per_token": self.per_token,
         }
-
-
-def reading(n: int, value: dict[str, Any], evidence: tuple[Evidence, ...] = (), *,
-            complete: tuple[str, ...] = ()) -> DisclosureReading:
-    """A reading of disclosure ``n`` from ``value`` (None values dropped): ``missing`` when empty,
-    ``stated`` when every key of ``complete`` is there, ``incomplete`` otherwise."""
-    value = {k: v for k, v in value.items() if v is not None}
-    if not value:
-        return DisclosureReading(n, "missing", {}, evidence, (f"the {DISCLOSURES[n]}",))
-    lacking = tuple(k for k in complete if k not in value)
-    return DisclosureReading(n, "incomplete" if lacking else "stated", value, evidence, lacking)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from kldcard.lint.quantity_verdict import Verdict
 if TYPE_CHECKING:  # pragma: no cover
     from kldcard.comparable.table import Column
 
+SHOWN = 8  # numbers listed in the advice (all of them in the JSON columns)
 NO_INTERVAL = ("a published mean without its interval cannot rank two close candidates: the difference "
                "may be noise of the text sample")
 
@@ -49,7 +50,9 @@ def advise(columns: Sequence[Column], verdict: Verdict) -> Advice:
         return Advice("rank", "every number is a kldcard result with per-token values: rank them with paired "
                       "intervals on the same positions: kldcard rank " + " ".join(files) + " -o ranking.json "
                       "(or kldcard comparable --rank ranking.json)", results=files)
-    lines = [f"{name} {n.label}: {_value(n)}" for name, n in numbers]
+    lines = [f"{name} {n.label}: {_value(n)}" for name, n in numbers[:SHOWN]]
+    if len(numbers) > SHOWN:
+        lines.append(f"... and {len(numbers) - SHOWN} more (-o json lists them all)")
     notes = []
     with_ci = [(name, n) for name, n in numbers if n.interval is not None and n.value is not None]
     for (na, a), (nb, b) in combinations(with_ci, 2):

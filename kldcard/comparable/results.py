@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kldcard.comparable.numbers import Interval, Number, reading
+from kldcard.comparable.numbers import Interval, Number
+from kldcard.lint.block_reading import reading
 from kldcard.errors import InputError
 from kldcard.lint.reading import DisclosureReading, Evidence
 

@@ -128,7 +128,7 @@ def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, Discl
                 "the intervals are not equally wide for the same data")
             caveats.append(f"{r.rule.row} differs ({r.detail}): {why}")
         elif r.rule.kind == "caveat" and r.verdict == "unknown" and overall == "comparable":
-            caveats.append(f"{_or([names[i] for i in r.silent])} does not say {r.rule.asks}")
+            caveats.append(f"{r.rule.row} not stated for {', '.join(names[i] for i in r.silent)}")
     flags = tuple(r.flag for r in rows if r.flag)
     return Verdict(tuple(names), rows, overall, tuple(reasons), tuple(caveats), flags)
 
@@ -219,4 +219,7 @@ def _and(items: list[str]) -> str:
 
 
 def _or(items: list[str]) -> str:
+    # "which text, context length or positions": in longer lists a "which" after a "which" is left out
+    items = [i[len("which "):] if n and len(items) > 2 and i.startswith("which ") and items[n - 1].startswith("which ") else i
+             for n, i in enumerate(items)]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]

@@ -1,0 +1,121 @@
+"""Each prose KLD number's own readings: its claim's readings, and what the card says of that number alone.
+
+A claim's reading (:mod:`kldcard.lint.reader`) holds for all of its numbers. Some numbers of a claim are
+not measured the way the claim says:
+
+- a number labelled with its own statistic or unit (a table's ``p99`` column, ``0.03 bits``);
+- a table row with its own context length (a ``ctx`` / ``context`` column whose values differ by row);
+- a number taken from someone else's measurement (``according to unsloth's page``, ``reported by``, a
+  ``source`` column): nothing of how it was measured is known from this card, so every disclosure is
+  ``missing`` for it, with the attribution as evidence.
+
+``kldcard comparable`` and KLD212 read prose numbers through :func:`number_readings`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
+
+__all__ = ["borrowed_from", "number_readings", "row_cells"]
+
+# Attribution of a number to another party's measurement, in the number's own line.
+_BORROWED = re.compile(
+    r"\baccording to\b|\b(?:as )?reported (?:by|on|in)\b|\b(?:taken|copied|quoted|borrowed) from\b|"
+    r"\b(?:from|per|on) (?:the |their |his |her )?[\w.-]+(?:'s|’s) (?:card|model card|page|benchmark|blog|post|"
+    r"numbers|table|results)\b|\bsegún\b|\bselon\b|\blaut\b",
+    re.IGNORECASE,
+)
+_CTX_HEADER = re.compile(r"^\W*(?:ctx|n_ctx|context(?: length| size| window)?|seq(?:uence)?[ _-]?len(?:gth)?|-c)\W*$",
+                         re.IGNORECASE)
+_SOURCE_HEADER = re.compile(r"^\W*(?:source|measured by|reported by|from|numbers? from|via)\W*$", re.IGNORECASE)
+# a column header that names its own context: "KLD@ctx4096", "KLD (context 8k)", "KLD 512 ctx"
+_HEADER_CTX = re.compile(r"(?:\bctx|\bcontext|\bn_ctx|(?<![\w-])-c)\W{0,3}(\d[\d,]*\s*[kK]?)\b|"
+                         r"\b(\d[\d,]*\s*[kK]?)\W{0,2}(?:ctx|context|token context)\b", re.IGNORECASE)
+_INT = re.compile(r"\d[\d,_ ]*(?:[kK]\b)?")
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|"):
+        line = line[:-1]
+    return [c.strip() for c in line.split("|")]
+
+
+def row_cells(lines: list[str], claim: ClaimReading, n: NumberReading) -> tuple[list[str], list[str]] | None:
+    """(header cells, the number's row cells) when the number sits in a pipe table starting at the
+    claim's line; None otherwise. ``lines``: the card's lines (line 1 = index 0)."""
+    if claim.kind != "table" or not (1 <= claim.line <= len(lines)) or not (1 <= n.line <= len(lines)):
+        return None
+    header, row = lines[claim.line - 1], lines[n.line - 1]
+    if "|" not in header or "|" not in row or n.line == claim.line:
+        return None
+    return _cells(header), _cells(row)
+
+
+def borrowed_from(line: str) -> str | None:
+    """The attribution in ``line`` ("according to unsloth's benchmark page"), or None."""
+    m = _BORROWED.search(line)
+    if not m:
+        return None
+    return " ".join(line[m.start(): m.start() + 60].split())
+
+
+def _column(line: str, column: int) -> int | None:
+    """The index of the table cell holding 1-based ``column`` of a pipe-table row."""
+    before = line[: max(column - 1, 0)]
+    index = before.count("|") - (1 if line.lstrip().startswith("|") else 0)
+    return index if index >= 0 else None
+
+
+def _ctx(cell: str) -> int | None:
+    m = _INT.search(cell)
+    if not m:
+        return None
+    text = m.group(0).replace(",", "").replace("_", "").replace(" ", "")
+    return int(text[:-1]) * 1024 if text[-1:] in "kK" else int(text)
+
+
+def number_readings(claim: ClaimReading, n: NumberReading, lines: list[str]) -> dict[int, DisclosureReading]:
+    """The readings (D1–D9) of number ``n`` of ``claim`` (``lines``: the card's lines)."""
+    readings = dict(claim.disclosures)
+    here = (Evidence(text=n.text, line=n.line, column=n.column),)
+    line = lines[n.line - 1] if 1 <= n.line <= len(lines) else ""
+    cells = row_cells(lines, claim, n)
+    source = borrowed_from(line)
+    if cells is not None:
+        header, row = cells
+        own = _column(line, n.column)
+        m = _HEADER_CTX.search(header[own]) if own is not None and own < len(header) else None
+        if m and _ctx(m.group(1) or m.group(2)) is not None:
+            ev = (Evidence(text=header[own], line=claim.line),)
+            readings[5] = _with(readings.get(5), 5, {"n_ctx": _ctx(m.group(1) or m.group(2))}, ev, replace_value=True)
+        for i, h in enumerate(header[: len(row)]):
+            if _CTX_HEADER.match(h) and _ctx(row[i]) is not None:
+                ev = (Evidence(text=f"{h}: {row[i]}", line=n.line),)
+                readings[5] = _with(readings.get(5), 5, {"n_ctx": _ctx(row[i])}, ev, replace_value=True)
+            if _SOURCE_HEADER.match(h) and row[i]:
+                source = source or f"{h}: {row[i]}"
+    if source is not None:
+        ev = (Evidence(text=source, line=n.line),)
+        why = (f"this number is another party's measurement ({source}); the card does not say how it was measured",)
+        return {d: DisclosureReading(d, "missing", {}, ev, why) for d in range(1, 10)}
+    if n.statistic:
+        readings[9] = _with(readings.get(9), 9, {"statistic": n.statistic}, here)
+    if n.unit in ("nats", "bits"):
+        readings[7] = _with(readings.get(7), 7, {"unit": n.unit}, here)
+    return readings
+
+
+def _with(r: DisclosureReading | None, d: int, value: dict, evidence: tuple[Evidence, ...], *,
+          replace_value: bool = False) -> DisclosureReading:
+    if r is None or r.status == "missing":
+        return DisclosureReading(d, "incomplete", value, evidence)
+    merged = value if replace_value else {**r.value, **value}
+    if replace_value:
+        merged = {**{k: v for k, v in r.value.items() if k != "n_ctx"}, **value}
+    return replace(r, value=merged, evidence=(*evidence, *r.evidence))
