@@ -9,14 +9,13 @@ several columns). The rules and verdicts are :mod:`kldcard.lint.quantity` and
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kldcard.comparable.numbers import Number, Source
 from kldcard.comparable.ranking import Advice, advise
-from kldcard.lint.quantity_verdict import Verdict, compare_readings
+from kldcard.lint.quantity_verdict import Verdict, compare_readings, readings_key
 from kldcard.lint.reading import DisclosureReading
 
 
@@ -51,17 +50,12 @@ class Comparison:
         return 0 if self.verdict.comparable else 1
 
 
-def _key(n: Number) -> str:
-    """Numbers with equal keys read the same on every disclosure (evidence aside)."""
-    return json.dumps({d: [r.status, r.value] for d, r in sorted(n.readings.items())}, sort_keys=True, default=str)
-
-
 def columns_of(sources: Sequence[Source], names: Sequence[str]) -> list[Column]:
     out: list[Column] = []
     for src, name in zip(sources, names):
         groups: dict[str, list[Number]] = {}
         for n in src.numbers:
-            groups.setdefault(_key(n), []).append(n)
+            groups.setdefault(readings_key(n.readings), []).append(n)
         many = len(groups) > 1
         out += [Column(f"{name}{i}" if many else name, src.name, tuple(g)) for i, g in enumerate(groups.values(), 1)]
     return out

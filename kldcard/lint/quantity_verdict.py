@@ -8,6 +8,7 @@ Standard library only (the linter uses it too).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -35,7 +36,10 @@ class Cell:
 
     def shown(self, keys: Sequence[str] | None = None) -> str:
         """The values as one short string (``keys``: only those), "not stated" when there are none."""
-        parts = [_show(k, self.value[k]) for k in (keys or self.value) if self.value.get(k) is not None]
+        keys = [k for k in (keys or self.value) if self.value.get(k) is not None]
+        if self.value.get("scheme") == "floor" and "floor" in keys:  # "floor 16 nats", not "floor 16 nats" twice
+            keys = [k for k in keys if k != "scheme"]
+        parts = [_show(k, self.value[k]) for k in keys]
         return " ".join(p for p in parts if p) or "not stated"
 
     def to_json(self) -> dict[str, Any]:
@@ -85,6 +89,11 @@ class Verdict:
         return f"{self.overall}: {'; '.join(self.reasons)}"
 
 
+def readings_key(readings: Mapping[int, DisclosureReading]) -> str:
+    """Equal for numbers that read the same on every disclosure (evidence aside): one column."""
+    return json.dumps({d: [r.status, r.value] for d, r in sorted(readings.items())}, sort_keys=True, default=str)
+
+
 def cell_of(rule: SameQuantityRule, reading: DisclosureReading | None) -> Cell:
     if reading is None:
         return Cell("missing", {})
@@ -106,6 +115,10 @@ def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, Discl
     differs = [r for r in rows if r.verdict == "differs" and r.rule.kind == "must-equal"]
     unknown = [r for r in rows if r.verdict == "unknown" and r.rule.kind == "must-equal"]
     if one_card:
+        # a card's mean and its median are shown side by side, not ranked against each other
+        several = [r for r in differs if r.rule.row == "statistic"]
+        differs = [r for r in differs if r not in several]
+        caveats += [f"the card gives several statistics ({r.detail}): compare like with like" for r in several]
         quiet = [r for r in unknown if len(r.silent) == len(names)]
         unknown = [r for r in unknown if r not in quiet]
         if quiet:
@@ -204,7 +217,7 @@ def _show(key: str, value: Any) -> str:
     if key == "k":
         return f"k={value}"
     if key == "floor":
-        return f"{value} nats"
+        return f"floor {value} nats"
     if key == "count":
         return f"{value:,} positions" if isinstance(value, int) else str(value)
     if key == "chunks":

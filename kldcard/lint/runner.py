@@ -20,6 +20,7 @@ from kldcard.lint.fixes import plan
 from kldcard.lint.findings import Finding, LintResult
 from kldcard.lint.markdown import Doc, scan
 from kldcard.lint.prose import check_prose
+from kldcard.lint.ranking_check import check_ranking
 from kldcard.lint.registry import select_codes
 from kldcard.lint.structured import check_structured, unique_sorted
 from kldcard.lint.suppressions import parse_directives, suppress
@@ -103,6 +104,7 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
     prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
+    prose += check_ranking(card, block, doc, enabled)
     found = _with_subjects(card, unique_sorted([*findings, *prose]), doc)
     kept, hidden = suppress(card, found, parse_directives(card), enabled)
     return LintResult(findings=unique_sorted(_mark_fixable(card, kept)), files=[name], suppressed=hidden, sources={name: card.text})
