@@ -39,10 +39,10 @@ def run(args: argparse.Namespace) -> int:
     from kldcard.comparable import comparable, render
 
     result = comparable(args.inputs, local_files_only=args.offline)
+    if args.rank and result.advice.kind != "rank":
+        raise UsageError(f"--rank: nothing to rank with paired intervals ({result.advice.message})")
     sys.stdout.write(render(result, args.output_format))
     if args.rank:
-        if result.advice.kind != "rank":
-            raise UsageError(f"--rank: nothing to rank with paired intervals ({result.advice.message})")
         from kldcard.cli.main import main
 
         return main(["rank", *result.advice.results, "-o", args.rank]) or result.exit_code
