@@ -1,0 +1,53 @@
+"""KLD212: a card that ranks KLD numbers which its own disclosures show are not the same quantity."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from helpers_lint import COMPLIANT, EXAMPLES, front_matter, write_card
+
+from kldcard.lint.runner import lint_card
+
+CTX_COLUMNS = Path(__file__).parent / "data" / "prose_corpus" / "blind2_ctx_columns.md"
+REAL = Path(__file__).parent / "data" / "real_cards" / "cards"
+
+
+def _kld212(path) -> list:
+    return [f for f in lint_card(path).findings if f.rule_id == "KLD212"]
+
+
+def test_a_card_ranking_numbers_measured_at_two_contexts(tmp_path):
+    card = tmp_path / "ranked.md"
+    card.write_text(CTX_COLUMNS.read_text(encoding="utf-8") + "\nLowest KLD wins: Q5_K_M is the best quant here.\n")
+    found = _kld212(card)
+    assert len(found) == 1
+    assert found[0].severity == "warning" and found[0].line == 8
+    assert "not the same quantity: different context (4096 vs 512)" in found[0].message
+
+
+def test_the_same_table_without_a_ranking_is_not_flagged():
+    assert _kld212(CTX_COLUMNS) == []
+
+
+def test_a_ranked_table_of_mean_and_percentile_columns_is_not_flagged(tmp_path):
+    """Real card: mean KLD and 99.9% KLD columns side by side, "lower is better"; statistics are compared
+    within themselves only."""
+    text = (REAL / "reading_unsloth_qwen35_benchmarks_notes.md").read_text(encoding="utf-8")
+    assert "Lower is better" in text
+    assert _kld212(REAL / "reading_unsloth_qwen35_benchmarks_notes.md") == []
+
+
+def test_a_block_ranking_a_top_k_candidate_beside_a_full_one():
+    found = _kld212(EXAMPLES / "KLD212-ranks-incomparable-numbers.md")
+    assert len(found) == 1 and found[0].pointer == "/kld_evaluation/comparison/ranking"
+    assert "different truncation (top-k k=20 vs full)" in found[0].message
+
+
+def test_a_block_ranking_candidates_measured_the_same_way_is_clean(tmp_path):
+    meta = front_matter(EXAMPLES / "KLD212-ranks-incomparable-numbers.md")
+    del meta["kld_evaluation"]["candidates"][1]["vocabulary"]
+    body = COMPLIANT.read_text(encoding="utf-8").split("---\n", 2)[2]
+    card = write_card(tmp_path / "same.md", copy.deepcopy(meta), body)
+    assert _kld212(card) == []
+    assert lint_card(card, select=["KLD212"]).findings == []
