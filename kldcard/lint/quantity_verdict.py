@@ -119,7 +119,7 @@ def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, Discl
         several = [r for r in differs if r.rule.row == "statistic"]
         differs = [r for r in differs if r not in several]
         caveats += [f"the card gives several statistics ({r.detail}): compare like with like" for r in several]
-        quiet = [r for r in unknown if len(r.silent) == len(names)]
+        quiet = [r for r in rows if r.verdict == "unknown" and r.rule.kind != "free" and len(r.silent) == len(names)]
         unknown = [r for r in unknown if r not in quiet]
         if quiet:
             caveats.append(f"the card does not say {_or([r.rule.asks for r in quiet])} for any of its numbers "
@@ -140,7 +140,8 @@ def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, Discl
             why = "a cross-stack difference is part of each number" if r.rule.row == "runtime" else (
                 "the intervals are not equally wide for the same data")
             caveats.append(f"{r.rule.row} differs ({r.detail}): {why}")
-        elif r.rule.kind == "caveat" and r.verdict == "unknown" and overall == "comparable":
+        elif r.rule.kind == "caveat" and r.verdict == "unknown" and overall == "comparable" and not (
+                one_card and len(r.silent) == len(names)):
             caveats.append(f"{r.rule.row} not stated for {', '.join(names[i] for i in r.silent)}")
     flags = tuple(r.flag for r in rows if r.flag)
     return Verdict(tuple(names), rows, overall, tuple(reasons), tuple(caveats), flags)
