@@ -20,7 +20,7 @@ from kldcard.lint.prose import ProseReport, analyse
 CORPUS = Path(__file__).parent / "data" / "prose_corpus"
 REAL = Path(__file__).parent / "data" / "real_cards"
 REAL_PREFIX = "real/"
-STATUS = {"stated": "S", "inferred": "I", "missing": "M"}
+STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
 DEV = INVENTED_SPLITS | {"real-dev"}
 README = Path(__file__).parent.parent / "README.md"
@@ -59,9 +59,9 @@ def flags(rep: ProseReport) -> set[str]:
 
 def statuses(rep: ProseReport) -> dict[int, str]:
     """S/I/M per disclosure; a card whose claims were all missed counts as disclosing nothing."""
-    if rep.evidence is None:
+    if not rep.readings:
         return dict.fromkeys(range(1, 10), "M")
-    return {n: STATUS[e.status] for n, e in rep.evidence.disclosures.items()}
+    return {n: STATUS[rep.status(n)] for n in range(1, 10)}
 
 
 @dataclass

@@ -61,6 +61,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="lowest severity that makes the run fail with exit 1 (default: info, i.e. any finding)",
     )
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (2 still means unusable input)")
+    p.add_argument(
+        "--explain", action="store_true",
+        help="before the findings, print the reading of each KLD claim of a free-form card: per disclosure its status "
+        "(stated/incomplete/inferred/missing), the value read and the evidence (line:col and quoted text, or front-matter key); "
+        "text and full formats (json and json-lines carry it as 'reading')",
+    )
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes (YAML 1.1 exponents, model-index from the block, section markers), then report what is left")
     p.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff instead of writing them (exit 1 when there is one)")
@@ -178,6 +184,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.statistics:
         report = render_statistics(result, fmt)
+    elif args.explain and fmt in ("text", "full"):
+        from kldcard.lint.explain import render_explain
+
+        report = render_explain(result) + render(result, fmt, fail_on=fail_on, color=fmt in ("text", "full") and not args.output_file and use_color(sys.stdout))
     else:
         report = render(result, fmt, fail_on=fail_on, color=fmt in ("text", "full") and not args.output_file and use_color(sys.stdout))
     if args.output_file:

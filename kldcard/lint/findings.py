@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from kldcard.lint.reading import ClaimReading
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
@@ -30,6 +33,9 @@ class Finding:
     # which move whenever a card is edited. Filled in by the runner; "" when unknown.
     text: str = field(default="", compare=False)
     fixable: bool = field(default=False, compare=False)  # ``kldcard lint --fix`` resolves it
+    # For a verdict on a free-form card's disclosure (KLD30x, KLD33x): the reading it was reached
+    # from (:meth:`kldcard.lint.reading.DisclosureReading.to_json`), so that a reviewer can check it.
+    reading: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -52,6 +58,8 @@ class LintResult:
     # cards that could not be read or fetched (path or hf:// spec -> the one-line reason); the CLI
     # goes on with the others and exits 2 at the end; junit and gitlab reports carry them too
     unreadable: dict[str, str] = field(default_factory=dict)
+    # file -> the reading of each KLD claim of a card without a kld_evaluation block (kldcard.lint.reader)
+    readings: dict[str, list[ClaimReading]] = field(default_factory=dict)
 
     def extend(self, other: LintResult) -> None:
         self.findings.extend(other.findings)
@@ -59,6 +67,7 @@ class LintResult:
         self.suppressed += other.suppressed
         self.sources.update(other.sources)
         self.unreadable.update(other.unreadable)
+        self.readings.update(other.readings)
 
     @property
     def ok(self) -> bool:

@@ -16,10 +16,12 @@ from typing import Any
 
 from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, find_claims
-from kldcard.lint.evidence import NAMES, CardEvidence, assess
+from kldcard.lint.evidence import NAMES, CardEvidence, assess, collect
 from kldcard.lint.findings import Finding
 from kldcard.lint.interval_prose import iid_interval_over_chunks
 from kldcard.lint.markdown import HEADING, Doc, scan
+from kldcard.lint.reader import clean, read_claims
+from kldcard.lint.reading import ClaimReading, DisclosureReading
 
 HINTS = {
     1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
@@ -41,18 +43,27 @@ class ProseReport:
     doc: Doc
     claims: list[Claim]
     evidence: CardEvidence | None  # None when the card makes no KLD claim
+    readings: list[ClaimReading]  # one per claim, in order (kldcard.lint.reader)
+
+    def status(self, n: int) -> str:
+        """The card's status for disclosure ``n``: its claims' best (stated > incomplete > inferred > missing)."""
+        got = {r.disclosures[n].status for r in self.readings}
+        return next((s for s in ("stated", "incomplete", "inferred") if s in got), "missing")
 
 
 def analyse(card: Card, doc: Doc | None = None) -> ProseReport:
-    """Claims and disclosure evidence of ``card`` (no findings); ``doc``: its body already scanned."""
+    """Claims, readings and disclosure evidence of ``card`` (no findings); ``doc``: its body already scanned."""
     doc = doc or scan(card.body, card.body_line)
     claims = find_claims(doc)
-    evidence = assess(doc, claims, card.metadata) if claims else None
-    return ProseReport(doc, claims, evidence)
+    if not claims:
+        return ProseReport(doc, claims, None, [])
+    found = collect(doc)
+    evidence = assess(doc, claims, card.metadata, found)
+    return ProseReport(doc, claims, evidence, read_claims(doc, claims, card.metadata, found))
 
 
 def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None,
-                doc: Doc | None = None) -> list[Finding]:
+                doc: Doc | None = None, report: ProseReport | None = None) -> list[Finding]:
     """Findings (KLD3xx) for KLD claims in ``card.body``.
 
     ``block`` is the card's ``kld_evaluation`` block (raw mapping or validated model), or None.
@@ -61,17 +72,18 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
     default. With a block: KLD314 for each prose KLD number that matches no value in its results.
     """
-    report = analyse(card, doc)
+    report = report or analyse(card, doc)
     images = image_only_sections(report.doc, report.claims) if block is None else []
     if not report.claims and not images:
         return []
     on = (lambda code: True) if enabled is None else (lambda code: code in enabled)
     out: list[Finding] = []
 
-    def add(code: str, severity: str, offset: int | None, message: str) -> None:
+    def add(code: str, severity: str, offset: int | None, message: str, reading: DisclosureReading | None = None) -> None:
         if on(code):
             line, col = report.doc.position(offset) if offset is not None else (report.doc.first_line, 1)
-            out.append(Finding(card.path, line, col, code, severity, message))  # type: ignore[arg-type]
+            why = reading.to_json() if reading is not None else None
+            out.append(Finding(card.path, line, col, code, severity, message, reading=why))  # type: ignore[arg-type]
 
     if block is not None:
         values = block_values(block)
@@ -96,10 +108,16 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     assert ev is not None
     first = report.claims[0]
     more = f" (and {len(report.claims) - 1} more claim{'s' * (len(report.claims) > 2)})" if len(report.claims) > 1 else ""
-    for n, e in ev.disclosures.items():
-        if e.status == "missing":
-            add(f"KLD30{n}", "error", first.offset, f"KLD claim{more} does not state the {NAMES[n]} (D{n}): {HINTS[n]}")
-    inferred = [e for e in ev.disclosures.values() if e.status == "inferred"]
+    for n in NAMES:
+        if report.status(n) == "missing":
+            add(f"KLD30{n}", "error", first.offset, f"KLD claim{more} does not state the {NAMES[n]} (D{n}): {HINTS[n]}",
+                report.readings[0].disclosures[n])
+        else:
+            for offset, count, reading in _incomplete(report, n):
+                more_n = f" (and {count - 1} more claim{'s' * (count > 2)})" if count > 1 else ""
+                add(f"KLD33{n}", "warning", offset, f"KLD claim{more_n} {describe(reading)}; still needed: {'; '.join(reading.needs)}",
+                    reading)
+    inferred = [e for e in ev.disclosures.values() if e.status == "inferred" and report.status(e.disclosure) == "inferred"]
     if inferred:  # one finding per card (findings are identified by file:line:col:code)
         items = "; ".join(f"D{e.disclosure} {NAMES[e.disclosure]}: {e.text}" for e in inferred)
         add("KLD313", "info", inferred[0].offset, f"inferred from the {inferred[0].tool} defaults: {items}; state them on the card")
@@ -117,10 +135,11 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     if iid_at is not None:
         add("KLD320", "info", iid_at, "the interval treats tokens as independent, but the text was scored in "
             "context windows: tokens sharing a window are correlated, so it is too narrow; use a block bootstrap")
-    # KLD309 already says the whole card names no statistic; KLD312 is for the number left bare on a
-    # card that names one elsewhere (or whose tool implies one).
-    for claim in report.claims if ev.disclosures[9].status != "missing" else []:
-        if not claim.labelled:
+    # KLD309 already says the whole card names no statistic, KLD339 that the claim's reading has an
+    # uncertainty but no statistic; KLD312 is for the number left bare on a card that names one
+    # elsewhere (or whose tool implies one).
+    for claim, reading in zip(report.claims, report.readings) if report.status(9) != "missing" else []:
+        if not claim.labelled and reading.disclosures[9].status != "incomplete":  # else KLD339 says it
             add(
                 "KLD312",
                 "warning",
@@ -128,6 +147,54 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
                 f"KLD {_what(claim)} does not say which statistic it is (mean? median? p99?); label it, e.g. 'Mean KLD'",
             )
     return sorted(out)
+
+
+def _incomplete(report: ProseReport, n: int) -> list[tuple[int, int, DisclosureReading]]:
+    """(offset of the first claim, number of claims, reading) per distinct incomplete reading of D``n``:
+    claims that share a reading (the same statement read for each) get one finding."""
+    groups: dict[int, tuple[int, int, DisclosureReading]] = {}
+    for claim, r in zip(report.claims, report.readings):
+        d = r.disclosures[n]
+        if d.status != "incomplete":
+            continue
+        key = id(d)  # the reader shares one reading object between claims with the same evidence
+        offset, count, _ = groups.get(key, (claim.offset, 0, d))
+        groups[key] = (offset, count + 1, d)
+    return list(groups.values())
+
+
+WHAT_READ = {
+    1: "names {v} as the reference",
+    2: "names the runtime {v}",
+    3: "names the evaluation text {v}",
+    4: "names the calibration data {v}",
+    5: "gives the context as {v}",
+    6: "gives the scored positions as {v}",
+    7: "gives the direction as {v}",
+    8: "gives the vocabulary as {v}",
+    9: "gives the aggregation as {v}",
+}
+
+
+def describe(d: DisclosureReading) -> str:
+    """What was read, with where: "names google/gemma-3-12b-it (BF16) as the reference (front matter
+    /base_model; line 12 'vs BF16')"."""
+    v, n = d.value, d.disclosure
+    if n == 1:
+        dtype = f" ({v['dtype']})" if v.get("dtype") else ""
+        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"a {v['dtype']} checkpoint" if v.get("dtype") else "the original model")
+    elif n == 2:
+        what = " ".join(str(v[k]) for k in ("engine", "version", "backend", "device") if v.get(k))
+    elif n == 3:
+        what = " ".join(str(x) for x in (v.get("name", ""), f"({v['tokens']} tokens)" if v.get("tokens") else "") if x)
+    elif n == 4:
+        what = str(v.get("dataset", "")) + (f" ({v['size']})" if v.get("size") else "")
+    elif n == 5:
+        what = ", ".join(f"{x} {k.replace('n_ctx', 'tokens per window')}" for k, x in v.items())
+    else:
+        what = ", ".join(f"{k} {x}" if not isinstance(x, bool) else k for k, x in v.items())
+    where = "; ".join(f"front matter {e.key}" if e.key else f"line {e.line} {_quote(e.text, 40)}" for e in d.evidence[:3])
+    return WHAT_READ[n].format(v=clean(what, 100) or "something") + f" ({where})"
 
 
 IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,2000}|<img\b[^<>]{0,2000}>", re.IGNORECASE)

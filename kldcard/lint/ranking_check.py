@@ -21,7 +21,7 @@ from kldcard.lint.number_readings import number_readings
 from kldcard.lint.quantity import statistic
 from kldcard.lint.quantity_verdict import compare_readings, readings_key
 from kldcard.lint.reader import read_card
-from kldcard.lint.reading import DisclosureReading
+from kldcard.lint.reading import ClaimReading, DisclosureReading
 from kldcard.lint.structured import pointer_of
 from kldcard.schema import expand_runtime_changes
 
@@ -33,8 +33,10 @@ RANKING = re.compile(
 )
 
 
-def check_ranking(card: Card, block: Any | None, doc: Doc, enabled: set[str] | None = None) -> list[Finding]:
-    """KLD212 findings of ``card`` (``block``: its ``kld_evaluation`` block or None; ``doc``: its body)."""
+def check_ranking(card: Card, doc: Doc, readings: list[ClaimReading] | None = None,
+                  enabled: set[str] | None = None) -> list[Finding]:
+    """KLD212 findings of ``card`` (``doc``: its body scanned; ``readings``: its claims' readings when
+    already read, :func:`kldcard.lint.reader.read_card` otherwise)."""
     if enabled is not None and CODE not in enabled:
         return []
     raw = card.metadata.get("kld_evaluation")
@@ -42,7 +44,7 @@ def check_ranking(card: Card, block: Any | None, doc: Doc, enabled: set[str] | N
         return _block(card, raw)
     if not RANKING.search(doc.text):
         return []
-    return _prose(card, doc)
+    return _prose(card, read_card(card, doc) if readings is None else readings)
 
 
 def _block(card: Card, raw: dict[str, Any]) -> list[Finding]:
@@ -63,10 +65,10 @@ def _block(card: Card, raw: dict[str, Any]) -> list[Finding]:
                     f"not the same quantity: {verdict.reasons[0]}; rank only candidates measured the same way", ptr)]
 
 
-def _prose(card: Card, doc: Doc) -> list[Finding]:
+def _prose(card: Card, claims: list[ClaimReading]) -> list[Finding]:
     lines = card.text.splitlines()
     by_stat: dict[Any, dict[str, tuple[int, int, dict[int, DisclosureReading]]]] = {}
-    for claim in read_card(card, doc):
+    for claim in claims:
         for n in claim.numbers:
             readings = number_readings(claim, n, lines)
             stat = readings.get(9).value.get("statistic") if readings.get(9) else None

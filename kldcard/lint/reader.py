@@ -147,7 +147,9 @@ class _Reader:
             own9 = DisclosureReading(9, "stated", {"statistic": stat}, (Evidence(clean(c.text), line, col),))
         readings = {n: self.reading(n, c.offset, own9 if n == 9 else None) for n in range(1, 10)}
         unit = readings[7].value.get("unit") if readings[7].status == "stated" else None
-        numbers = tuple(self.number(c, x, readings[9].value.get("statistic") if c.labelled else None, unit) for x in c.numbers)
+        label = readings[9].value.get("statistic") if c.labelled else None
+        columns = self.columns(c)
+        numbers = tuple(self.number(c, x, columns.get(x.offset, label), unit) for x in c.numbers)
         tool = _CLAIM_TOOLS.get(c.tool or "") or (self.tool.name if self.tool is not None else None)
         return ClaimReading(c.kind, line, col, clean(c.text, 200), numbers, readings, tool)
 
@@ -159,6 +161,28 @@ class _Reader:
             word = after.group(1).lower()
             unit = "percent" if word == "%" else ("bits" if word.startswith("bit") else "nats")
         return NumberReading(x.text, x.value, line, col, unit, statistic, self.candidate(c, x))
+
+    def columns(self, c: Claim) -> dict[int, str | None]:
+        """For a pipe-table claim: number offset -> the statistic its column header names."""
+        if c.kind != "table":
+            return {}
+        i = self.doc.line_index(c.offset)
+        table = next((t for t in self.doc.tables if t.header == i), None)
+        if table is None:
+            return {}
+        header = table.cells[table.header]
+        stats = [values.statistic(text) for _, text in header]
+        out: dict[int, str | None] = {}
+        rows = {self.doc.line_index(x.offset) for x in c.numbers}
+        for r in sorted(rows):
+            cells = table.cells[r]
+            starts = [off for off, _ in cells]
+            for x in c.numbers:
+                if self.doc.line_index(x.offset) == r:
+                    k = bisect_right(starts, x.offset) - 1
+                    if 0 <= k < len(stats) and stats[k] is not None:
+                        out[x.offset] = stats[k]
+        return out
 
     def candidate(self, c: Claim, x: KldNumber) -> str | None:
         """The row label of a table number ("Q4_K_M"), when the claim is a table column."""

@@ -53,6 +53,7 @@ def finding_record(f: Finding) -> dict[str, Any]:
         "column": f.column,
         "fingerprint": f.fingerprint,
         "fixable": f.fixable,
+        "reading": f.reading,  # the disclosure reading a KLD30x/KLD33x verdict was reached from, else null
     }
 
 

@@ -112,11 +112,68 @@ def report_dict(result: LintResult, *, fail_on: str = "info") -> dict[str, Any]:
             }
             for f in result.findings
         ],
+        "reading": {file: [c.to_json() for c in claims] for file, claims in result.readings.items()},
     }
 
 
 def render_json(result: LintResult, *, fail_on: str = "info") -> str:
     return json.dumps(report_dict(result, fail_on=fail_on), indent=2, ensure_ascii=False) + "\n"
+
+
+_EVIDENCE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["text"],
+    "properties": {
+        "text": {"type": "string", "description": "the quoted span (one line, at most 80 characters), or the tool default in words"},
+        "line": {"type": "integer", "minimum": 1},
+        "column": {"type": "integer", "minimum": 1},
+        "key": {"type": "string", "description": "JSON pointer into the front matter (/base_model)"},
+        "tool": {"type": "string", "description": "the tool whose documented default an inferred reading is"},
+    },
+}
+DISCLOSURE_READING_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["disclosure", "name", "status", "value", "evidence", "needs"],
+    "properties": {
+        "disclosure": {"type": "string", "pattern": "^D[1-9]$"},
+        "name": {"type": "string"},
+        "status": {"enum": ["stated", "incomplete", "inferred", "missing"]},
+        "value": {"type": "object", "description": "the normalised value read (keys per disclosure: kldcard.lint.reading.VALUE_KEYS)"},
+        "evidence": {"type": "array", "items": _EVIDENCE},
+        "needs": {"type": "array", "items": {"type": "string"}, "description": "what complete still lacks"},
+    },
+}
+READING_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["kind", "line", "column", "text", "tool", "numbers", "disclosures"],
+    "properties": {
+        "kind": {"enum": ["table", "tool-output", "sentence"]},
+        "line": {"type": "integer", "minimum": 1},
+        "column": {"type": "integer", "minimum": 1},
+        "text": {"type": "string"},
+        "tool": {"type": ["string", "null"]},
+        "numbers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["text", "value", "line", "column"],
+                "properties": {
+                    "text": {"type": "string"},
+                    "value": {"type": "number"},
+                    "line": {"type": "integer"},
+                    "column": {"type": "integer"},
+                    "unit": {"enum": ["nats", "bits", "percent"]},
+                    "statistic": {"type": "string"},
+                    "candidate": {"type": "string"},
+                },
+            },
+        },
+        "disclosures": {"type": "array", "items": DISCLOSURE_READING_SCHEMA, "minItems": 9, "maxItems": 9},
+    },
+}
 
 
 def report_schema() -> dict[str, Any]:
@@ -156,6 +213,12 @@ def report_schema() -> dict[str, Any]:
                         "column": {"type": "integer", "minimum": 1},
                     },
                 },
+            },
+            "reading": {
+                "type": "object",
+                "description": "card file -> the reading of each KLD claim of a card without a kld_evaluation block "
+                "(what `kldcard lint --explain` prints; docs/cli.md, 'The reading')",
+                "additionalProperties": {"type": "array", "items": READING_SCHEMA},
             },
         },
     }

@@ -19,7 +19,7 @@ from kldcard.lint.config import LintConfig
 from kldcard.lint.fixes import plan
 from kldcard.lint.findings import Finding, LintResult
 from kldcard.lint.markdown import Doc, scan
-from kldcard.lint.prose import check_prose
+from kldcard.lint.prose import analyse, check_prose
 from kldcard.lint.ranking_check import check_ranking
 from kldcard.lint.registry import select_codes
 from kldcard.lint.structured import check_structured, unique_sorted
@@ -103,11 +103,14 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     name = card.path
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
-    prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
-    prose += check_ranking(card, block, doc, enabled)
+    report = analyse(card, doc)  # the claims and their reading, once, for the findings and the report
+    prose = [f for f in check_prose(card, block, enabled, doc, report) if f.rule_id in enabled]
+    prose += check_ranking(card, doc, report.readings, enabled)
     found = _with_subjects(card, unique_sorted([*findings, *prose]), doc)
     kept, hidden = suppress(card, found, parse_directives(card), enabled)
-    return LintResult(findings=unique_sorted(_mark_fixable(card, kept)), files=[name], suppressed=hidden, sources={name: card.text})
+    readings = {name: report.readings} if block is None and report.readings else {}
+    return LintResult(findings=unique_sorted(_mark_fixable(card, kept)), files=[name], suppressed=hidden,
+                      sources={name: card.text}, readings=readings)
 
 
 def lint_paths(

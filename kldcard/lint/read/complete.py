@@ -22,8 +22,10 @@ REQUIRED: dict[int, tuple[tuple[str, ...], ...]] = {
     8: (("scheme",),),
     9: (("statistic",),),
 }
-# the disclosures whose reading can be incomplete (one KLD33n rule each)
-CAN_BE_INCOMPLETE = tuple(n for n, alts in REQUIRED.items() if any(len(a) > 1 for a in alts))
+# the disclosures whose reading can be incomplete (one KLD33n rule each): those with more than one
+# required key, and D9, whose evidence may give an uncertainty or percentile but no statistic. D7 and
+# D8 cannot: every statement their patterns find gives the direction / the scheme (read.values).
+CAN_BE_INCOMPLETE = (1, 2, 3, 4, 5, 6, 9)
 
 ASK = {  # key -> what to ask for
     (1, "repo"): "name the reference's repo id",
@@ -48,6 +50,10 @@ ASK = {  # key -> what to ask for
 }
 
 
+def _gaps(alt: tuple[str, ...], value: dict[str, Any]) -> int:
+    return sum(value.get(k) in (None, "") for k in alt)
+
+
 def is_complete(disclosure: int, value: dict[str, Any]) -> bool:
     return any(all(value.get(k) not in (None, "") for k in alt) for alt in REQUIRED[disclosure])
 
@@ -58,7 +64,7 @@ def needs(disclosure: int, value: dict[str, Any]) -> tuple[str, ...]:
         return ()
     alts = REQUIRED[disclosure]
     # nothing read: ask for the fullest alternative ("name the calibration set; give its size")
-    best = max(alts, key=len) if not value else min(alts, key=lambda alt: sum(value.get(k) in (None, "") for k in alt))
+    best = max(alts, key=len) if not value else min(alts, key=lambda alt: (_gaps(alt, value), -len(alt)))
     asks: list[str] = []
     for k in best:
         ask = ASK[(disclosure, k)]

@@ -17,11 +17,6 @@ from typing import Any
 # without training (the KLD reference a reader assumes); "finetune", "adapter", "merge" are not.
 REFERENCE_RELATIONS = {None, "quantized"}
 CALIBRATION_NAME = re.compile(r"calib|imatrix", re.IGNORECASE)
-# library_name values that are inference engines (the Hub's list has many that are not)
-ENGINE_LIBRARIES = {"transformers": "transformers", "mlx": "mlx", "vllm": "vllm", "llama.cpp": "llama.cpp", "exllamav2": "exllamav2",
-                    "exllamav3": "exllamav3", "sglang": "sglang"}
-
-
 @dataclass(frozen=True)
 class MetaEvidence:
     disclosure: int
@@ -51,7 +46,4 @@ def read(metadata: dict[str, Any] | None) -> dict[int, list[MetaEvidence]]:
             key = "/datasets" if isinstance(datasets, str) else f"/datasets/{i}"
             out.setdefault(4, []).append(MetaEvidence(4, key, name, {"dataset": name}))
             break
-    lib = metadata.get("library_name")
-    if isinstance(lib, str) and lib.lower() in ENGINE_LIBRARIES:
-        out.setdefault(2, []).append(MetaEvidence(2, "/library_name", lib, {"engine": ENGINE_LIBRARIES[lib.lower()]}))
     return out

@@ -23,6 +23,7 @@ DTYPES = {  # as written (folded) -> canonical
     "q6_k": "Q6_K", "nvfp4": "NVFP4", "mxfp4": "MXFP4",
 }
 DTYPE = re.compile(r"(?<![\w.])(" + "|".join(sorted(DTYPES, key=len, reverse=True)) + r")(?![\w])", I)
+UNQUANTIZED = re.compile(r"(?<![\w.])(bf16|bfloat16|fp16|f16|float16|fp32|f32|float32)(?![\w])", I)
 BPW = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*bpw\b", I)
 # "org/name" as the Hub spells repo ids (not "t/s", "KL/KLD", "PPL(Q)/PPL(base)"); or a Hub URL
 REPO = re.compile(
@@ -57,6 +58,12 @@ TEXT_NAMES = {  # folded prefix -> canonical corpus name
     "wiki.test": "wiki.test.raw", "wt2": "wikitext-2", "wiki2": "wikitext-2", "c4": "c4", "flores": "FLORES-200",
     "sharegpt": "ShareGPT", "fineweb": "FineWeb", "pg-19": "pg-19", "pg19": "pg-19",
 }
+TEXT_NAME = re.compile(r"(?<![\w.\-])(" + "|".join(re.escape(k) for k in sorted(TEXT_NAMES, key=len, reverse=True)) + r")", I)
+# Hub dataset configs whose name says which dataset they belong to (with a split they are a source)
+CONFIGS = {"wikitext-2-raw-v1": "Salesforce/wikitext"}
+CONFIG_SPLIT = re.compile(
+    r"(?<![\w.\-])(" + "|".join(map(re.escape, CONFIGS)) + r")[\s,(/:]+(?:split\s*[=:]?\s*)?(test|validation|train)\b", I
+)
 URL = re.compile(r"https?://[^\s)\]>`'\"]{4,300}", I)
 SHA256 = re.compile(r"\b[0-9a-f]{64}\b", I)
 TOKENS = re.compile(r"(?<![\w.,])(~?\d[\d,. \u00a0\u202f]*\s*[kKM]?)\s*tokens\b", I)
@@ -115,6 +122,8 @@ def reference(span: str, around: str) -> dict[str, Any]:
     if found:
         out["repo"] = found[0]
     d = DTYPE.search(span) or BPW.search(span)
+    if d is None and found:  # "Reference: org/model at revision abc, BF16 safetensors": the sentence's dtype
+        d = UNQUANTIZED.search(around)
     if d is not None:
         out["dtype"] = DTYPES.get(d.group(1).lower(), f"{d.group(1)}bpw" if d.re is BPW else d.group(1).upper())
         out["quantized"] = out["dtype"] not in ("BF16", "F16", "F32")
@@ -148,17 +157,24 @@ def runtime(span: str, around: str) -> dict[str, Any]:
     return out
 
 
+def _text_name(text: str) -> str | None:
+    m = TEXT_NAME.search(text)
+    return TEXT_NAMES[m.group(1).lower()] if m else None
+
+
 def text_value(span: str, around: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    low = span.lower()
-    name = next((v for k, v in TEXT_NAMES.items() if low.startswith(k) or k in low.split()), None)
     f = FILE.search(span)
-    out["name"] = name or (f.group(1) if f else span.strip()[:80])
+    out["name"] = _text_name(span) or (f.group(1) if f else None) or _text_name(around) or span.strip()[:80]
+    split = CONFIG_SPLIT.search(around)
+    if split is not None:  # a dataset config and its split name the source ("wikitext-2-raw-v1 test split")
+        config = split.group(1).lower()
+        out["source"] = f"{CONFIGS[config]} {config} {split.group(2).lower()}"
     src = URL.search(around)
     found = [r for r in repos(around) if "wiki" in r.lower() or "dataset" in around.lower() or r.lower().endswith(("text", "set", "data"))]
     if src is not None:
         out["source"] = src.group(0).rstrip(".,;")
-    elif found:
+    elif found and "source" not in out:
         out["source"] = found[0]
     h = SHA256.search(around)
     if h is not None:
@@ -166,7 +182,7 @@ def text_value(span: str, around: str) -> dict[str, Any]:
     t = TOKENS.search(around)
     if t is not None:
         n = parse_int(t.group(1).lstrip("~"))
-        if n:
+        if n and n >= 1000:  # fewer is a window length ("512 tokens"), not the size of a text
             out["tokens"] = n
     return out
 
@@ -217,11 +233,7 @@ def positions(span: str, around: str) -> dict[str, Any]:
         n = parse_int(c.group(1))
         if n:
             out["count"] = n
-    if not out:
-        ch = CHUNKS.search(span)
-        if ch is not None:  # a chunk count says how many windows were scored, not which positions
-            out["chunks"] = _int(_first_group(ch))
-    return out
+    return out  # a chunk count alone says how many windows were scored, not which positions: {}
 
 
 def direction(span: str, around: str) -> dict[str, Any]:
@@ -276,7 +288,7 @@ STATISTICS = [
     ("p95", re.compile(r"\bp95\b|\b95th", I)),
     ("p90", re.compile(r"\bp90\b|\b90th", I)),
     ("max", re.compile(r"\bmax(?:imum)?\b", I)),
-    ("mean", re.compile(r"\bmean\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|平均", I)),
+    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|平均", I)),
 ]
 UNCERTAINTY = re.compile(
     r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\b(?:block |cluster |window )?bootstrap\b|\bstandard error|\bSEM\b|"
@@ -292,7 +304,7 @@ def statistic(text: str) -> str | None:
 
 def aggregation(span: str, around: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    s = statistic(span)
+    s = statistic(span) or statistic(around)
     if s is not None:
         out["statistic"] = s
     u = UNCERTAINTY.search(span)

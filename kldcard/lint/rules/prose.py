@@ -6,12 +6,16 @@ the card's first claim. One code per disclosure (not one code with the disclosur
 that CI can ``--ignore KLD304`` where calibration is irrelevant, and a reviewer sees what is missing
 from the code alone. KLD310–KLD314 are the problems a prose card can have beyond a gap.
 
-Only cards without a ``kld_evaluation`` block get KLD301–KLD313; a card with a block is linted
+KLD331–KLD339 (warnings) are the disclosures a claim states only in part ("incomplete" in the
+reading, :mod:`kldcard.lint.reader`): KLD30n only when nothing at all was found.
+
+Only cards without a ``kld_evaluation`` block get KLD301–KLD313 and KLD331–KLD339; a card with a block is linted
 structurally (KLD1xx/KLD2xx) and its prose only checked against the block (KLD314).
 """
 
 from __future__ import annotations
 
+from kldcard.lint.read.complete import CAN_BE_INCOMPLETE, REQUIRED
 from kldcard.lint.rule import RuleSet
 
 RULES = RuleSet()
@@ -89,10 +93,82 @@ for _n, (_name, _what, _example, _fix) in MISSING.items():
         summary=f"A KLD claim in the card's prose does not state the {_what} (D{_n})",
         what=(
             f"Finds KLD claims in the Markdown body ({_CLAIM}) and reports a card whose text states "
-            f"nowhere the {_what} (disclosure D{_n}). One finding per card, at the first claim. A value "
-            "implied by a named tool's documented default counts as disclosed (see KLD313)."
+            f"nowhere the {_what} (disclosure D{_n}): nothing in the body and no front-matter key the Hub "
+            "defines for it. One finding per card, at the first claim. A value implied by a named tool's "
+            "documented default counts as disclosed (see KLD313); one stated in part is KLD33x."
         ),
         why=_MISSING_WHY.format(name=_what),
+        example=_example,
+        fix=_fix,
+    )
+
+# KLD331–KLD339: the disclosure is there but incomplete (the last digit is the disclosure, as for
+# KLD30n). A warning, not an error: the card said something a reviewer can check and build on.
+INCOMPLETE = {
+    1: (
+        "prose-reference-incomplete",
+        "names google/gemma-3-12b-it as the reference, but without a pinned revision or dtype",
+        "Base model: google/gemma-3-12b-it. Mean KLD 0.021 vs the original.",
+        "Mean KLD 0.021 vs google/gemma-3-12b-it@96b6f1eccf38110c56df3a15bffe176da04bfd80 (BF16).",
+    ),
+    2: (
+        "prose-runtime-incomplete",
+        "names the engine, or only the hardware, without the engine's version or build",
+        "KLD measured with llama.cpp on an RTX 4090: mean KLD 0.021.",
+        "KLD measured with llama.cpp b4944 (CUDA) on an RTX 4090: mean KLD 0.021.",
+    ),
+    3: (
+        "prose-eval-text-incomplete",
+        "names the evaluation text without its source (dataset id and revision, or URL) or sha256",
+        "Mean KLD 0.021 on wiki.test.raw.",
+        "Mean KLD 0.021 on wiki.test.raw (wikitext-2-raw-v1 test from Salesforce/wikitext, sha256 173c87a5…).",
+    ),
+    4: (
+        "prose-calibration-incomplete",
+        "names the calibration set without its size",
+        "imatrix from calibration_datav3.txt. Mean KLD 0.021.",
+        "imatrix from calibration_datav3.txt (300k tokens). Mean KLD 0.021.",
+    ),
+    5: (
+        "prose-context-incomplete",
+        "gives the context length without the number of windows (or the stride)",
+        "Mean KLD 0.021, 512 tokens per chunk.",
+        "Mean KLD 0.021, 512 tokens per chunk, 580 chunks (non-overlapping).",
+    ),
+    6: (
+        "prose-positions-incomplete",
+        "gives the scored positions' count without the scheme, or the scheme without the count",
+        "Mean KLD 0.021 over 204,800 positions.",
+        "Mean KLD 0.021 over 204,800 positions: all positions after the first of each window.",
+    ),
+    9: (
+        "prose-aggregation-incomplete",
+        "gives an uncertainty or a percentile elsewhere, but not which statistic the numbers are",
+        "KLD 0.021 (bootstrap 95% CI).",
+        "Mean KLD 0.021 (token mean; window bootstrap, 95% CI [0.020, 0.022]).",
+    ),
+}
+assert set(INCOMPLETE) == set(CAN_BE_INCOMPLETE), "one KLD33n rule per disclosure that can be incomplete"
+
+for _n, (_name, _gap, _example, _fix) in INCOMPLETE.items():
+    _complete = " or ".join(" + ".join(alt) for alt in REQUIRED[_n])
+    rule(
+        code=f"KLD33{_n}",
+        name=_name,
+        severity="warning",
+        summary=f"A KLD claim's {MISSING[_n][1]} (D{_n}) is stated but incomplete",
+        what=(
+            f"Reads every KLD claim of a card without a kld_evaluation block ({_CLAIM}) and reports one whose "
+            f"{MISSING[_n][1]} the card states only in part: it {_gap}. Complete, in prose, means: {_complete}. "
+            "The message says what was read, where (line and quoted text, or front-matter key such as "
+            "/base_model), and what is still needed; `kldcard lint --explain` prints the whole reading. "
+            "One finding per distinct reading, at the first claim it applies to."
+        ),
+        why=(
+            f"A reader who sees what was found can finish the disclosure in one edit; calling it missing "
+            f"(KLD30{_n}) would be wrong, and a partial {MISSING[_n][1]} still leaves two cards with the same "
+            "number measuring possibly different things."
+        ),
         example=_example,
         fix=_fix,
     )
