@@ -51,3 +51,43 @@ def test_a_block_ranking_candidates_measured_the_same_way_is_clean(tmp_path):
     card = write_card(tmp_path / "same.md", copy.deepcopy(meta), body)
     assert _kld212(card) == []
     assert lint_card(card, select=["KLD212"]).findings == []
+
+
+def _transposed(n: int):
+    """A card whose table holds n KLD numbers on one line, and the reading of it (built here, so that the
+    timing is KLD212's own, not the reader's)."""
+    from kldcard.card.document import parse_card
+    from kldcard.lint.markdown import scan
+    from kldcard.lint.reading import ClaimReading, DisclosureReading, NumberReading
+
+    row = "| KLD@ctx512 | " + " | ".join("0.05" for _ in range(n)) + " |"
+    text = ("# card\n\nThe best quant ranks first.\n\n| | " + " | ".join(f"Q{i}" for i in range(n)) + " |\n|"
+            + "---|" * (n + 1) + "\n" + row + "\n")
+    card = parse_card(text.encode())
+    line = text.splitlines().index(row) + 1
+    cols = [i + 1 for i in range(len(row)) if row.startswith("0.05", i)]
+    numbers = tuple(NumberReading("0.05", 0.05, line, c, candidate=f"Q{i}") for i, c in enumerate(cols))
+    disclosures = {d: DisclosureReading(d, "missing") for d in range(1, 10)}
+    claim = ClaimReading("table", line - 2, 1, "| | Q0", numbers, disclosures)
+    return card, scan(card.body, card.body_line), [claim]
+
+
+def test_kld212_is_linear_in_the_numbers_of_one_line():
+    import time
+
+    from kldcard.lint.ranking_check import check_ranking
+
+    def seconds(n: int) -> float:
+        card, doc, claims = _transposed(n)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            assert check_ranking(card, doc, claims, {"KLD212"}) == []  # one context for all: comparable
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    n = 250
+    while seconds(n) < 0.05 and n < 64000:
+        n *= 2
+    small, large = seconds(n), seconds(4 * n)
+    assert large / small < 8, f"{small * 1e3:.1f} ms at n={n}, {large * 1e3:.1f} ms at 4n"

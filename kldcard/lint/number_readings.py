@@ -15,7 +15,9 @@ not measured the way the claim says:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import replace
+from functools import lru_cache
 
 from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
 
@@ -37,16 +39,17 @@ _HEADER_CTX = re.compile(r"(?:\bctx|\bcontext|\bn_ctx|(?<![\w-])-c)\W{0,3}(\d[\d
 _INT = re.compile(r"\d[\d,_ ]*(?:[kK]\b)?")
 
 
-def _cells(line: str) -> list[str]:
+@lru_cache(maxsize=256)
+def _cells(line: str) -> tuple[str, ...]:
     line = line.strip()
     if line.startswith("|"):
         line = line[1:]
     if line.endswith("|"):
         line = line[:-1]
-    return [c.strip() for c in line.split("|")]
+    return tuple(c.strip() for c in line.split("|"))
 
 
-def row_cells(lines: list[str], claim: ClaimReading, n: NumberReading) -> tuple[list[str], list[str]] | None:
+def row_cells(lines: list[str], claim: ClaimReading, n: NumberReading) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """(header cells, the number's row cells) when the number sits in a pipe table starting at the
     claim's line; None otherwise. ``lines``: the card's lines (line 1 = index 0)."""
     if claim.kind != "table" or not (1 <= claim.line <= len(lines)) or not (1 <= n.line <= len(lines)):
@@ -57,6 +60,7 @@ def row_cells(lines: list[str], claim: ClaimReading, n: NumberReading) -> tuple[
     return _cells(header), _cells(row)
 
 
+@lru_cache(maxsize=256)
 def borrowed_from(line: str) -> str | None:
     """The attribution in ``line`` ("according to unsloth's benchmark page"), or None."""
     m = _BORROWED.search(line)
@@ -65,10 +69,24 @@ def borrowed_from(line: str) -> str | None:
     return " ".join(line[m.start(): m.start() + 60].split())
 
 
+@lru_cache(maxsize=256)
+def _pipes(line: str) -> tuple[tuple[int, ...], bool]:
+    # once per line, not per number: a transposed table has thousands of numbers on one line
+    return tuple(m.start() for m in re.finditer(r"\|", line)), line.lstrip().startswith("|")
+
+
+@lru_cache(maxsize=256)
+def _special_columns(header_line: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(context columns, source columns) of a table's header line (once per table, not per number)."""
+    header = _cells(header_line)
+    return (tuple(i for i, h in enumerate(header) if _CTX_HEADER.match(h)),
+            tuple(i for i, h in enumerate(header) if _SOURCE_HEADER.match(h)))
+
+
 def _column(line: str, column: int) -> int | None:
     """The index of the table cell holding 1-based ``column`` of a pipe-table row."""
-    before = line[: max(column - 1, 0)]
-    index = before.count("|") - (1 if line.lstrip().startswith("|") else 0)
+    pipes, leading = _pipes(line)
+    index = bisect_left(pipes, max(column - 1, 0)) - (1 if leading else 0)
     return index if index >= 0 else None
 
 
@@ -94,12 +112,12 @@ def number_readings(claim: ClaimReading, n: NumberReading, lines: list[str]) -> 
         if m and _ctx(m.group(1) or m.group(2)) is not None:
             ev = (Evidence(text=header[own], line=claim.line),)
             readings[5] = _with(readings.get(5), 5, {"n_ctx": _ctx(m.group(1) or m.group(2))}, ev, replace_value=True)
-        for i, h in enumerate(header[: len(row)]):
-            if _CTX_HEADER.match(h) and _ctx(row[i]) is not None:
-                ev = (Evidence(text=f"{h}: {row[i]}", line=n.line),)
-                readings[5] = _with(readings.get(5), 5, {"n_ctx": _ctx(row[i])}, ev, replace_value=True)
-            if _SOURCE_HEADER.match(h) and row[i]:
-                source = source or f"{h}: {row[i]}"
+        ctx_cols, source_cols = _special_columns(lines[claim.line - 1])
+        for i in (i for i in ctx_cols if i < len(row) and _ctx(row[i]) is not None):
+            ev = (Evidence(text=f"{header[i]}: {row[i]}", line=n.line),)
+            readings[5] = _with(readings.get(5), 5, {"n_ctx": _ctx(row[i])}, ev, replace_value=True)
+        for i in (i for i in source_cols if i < len(row) and row[i]):
+            source = source or f"{header[i]}: {row[i]}"
     if source is not None:
         ev = (Evidence(text=source, line=n.line),)
         why = (f"this number is another party's measurement ({source}); the card does not say how it was measured",)
@@ -115,7 +133,6 @@ def _with(r: DisclosureReading | None, d: int, value: dict, evidence: tuple[Evid
           replace_value: bool = False) -> DisclosureReading:
     if r is None or r.status == "missing":
         return DisclosureReading(d, "incomplete", value, evidence)
-    merged = value if replace_value else {**r.value, **value}
-    if replace_value:
-        merged = {**{k: v for k, v in r.value.items() if k != "n_ctx"}, **value}
+    kept = {k: v for k, v in r.value.items() if not (replace_value and k in value)}
+    merged = {**kept, **value}
     return replace(r, value=merged, evidence=(*evidence, *r.evidence))
