@@ -151,3 +151,11 @@ def test_comparable_loads_no_numerics(tmp_path):
 
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert "HEAVY [] [] 1" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_intervals_written_next_to_card_numbers_are_shown_and_the_pm_part_is_not_a_number(capsys):
+    rc, out, _ = run_cli(capsys, "comparable", REAL / "llamacpp_pr6936_gaessler_kld_table.md")
+    assert rc == 0
+    assert "A q8_0: 0.001355 unit not stated [0.001349, 0.001361] (±: SE or half-width, not stated)" in out
+    rc, out, _ = run_cli(capsys, "comparable", REAL / "qwen36_27b_sota_matrix_quality.md")
+    assert "Q8_0 GGUF 0.001828\n" in out and "0.000189" not in out.split("\n\n")[0]  # "± 0.000189" is not a KLD

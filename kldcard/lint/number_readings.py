@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
 
-__all__ = ["borrowed_from", "number_readings", "row_cells"]
+__all__ = ["borrowed_from", "interval_of", "is_uncertainty", "number_readings", "row_cells"]
 
 # Attribution of a number to another party's measurement, in the number's own line.
 _BORROWED = re.compile(
@@ -88,6 +88,38 @@ def _column(line: str, column: int) -> int | None:
     pipes, leading = _pipes(line)
     index = bisect_left(pipes, max(column - 1, 0)) - (1 if leading else 0)
     return index if index >= 0 else None
+
+
+_NUM = r"[0-9]+(?:[.,][0-9]+)?(?:[eE][-+−]?[0-9]+)?"
+_PLUS_MINUS = re.compile(r"[*_`\s]*(?:±|\+/-|\+-)\s*[*_`]*(" + _NUM + ")")
+_BRACKETS = re.compile(r"[*_`\s]*(?:\(|\[)\s*(?:95\s*%\s*CI:?\s*)?(" + _NUM + r")\s*(?:,|–|—|-|to)\s*(" + _NUM
+                       + r")\s*(?:\)|\])")
+_BEFORE_PM = re.compile(r"(?:±|\+/-|\+-)\s*[*_`]*$")
+
+
+def _float(text: str) -> float:
+    return float(text.replace(",", ".").replace("−", "-"))
+
+
+def interval_of(line: str, n: NumberReading) -> tuple[float, float, str] | None:
+    """The interval written right after number ``n`` in its ``line``: ``0.0213 ± 0.0002`` gives
+    (0.0211, 0.0215, "±, meaning not stated"); ``0.0213 [0.0209, 0.0217]`` gives the bracket's bounds."""
+    after = line[n.column - 1 + len(n.text): n.column - 1 + len(n.text) + 60] if n.column >= 1 else ""
+    m = _PLUS_MINUS.match(after)
+    if m:
+        half = _float(m.group(1))
+        return n.value - half, n.value + half, "±: SE or half-width, not stated"
+    m = _BRACKETS.match(after)
+    if m:
+        low, high = _float(m.group(1)), _float(m.group(2))
+        if low <= n.value <= high:
+            return low, high, "interval as written"
+    return None
+
+
+def is_uncertainty(line: str, n: NumberReading) -> bool:
+    """True when ``n`` is the "± x" part of another number (an uncertainty, not a KLD value)."""
+    return n.column >= 2 and _BEFORE_PM.search(line[max(0, n.column - 12): n.column - 1]) is not None
 
 
 def _ctx(cell: str) -> int | None:

@@ -17,7 +17,7 @@ from kldcard.card.document import Card
 from kldcard.lint.block_reading import block_readings
 from kldcard.lint.findings import Finding
 from kldcard.lint.markdown import Doc
-from kldcard.lint.number_readings import number_readings
+from kldcard.lint.number_readings import is_uncertainty, number_readings
 from kldcard.lint.quantity import statistic
 from kldcard.lint.quantity_verdict import compare_readings, readings_key
 from kldcard.lint.reader import read_card
@@ -70,6 +70,8 @@ def _prose(card: Card, claims: list[ClaimReading]) -> list[Finding]:
     by_stat: dict[Any, dict[str, tuple[int, int, dict[int, DisclosureReading]]]] = {}
     for claim in claims:
         for n in claim.numbers:
+            if 1 <= n.line <= len(lines) and is_uncertainty(lines[n.line - 1], n):
+                continue  # the "± x" of the number before it
             readings = number_readings(claim, n, lines)
             stat = readings.get(9).value.get("statistic") if readings.get(9) else None
             by_stat.setdefault(statistic(stat), {}).setdefault(readings_key(readings), (n.line, n.column, readings))
