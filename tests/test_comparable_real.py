@@ -159,3 +159,21 @@ def test_intervals_written_next_to_card_numbers_are_shown_and_the_pm_part_is_not
     assert "A q8_0: 0.001355 unit not stated [0.001349, 0.001361] (±: SE or half-width, not stated)" in out
     rc, out, _ = run_cli(capsys, "comparable", REAL / "qwen36_27b_sota_matrix_quality.md")
     assert "Q8_0 GGUF 0.001828\n" in out and "0.000189" not in out.split("\n\n")[0]  # "± 0.000189" is not a KLD
+
+
+def test_readme_examples_are_the_commands_real_output(capsys):
+    """README, "Reading other people's numbers": every `$ kldcard comparable ...` example prints the verdict
+    shown (cut where the README cuts it with "...")."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### Reading other people's numbers", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    examples = block.split("$ kldcard comparable ")[1:]
+    assert len(examples) == 3
+    seen = set()
+    for ex in examples:
+        args = ex.splitlines()[0].split("#")[0].split()
+        shown = " ".join(ex.split("verdict: ", 1)[1].split("\nranking:")[0].split())
+        rc, out, _ = run_cli(capsys, "comparable", *(REAL / a for a in args))
+        real = " ".join(next(line for line in out.splitlines() if line.startswith("verdict: "))[9:].split())
+        assert real.startswith(shown.split("...")[0].strip().rstrip(",")), (shown, real)
+        seen.add(real.split(":")[0].split(",")[0])
+    assert seen == {"comparable", "not comparable", "cannot tell"}
