@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from kldcard.lint import scan
 from kldcard.lint.markdown import scan as scan_markdown
 
-MODULES = ["evidence", "evidence_patterns", "claims", "claims_patterns", "tool_defaults", "prose", "markdown", "interval_prose"]
+MODULES = ["evidence", "evidence_patterns", "claims", "claims_patterns", "tool_defaults", "prose", "markdown", "interval_prose",
+           "read.tools.llama_perplexity", "read.tools.exllamav3"]
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:

@@ -277,16 +277,17 @@ def splice_front_matter(
     text: str,
     *,
     kld_yaml: str,
-    results: list[dict[str, Any]],
+    results: list[dict[str, Any]] | None,
     model_name: str,
     ensure: dict[str, str] | None = None,
     path: str = "<card>",
 ) -> str:
     """``text`` with the ``kld_evaluation`` key, the model-index KLD results and any absent
-    ``ensure`` keys (e.g. ``base_model``) written; front matter is created when there is none."""
+    ``ensure`` keys (e.g. ``base_model``) written; front matter is created when there is none.
+    ``results`` None leaves model-index as it is (or absent)."""
     newline = detect_newline(text)
     ensure = ensure or {}
-    new_index = dump_yaml({MODEL_INDEX_KEY: [{"name": model_name, "results": results}]})
+    new_index = dump_yaml({MODEL_INDEX_KEY: [{"name": model_name, "results": results}]}) if results is not None else ""
     m = YAML_BLOCK.search(text)
     if m is None:
         head = dump_yaml(ensure) if ensure else ""
@@ -313,7 +314,9 @@ def splice_front_matter(
         edits.append(_Edit(start, end, _with_newline(_indent(kld_yaml, col), newline)))
     else:
         appended += kld_yaml
-    if MODEL_INDEX_KEY in keys:
+    if results is None:
+        pass
+    elif MODEL_INDEX_KEY in keys:
         data = yaml.safe_load(yaml_text)[MODEL_INDEX_KEY]
         edits += splice_model_index(yaml_text, keys[MODEL_INDEX_KEY][2], data, results, newline, path)
     else:
@@ -330,3 +333,9 @@ def splice_front_matter(
     # break belongs to the block delimiter), so a block spliced in at the end must not add one.
     yaml_text = yaml_text.rstrip("\r\n")
     return text[:base] + yaml_text + text[m.end(2) :]
+
+
+def splice_block(text: str, kld_yaml: str, path: str = "<card>") -> str:
+    """``text`` with only its ``kld_evaluation`` key written (replaced, or appended to the front
+    matter, which is created when absent); every other byte stays (``kldcard lint --fix --scaffold``)."""
+    return splice_front_matter(text, kld_yaml=kld_yaml, results=None, model_name="", path=path)

@@ -30,6 +30,49 @@ def _codes(text: str) -> list[str]:
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Paragraphs are filled as usual; a paragraph whose lines are indented is kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for para in text.split("\n\n"):
+            if para.startswith("  "):
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(super()._fill_text(para, width, indent))
+        return "\n\n".join(out)
+
+
+def _reading_epilog() -> str:
+    from kldcard.lint.read.complete import REQUIRED
+
+    complete = "; ".join(f"D{n} " + " or ".join("+".join(a) for a in alts) for n, alts in REQUIRED.items())
+    return (
+        "The reading (--explain, and 'reading' in -o json / json-lines). A card without a kld_evaluation block is "
+        "read claim by claim (a table's KLD column or row, pasted tool output, a sentence); for each claim one "
+        "row per disclosure D1-D9:\n\n"
+        "  status    stated (complete) | incomplete (found in part: KLD33x, a warning) |\n"
+        "            inferred (a named tool's documented default: KLD313) | missing (nothing found: KLD30x)\n"
+        "  value     what was read: D1 repo, revision, dtype, quantized; D2 engine, version, backend, device;\n"
+        "            D3 name, source, sha256, tokens; D4 none, dataset, size; D5 n_ctx, chunks, stride;\n"
+        "            D6 scheme, count; D7 direction (forward|reverse|js|both|as-written), unit (nats|bits);\n"
+        "            D8 scheme (full|top-k|floor), k, floor; D9 statistic (mean|median|max|min|pNN), uncertainty\n"
+        "  evidence  LINE:COL 'quoted text' in the card file, 'front matter /base_model' (the Hub's keys),\n"
+        "            or the tool default an inferred value comes from\n"
+        "  needs     what complete still lacks\n\n"
+        f"Complete, in prose: {complete}. The nearest statement wins (the claim's own section), a statement in a "
+        "section without claims applies to every claim, and the front matter's base_model (unless "
+        "base_model_relation says finetune, adapter or merge) and calibration datasets fill what the text leaves. "
+        "JSON: \"reading\": {FILE: [{kind, line, column, text, tool, numbers: [{text, value, line, column, unit, "
+        "statistic, candidate}], disclosures: [{disclosure, name, status, value, evidence: [{text, line, column, key, "
+        "tool}], needs}]}]} (schemas/lint-report.schema.json); json-lines: each KLD30x/KLD33x finding's \"reading\" is "
+        "the disclosure reading it was reached from.\n\n"
+        "--fix --scaffold writes a kld_evaluation block with every field the schema requires: the card's stated "
+        "values, TODO placeholders elsewhere (a printed number whose statistic the card leaves open is quoted in "
+        "its TODO); lint then reports each placeholder (KLD013) and nothing else about the block until all are filled."
+    )
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     groups = ", ".join(f"{g}xx {desc}" for g, desc in GROUPS.items())
     p = subparsers.add_parser(
@@ -38,6 +81,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description="Lint model cards (README.md with a kld_evaluation block, or hf://OWNER/NAME[@REV]) "
         f"for missing or inconsistent KL-divergence disclosures. Rule groups: {groups}. "
         "Exit 0 clean, 1 findings, 2 usage or input error.",
+        epilog=_reading_epilog(),
+        formatter_class=_Formatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="card files or hf://OWNER/NAME[@REVISION]")
     p.add_argument(
@@ -69,6 +114,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes (YAML 1.1 exponents, model-index from the block, section markers), then report what is left")
+    p.add_argument(
+        "--scaffold", action="store_true",
+        help="with --fix (or --diff): give each free-form card (KLD claims, no kld_evaluation block) a kld_evaluation "
+        "block pre-filled from its reading: the card's own values where it states them, TODO placeholders elsewhere "
+        "(never a guessed value); lint then reports each TODO (KLD013) until it is filled",
+    )
     p.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff instead of writing them (exit 1 when there is one)")
     p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline, and baseline entries that no longer occur")
     p.add_argument("--write-baseline", metavar="FILE", help="record today's findings in FILE (by file, rule and a hash of the claim's text) and exit 0")
@@ -93,9 +144,10 @@ def show_rule(code: str) -> int:
     return 0
 
 
-def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tuple[int, int]:
-    """Apply (or, with --diff, print) the fixes of local cards; (cards changed, fixes)."""
-    changed = n_fixes = 0
+def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tuple[int, int, int]:
+    """Apply (or, with --diff, print) the fixes (and --scaffold blocks) of local cards; (cards changed,
+    fixes, blocks scaffolded)."""
+    changed = n_fixes = n_blocks = 0
     for path in paths:
         if hub.is_hub_spec(path):
             print(f"kldcard: {path}: a Hub card is not fixed (edit it in its repository)", file=sys.stderr)
@@ -104,6 +156,12 @@ def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tupl
             data = read_bytes(path, config.max_card_bytes)
             enabled = enabled_codes(args.select, args.ignore, config, extend_select=args.extend_select, file=path)
             new, fixes = fix_text(data, path, enabled)
+            if args.scaffold:
+                from kldcard.lint.scaffold import scaffold_bytes
+
+                drafted = scaffold_bytes(new, path)
+                if drafted is not None:
+                    new, n_blocks = drafted, n_blocks + 1
         except InputError:
             continue  # reported by the lint pass that follows
         if new == data:
@@ -114,7 +172,7 @@ def _fix(paths: list[str], args: argparse.Namespace, config: LintConfig) -> tupl
             sys.stdout.writelines(difflib.unified_diff(old_t.splitlines(True), new_t.splitlines(True), f"a/{path}", f"b/{path}"))
         else:
             write_atomic(Path(path), new)
-    return changed, n_fixes
+    return changed, n_fixes, n_blocks
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("no PATH given; pass one or more card files (e.g. README.md) or hf://OWNER/NAME")
     if args.fix and args.diff:
         raise UsageError("--fix writes the fixes and --diff only shows them; pass one of them")
+    if args.scaffold and not (args.fix or args.diff):
+        raise UsageError("--scaffold writes a block: pass it with --fix (or --diff to see it first)")
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline exclude each other")
 
@@ -146,11 +206,14 @@ def run(args: argparse.Namespace) -> int:
     enabled_codes(args.select, args.ignore, config, extend_select=args.extend_select)  # unknown codes: exit 2 first
 
     if args.fix or args.diff:
-        changed, n_fixes = _fix(paths, args, config)
+        changed, n_fixes, n_blocks = _fix(paths, args, config)
         if args.diff:
             return 1 if changed else 0
         if n_fixes:
             print(f"kldcard: fixed {n_fixes} finding{'s' * (n_fixes != 1)} in {changed} card{'s' * (changed != 1)}", file=sys.stderr)
+        if n_blocks:
+            print(f"kldcard: scaffolded a kld_evaluation block in {n_blocks} card{'s' * (n_blocks != 1)}: fill its TODOs (KLD013)",
+                  file=sys.stderr)
 
     result, bad_input = LintResult(), 0
     cache = hub.CardCache(local_files_only=args.offline)

@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
 from kldcard.lint.scan import search, spans_with
 from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CONTEXT are read from here by prose and evidence)
     AFTER_GAP,
@@ -21,8 +22,10 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     KLD_TERM,
     LIST_OR_QUOTE,
     LLAMA_CHUNK,
+    LLAMA_CHUNK_HEADER,
     LLAMA_HEADER,
     LLAMA_STAT,
+    MODEL_DIFF_PER_TOKEN,
     MODEL_DIFF_STAT,
     NUMBER,
     OLD_STAT,
@@ -52,9 +55,7 @@ class KldNumber:
     @property
     def decimals_half_ulp(self) -> float:
         """Half a unit in the last printed digit: the rounding the printed text allows."""
-        mant, _, exp = self.text.lower().partition("e")
-        digits = len(mant.split(".")[1]) if "." in mant else 0
-        return 0.5 * 10.0 ** (-digits + (int(exp) if exp else 0))
+        return decimals_half_ulp(self.text)
 
 
 @dataclass
@@ -82,7 +83,7 @@ def find_claims(doc: Doc) -> list[Claim]:
 
 
 def _numbers(text: str, base: int) -> list[KldNumber]:
-    return [KldNumber(m.group(0), float(m.group(0)), base + m.start()) for m in NUMBER.finditer(text)]
+    return [KldNumber(m.group(0), parse_number(m.group(0))[0], base + m.start()) for m in NUMBER.finditer(text)]
 
 
 def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
@@ -95,17 +96,24 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     old, diffs, chunks, results, headers = (
         doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER)
     )
-    visit = sorted(set(stat).union(old, diffs, chunks, results, headers))
+    diffs = diffs | doc.lines_with(MODEL_DIFF_PER_TOKEN)
+    chunk_heads = doc.lines_with(LLAMA_CHUNK_HEADER)
+    visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads))
     old_block = False  # inside the first-format block, right under its header
     previous = -2
     for i in visit:
-        if i != previous + 1:
+        # the current per-chunk rows come each under its own header, a blank line apart: one block
+        chunking = current is not None and current.tool == "llama-perplexity-chunks"
+        if i != previous + 1 and not (chunking and all(not doc.lines[j].strip() for j in range(previous + 1, i))):
             current, old_block = None, False
         previous = i
         line = doc.lines[i]
+        if i in chunk_heads and LLAMA_CHUNK_HEADER.match(line):
+            lines.add(i)
+            continue
         old_block = old_block and i in old and bool(OLD_STAT.match(line))
         llama = stat.get(i) or (old_block and OLD_STAT.match(line))
-        diff = MODEL_DIFF_STAT.match(line) if i in diffs else None
+        diff = (MODEL_DIFF_STAT.match(line) or MODEL_DIFF_PER_TOKEN.match(line)) if i in diffs else None
         chunk = LLAMA_CHUNK.match(line) if i in chunks else None
         result = doc.code[i] and not (llama or diff or chunk) and i in results and CODE_RESULT.match(line)
         if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
@@ -121,7 +129,8 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             if current is None or current.tool != tool:
                 current = Claim("tool-output", doc.starts[i], line.strip(), labelled=bool(llama), tool=tool)
                 claims.append(current)
-            current.numbers.extend(_numbers(line.split(":", 1)[1], doc.starts[i] + line.index(":") + 1))
+            colon = line.index(":", diff.end() - len(diff.group(0).split(":")[-1]) - 1) if diff else line.index(":")
+            current.numbers.extend(_numbers(line[colon + 1 :], doc.starts[i] + colon + 1))
             lines.add(i)
         elif result:
             if current is None or current.tool != "result-lines":
@@ -279,7 +288,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts):
         start, end = doc.sentences[k]
         sentence = text[start:end]
-        if "." not in sentence or NUMBER.search(sentence) is None:  # no number, no claim
+        if ("." not in sentence and "," not in sentence) or NUMBER.search(sentence) is None:  # no number, no claim
             continue
         terms = list(KLD_TERM.finditer(sentence))
         if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):

@@ -1,11 +1,20 @@
 """The patterns of :mod:`kldcard.lint.claims`: KLD terms, numbers, statistic labels, contexts that
-make a KL term no claim, and the lines llama-perplexity and exllamav3 print."""
+make a KL term no claim; the lines tools print are their grammars' (kldcard.lint.read.tools)."""
 
 from __future__ import annotations
 
 import re
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
+from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.terms import KL_TERMS, STATISTIC_WORDS, alternation
+from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
+from kldcard.lint.read.tools.exllamav3 import STAT as MODEL_DIFF_STAT  # noqa: F401
+from kldcard.lint.read.tools.llama_perplexity import CHUNK as LLAMA_CHUNK  # noqa: F401
+from kldcard.lint.read.tools.llama_perplexity import CHUNK_HEADER as LLAMA_CHUNK_HEADER  # noqa: F401
+from kldcard.lint.read.tools.llama_perplexity import HEADER as LLAMA_HEADER  # noqa: F401
+from kldcard.lint.read.tools.llama_perplexity import OLD_STAT  # noqa: F401
+from kldcard.lint.read.tools.llama_perplexity import STAT as LLAMA_STAT  # noqa: F401
 
 # ASCII semantics: case-insensitive matching with Unicode folding is ~3x slower and every keyword is
 # ASCII; the few non-ASCII symbols (μ, Δp, β) stand outside \b groups because \b is ASCII-only here.
@@ -14,17 +23,18 @@ I = re.IGNORECASE | re.ASCII
 # "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
 KLD_TERM = re.compile(
     r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-))",
+    r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS),  # and the other languages' own (kldcard.lint.read.terms)
     I,
 )
-# Decimal numbers that could be a divergence; not versions (v0.2.8), sizes (5.0bpw), model names
-# (Qwen3.5, Llama-3.1-8B) or percentages.
-NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d+\.\d+|\.\d+)(?:[eE][-+]?\d+)?(?![\w%/]|\.\d|-\w)")
+# Decimal numbers that could be a divergence, as people write them (kldcard.lint.read.numbers: a decimal
+# comma, an exponent, "·10⁻³"); not versions (v0.2.8), sizes (5.0bpw), model names or percentages.
+NUMBER = KLD_VALUE
 # Statistic labels that say which summary a number is.
 STAT_LABEL = re.compile(
     r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
     r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%",
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
+    r"|(?<![^\W\d_])(?:" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",  # other languages' words
     I,
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
@@ -56,24 +66,11 @@ TRAINING_CONTEXT = re.compile(
 # Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").
 GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in general|as a rule)\b", I)
 
-# llama-perplexity's printed block (current and pre-#16321) and exllamav3 model_diff's lines.
-# Pasted output is often quoted, indented or turned into list items ("> - Mean    KLD:   0.0146").
-PASTE_PREFIX = r"^(?:[ \t]*+(?:>|[-*+](?=\s))[ \t]*+)*+[ \t]*+"
-LLAMA_STAT = re.compile(
-    PASTE_PREFIX + r"(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I
-)
+# llama-perplexity's printed block and per-chunk lines, exllamav3 model_diff's lines: one grammar per
+# tool (kldcard.lint.read.tools); a line of them pasted as list items or quotes is still output.
 LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
-LLAMA_HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL[- ]divergence statistics(?:\s*=+|\s*$)", I)
-# The first (2024) block under "===== KL-divergence statistics": "Average:   0.010623 ±   0.000065", "Median : ..."
-OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+)\s*:\s*(-?\d+\.\d+)", I)
-# llama-perplexity's cumulative per-chunk line in KL mode: [n] PPL ± se, ln ratio ± se, KLD ± se, Δp ± %, same ± %
-LLAMA_CHUNK = re.compile(
-    r"^\s*\[\d+\]\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
-    r"-?\d+\.\d+\s*±"
-)
 # A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
 CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+)(?![\w.%])", I)
-MODEL_DIFF_STAT = re.compile(PASTE_PREFIX + r"--\s*KL[- ]?div(?:ergence)?\s*\(\s*\w+\s*,\s*\w+\s*\)\s*:\s*(-?\d+\.\d+)", I)
 
 
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")

@@ -36,12 +36,13 @@ QUOTE_LIMIT = 80  # characters of a quoted span
 AROUND = 200  # characters of the span's sentence read either side for its value
 MERGE_LIMIT = 6  # further statements read to fill a value's missing keys
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
-UNIT = re.compile(r"^[\s*_`]*(?:±\s*[\d.,]+\s*)?(nats?|bits?|%)", re.IGNORECASE)
+UNIT = re.compile(r"[\s*_`]*(?:±\s*[\d.,]+\s*)?(nats?\b|bits?\b|%)", re.IGNORECASE)
 
 
 def clean(text: str, limit: int = QUOTE_LIMIT) -> str:
     """``text`` on one line, without control or bidi characters, at most ``limit`` characters."""
-    flat = " ".join(CONTROL.sub(" ", text).split())
+    # clipped first: a claim's "sentence" can be a whole pasted page, and this runs once per claim
+    flat = " ".join(CONTROL.sub(" ", text[: 4 * limit + 16]).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -65,6 +66,10 @@ class _Reader:
         heads = [doc.starts[i] for i, line in enumerate(doc.lines) if "#" in line and not doc.code[i] and HEADING.match(line)]
         self.heads = heads
         self._values: dict[tuple[int, int], dict[str, Any]] = {}
+        self.claimed: set[int] = set()  # start offsets of the sections that hold a claim
+        self.tables = {t.header: t for t in doc.tables}
+        self.row_tables = {r: t for t in doc.tables for r in t.rows}
+        self._wide: dict[int, list[int]] = {}
         self._memo: dict[tuple[int, int, int], DisclosureReading] = {}
 
     # ---- where ------------------------------------------------------------------------------
@@ -76,8 +81,11 @@ class _Reader:
         return start, end
 
     def evidence(self, m: re.Match[str]) -> Evidence:
-        line, col = self.doc.position(m.start())
-        return Evidence(clean(m.group(0).strip()), line, col + len(m.group(0)) - len(m.group(0).lstrip()))
+        """The match's first line, quoted, at the line and column where its text starts."""
+        text = m.group(0)
+        lead = len(text) - len(text.lstrip())
+        line, col = self.doc.position(m.start() + lead)
+        return Evidence(clean(text.strip().splitlines()[0] if text.strip() else text), line, col)
 
     def value(self, n: int, k: int) -> dict[str, Any]:
         key = (n, k)
@@ -85,7 +93,9 @@ class _Reader:
             m = self.found[n][k]
             s, e = self.doc.sentence_at(m.start())
             around = self.doc.text[max(s, m.start() - AROUND) : min(max(e, m.end()), m.end() + AROUND)]
-            self._values[key] = values.value(n, m.group(0), around)
+            # a reference pattern's "ref" group is the reference itself ("KL divergence (3.0bpw, original)")
+            span = (m.group("ref") or m.group(0)) if "ref" in m.re.groupindex else m.group(0)
+            self._values[key] = values.value(n, span, around)
         return self._values[key]
 
     @staticmethod
@@ -105,19 +115,28 @@ class _Reader:
         s0, s1 = self.section(offset)
         lo, hi = bisect_left(starts, s0), bisect_left(starts, s1)
         primary = self._nearest(starts, lo, hi, offset)
-        if primary is None:
-            primary = self._nearest(starts, 0, len(starts), offset)
-        key = (n, lo if primary is not None and lo <= primary < hi else -1, -1 if primary is None else primary)
+        if primary is None:  # a card-wide statement (in a section without claims), else the nearest
+            wide = self._card_wide(n)
+            primary = min(wide, key=lambda j: abs(starts[j] - offset)) if wide else self._nearest(starts, 0, len(starts), offset)
+        key = (n, s0, -1 if primary is None else primary)
         if key not in self._memo:
             self._memo[key] = self._build(n, primary, lo, hi)
         return self._memo[key]
+
+    def _card_wide(self, n: int) -> list[int]:
+        """Indices of D``n``'s statements that lie in sections without a claim (they apply to all)."""
+        if n not in self._wide:
+            self._wide[n] = [j for j, x in enumerate(self.starts[n]) if self.section(x)[0] not in self.claimed]
+        return self._wide[n]
 
     def _build(self, n: int, primary: int | None, lo: int, hi: int) -> DisclosureReading:
         value: dict[str, Any] = {}
         evidence: list[Evidence] = []
         if primary is not None:
+            # the claim's own section first, then the statements that apply card-wide; a statement in
+            # another claim's section is that claim's, not this one's
             order = [primary] + [j for j in range(lo, hi) if j != primary][:MERGE_LIMIT]
-            order += [j for j in range(len(self.starts[n])) if j not in order][:MERGE_LIMIT]
+            order += [j for j in self._card_wide(n)[: 4 * MERGE_LIMIT] if j not in order][:MERGE_LIMIT]
             for j in order:
                 v = self.value(n, j)
                 new = {k: x for k, x in v.items() if k not in value}
@@ -143,58 +162,109 @@ class _Reader:
         line, col = self.doc.position(c.offset)
         own9 = None
         if c.labelled:  # the claim's own label says which statistic its numbers are
-            stat = values.statistic(c.text) or "labelled"
-            own9 = DisclosureReading(9, "stated", {"statistic": stat}, (Evidence(clean(c.text), line, col),))
+            i = self.doc.line_index(c.offset)
+            at = c.offset - self.doc.starts[i]
+            quoted = self.doc.lines[i][at : at + QUOTE_LIMIT * 4]
+            # the label stands before a sentence's number ("Mean KLD 0.0213"), in a table's header
+            near = self.doc.lines[i][max(0, at - QUOTE_LIMIT) : at + QUOTE_LIMIT]
+            stat = values.statistic(c.text[: QUOTE_LIMIT * 4] if c.kind == "table" else near) or "labelled"
+            own9 = DisclosureReading(9, "stated", {"statistic": stat}, (Evidence(clean(quoted), line, col),))
         readings = {n: self.reading(n, c.offset, own9 if n == 9 else None) for n in range(1, 10)}
         unit = readings[7].value.get("unit") if readings[7].status == "stated" else None
         label = readings[9].value.get("statistic") if c.labelled else None
         columns = self.columns(c)
-        numbers = tuple(self.number(c, x, columns.get(x.offset, label), unit) for x in c.numbers)
+        owners = self.candidates(c)
+        numbers = tuple(self.number(x, columns.get(x.offset) or self.line_label(c, x) or label, unit, owners.get(x.offset))
+                        for x in c.numbers)
         tool = _CLAIM_TOOLS.get(c.tool or "") or (self.tool.name if self.tool is not None else None)
         return ClaimReading(c.kind, line, col, clean(c.text, 200), numbers, readings, tool)
 
-    def number(self, c: Claim, x: KldNumber, statistic: str | None, unit: str | None) -> NumberReading:
+    def number(self, x: KldNumber, statistic: str | None, unit: str | None, candidate: str | None) -> NumberReading:
         line, col = self.doc.position(x.offset)
         end = x.offset + len(x.text)
         after = UNIT.match(self.doc.text, end, min(len(self.doc.text), end + 40))
         if after is not None:
             word = after.group(1).lower()
             unit = "percent" if word == "%" else ("bits" if word.startswith("bit") else "nats")
-        return NumberReading(x.text, x.value, line, col, unit, statistic, self.candidate(c, x))
+        before = self.doc.text[max(0, x.offset - 4) : x.offset].rstrip()
+        following = self.doc.text[end : end + 2].lstrip()
+        if before.endswith("±"):  # "0.0231 ± 0.0002": the number's standard error
+            statistic = "se"
+        elif before.endswith("[") and following.startswith(","):  # "[0.0224, 0.0238]": an interval
+            statistic = "ci_low"
+        elif before.endswith(",") and following.startswith("]"):
+            statistic = "ci_high"
+        return NumberReading(x.text, x.value, line, col, unit, statistic, candidate)
+
+    def line_label(self, c: Claim, x: KldNumber) -> str | None:
+        """For pasted tool output: the statistic the number's own line names ("99.9%   KLD:", "Median");
+        for a transposed table's KLD rows, the row's label ("| KL max | 0.1129 |")."""
+        if c.kind == "table":
+            r = self.doc.line_index(x.offset)
+            table = self.row_tables.get(r)
+            if table is None or table.header == self.doc.line_index(c.offset) or not table.cells[r]:
+                return None
+            return values.statistic(table.cells[r][0][1][: QUOTE_LIMIT * 4])
+        if c.kind != "tool-output":
+            return None
+        i = self.doc.line_index(x.offset)
+        before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
+        label = values.KLD_VALUE.split(before)[-1]  # the words since the previous number ("p90 ")
+        return values.statistic(label) or values.statistic(before)
 
     def columns(self, c: Claim) -> dict[int, str | None]:
         """For a pipe-table claim: number offset -> the statistic its column header names."""
         if c.kind != "table":
             return {}
-        i = self.doc.line_index(c.offset)
-        table = next((t for t in self.doc.tables if t.header == i), None)
+        table = self.tables.get(self.doc.line_index(c.offset))
         if table is None:
             return {}
-        header = table.cells[table.header]
-        stats = [values.statistic(text) for _, text in header]
+        stats = [values.statistic(text[: QUOTE_LIMIT * 4]) for _, text in table.cells[table.header]]
+        if not any(stats):
+            return {}
         out: dict[int, str | None] = {}
-        rows = {self.doc.line_index(x.offset) for x in c.numbers}
-        for r in sorted(rows):
-            cells = table.cells[r]
-            starts = [off for off, _ in cells]
-            for x in c.numbers:
-                if self.doc.line_index(x.offset) == r:
-                    k = bisect_right(starts, x.offset) - 1
-                    if 0 <= k < len(stats) and stats[k] is not None:
-                        out[x.offset] = stats[k]
+        by_row: dict[int, list[KldNumber]] = {}
+        for x in c.numbers:
+            by_row.setdefault(self.doc.line_index(x.offset), []).append(x)
+        for r, numbers in by_row.items():
+            starts = [off for off, _ in table.cells[r]]
+            for x in numbers:
+                k = bisect_right(starts, x.offset) - 1
+                if 0 <= k < len(stats) and stats[k] is not None:
+                    out[x.offset] = stats[k]
         return out
 
-    def candidate(self, c: Claim, x: KldNumber) -> str | None:
-        """The row label of a table number ("Q4_K_M"), when the claim is a table column."""
+    def candidates(self, c: Claim) -> dict[int, str]:
+        """Number offset -> the candidate it belongs to: a column claim's row label ("Q4_K_M"), a
+        transposed row's column header, a flattened table's first word. Each row is split once."""
         if c.kind != "table":
-            return None
-        i = self.doc.line_index(x.offset)
-        line = self.doc.lines[i].strip()
-        if not line.startswith("|"):
-            first = line.split()[0] if line.split() else ""
-            return clean(first, 60) or None
-        cells = [t.strip() for t in line.strip("|").split("|")]
-        return clean(cells[0].strip("*_` "), 60) or None if cells else None
+            return {}
+        out: dict[int, str] = {}
+        i = self.doc.line_index(c.offset)
+        table = self.tables.get(i) or self.row_tables.get(i)
+        labels: dict[int, str] = {}
+        starts: dict[int, list[int]] = {}
+        for x in c.numbers:
+            r = self.doc.line_index(x.offset)
+            if table is None:  # a flattened table: the row's first word
+                if r not in labels:
+                    words = self.doc.lines[r].split()
+                    labels[r] = clean(words[0], 60) if words else ""
+                label = labels[r]
+            elif table.header == i:  # a KLD column: the row's first cell
+                if r not in labels:
+                    cells = table.cells[r]
+                    labels[r] = clean(cells[0][1].strip("*_` "), 60) if cells else ""
+                label = labels[r]
+            else:  # a transposed KLD row: the header of the number's column
+                if r not in starts:
+                    starts[r] = [off for off, _ in table.cells[r]]
+                k = bisect_right(starts[r], x.offset) - 1
+                head = table.cells[table.header]
+                label = clean(head[k][1].strip("*_` "), 60) if 0 <= k < len(head) else ""
+            if label:
+                out[x.offset] = label
+        return out
 
 
 _CLAIM_TOOLS = {"llama-perplexity": "llama-perplexity", "llama-perplexity-chunks": "llama-perplexity", "model_diff": "exllamav3 model_diff"}
@@ -207,4 +277,5 @@ def read_claims(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None =
     if not claims:
         return []
     reader = _Reader(doc, metadata, found)
+    reader.claimed = {reader.section(c.offset)[0] for c in claims}
     return [reader.claim(c) for c in claims]

@@ -54,11 +54,14 @@ VALUE_KEYS: dict[int, tuple[str, ...]] = {
     5: ("n_ctx", "chunks", "stride"),
     # scheme: "all" | "second-half" | "every:N" | "list" | ...; count: positions scored
     6: ("scheme", "count"),
-    # direction: "forward" (KL(P_ref ‖ P_cand)) | "reverse" | "js" | "symmetric"; unit: "nats" | "bits"
+    # direction: "forward" (KL(P_ref ‖ P_cand)) | "reverse" | "js" | "symmetric" | "both" (both printed
+    # side by side) | "as-written" (a formula whose sides the reader cannot tell); unit: "nats" | "bits"
     7: ("direction", "unit"),
     # scheme: "full" | "top-k" | "floor"; k; floor (nats)
     8: ("scheme", "k", "floor"),
-    # statistic: "mean" | "median" | "p99" | ... (the claim's numbers); uncertainty: method as written
+    # statistic: "mean" | "median" | "max" | "min" | "p99" | "p99.9" | ... (the claim's numbers; several
+    # joined by "+"; "labelled" when the claim's label names one the reader does not know);
+    # uncertainty: method as written
     9: ("statistic", "uncertainty"),
 }
 
@@ -112,8 +115,9 @@ class DisclosureReading:
 @dataclass(frozen=True)
 class NumberReading:
     """One KLD number of a claim, as read: ``value`` in the card's unit (``unit``: "nats", "bits",
-    "percent" or None when unstated), the statistic it is labelled with, and the candidate it belongs
-    to (a table row's or column's label, e.g. "Q4_K_M") when the claim says."""
+    "percent" or None when unstated), the statistic it is labelled with (as in VALUE_KEYS[9], plus
+    "se" after a "±" and "ci_low"/"ci_high" inside "[a, b]"), and the candidate it belongs to (a table
+    row's label, e.g. "Q4_K_M") when the claim says."""
 
     text: str
     value: float

@@ -19,6 +19,7 @@ from kldcard.lint.config import LintConfig
 from kldcard.lint.fixes import plan
 from kldcard.lint.findings import Finding, LintResult
 from kldcard.lint.markdown import Doc, scan
+from kldcard.lint.placeholders import todo_pointers
 from kldcard.lint.prose import analyse, check_prose
 from kldcard.lint.ranking_check import check_ranking
 from kldcard.lint.registry import select_codes
@@ -104,8 +105,9 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
     report = analyse(card, doc)  # the claims and their reading, once, for the findings and the report
-    prose = [f for f in check_prose(card, block, enabled, doc, report) if f.rule_id in enabled]
-    prose += check_ranking(card, doc, report.readings, enabled)
+    draft = isinstance(block, dict) and bool(todo_pointers(block))  # placeholders only (KLD013)
+    prose = [] if draft else [f for f in check_prose(card, block, enabled, doc, report) if f.rule_id in enabled]
+    prose += [] if draft else check_ranking(card, doc, report.readings, enabled)
     found = _with_subjects(card, unique_sorted([*findings, *prose]), doc)
     kept, hidden = suppress(card, found, parse_directives(card), enabled)
     readings = {name: report.readings} if block is None and report.readings else {}
@@ -195,7 +197,8 @@ def fix_text(data: bytes, name: str, enabled: set[str], *, max_passes: int = 4) 
         card = parse_card(data, name)
         findings, block = check_structured(card, enabled)
         doc = scan(card.body, card.body_line)
-        prose = [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
+        draft = isinstance(block, dict) and bool(todo_pointers(block))
+        prose = [] if draft else [f for f in check_prose(card, block, enabled, doc) if f.rule_id in enabled]
         kept, _ = suppress(card, _with_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card), enabled)
         planned = plan(card, kept)
         if not planned:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from kldcard import schema
 from kldcard.card.document import Card
 from kldcard.lint.consistency import check_consistency
+from kldcard.lint.placeholders import todo_pointers
 from kldcard.lint.findings import Finding
 from kldcard.lint.registry import RULES
 
@@ -66,11 +67,20 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def _resolve_pointer(raw: dict[str, Any], pointer: str) -> Any:
+    node: Any = {BLOCK_KEY: raw}
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
 def check_structured(card: Card, enabled: set[str] | None = None) -> tuple[list[Finding], Any]:
     """Findings for the card's front matter, and the block for the prose checker.
 
     The second value is the validated :class:`~kldcard.schema.KldEvaluation` when the block is
-    complete, the raw mapping when it is present but invalid, and None when there is no block.
+    complete, the raw mapping when it is present but invalid (or a draft with TODO placeholders:
+    then only KLD013 is reported), and None when there is no block.
     """
     out: list[Finding | None] = []
     raw = card.metadata.get(BLOCK_KEY)
@@ -87,6 +97,11 @@ def check_structured(card: Card, enabled: set[str] | None = None) -> tuple[list[
                     enabled,
                 )
             )
+        elif todo_pointers(raw):  # a draft (kldcard lint --fix --scaffold): its placeholders, nothing else
+            for p in todo_pointers(raw, pointer_of(BLOCK_KEY)):
+                shown = one_line(str(_resolve_pointer(raw, p)))[:120]
+                out.append(finding(card, "KLD013", f"kld_evaluation placeholder {p}: {shown}", p, enabled))
+            return unique_sorted(f for f in out if f is not None), raw
         else:
             block = raw
             try:

@@ -7,30 +7,15 @@ state the item itself. D1 (reference) and D4 (calibration) are never inferred: n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from kldcard.lint.read.tools import exllamav3 as ex3
+from kldcard.lint.read.tools import llama_perplexity as lp
 from kldcard.lint.scan import Text, finditer, search
 
-I = re.IGNORECASE | re.ASCII  # ASCII: ~3x faster case-insensitive matching; keywords are ASCII
-
-LLAMA_STRONG = re.compile(
-    r"llama-perplexity|\bperplexity\b[^\n]{0,80}--kl-divergence|--kl-divergence|"
-    r"(?<!=)=+\s*KL divergence statistics|perplexity tool in KL[- ]divergence mode",
-    I,
-)
-# llama-perplexity's label set; two distinct ones identify pasted or tabulated output.
-LLAMA_LABELS = re.compile(r"PPL\(base\)|Same top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(ln\(PPL\(Q\)\)", I)
-# Labels only llama-perplexity prints: one alone names the tool (real cards tabulate one or two of
-# its columns, e.g. "1-(Mean PPL(Q)/PPL(base))" or "Same top p", and rename the rest).
-LLAMA_UNIQUE = re.compile(r"PPL\(Q\)\s*/\s*PPL\(base\)|Same top[- ]p\b|RMS Δp|Final estimate: PPL", I)
-IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
-MODEL_DIFF = re.compile(r"\bmodel_diff(?:\.py)?\b", I)
-EXLLAMA_V2 = re.compile(r"\bexllamav2\b|\bEXL2\b", I)
-EXLLAMA_V3 = re.compile(r"\bexllamav3\b|\bEXL3\b", I)
-# exllamav3's compare/model_diff column labels, both directions ("KL-div (q→o)", "KL-div (quant, FP16)").
-EXL3_LABELS = re.compile(r"KL-div\s*\((?:q\s*→\s*o|o\s*→\s*q|quant,\s*FP16|FP16,\s*quant)\)", I)
-CTX_OPTION = re.compile(r"(?:^|\s)(?:-c|--ctx-size)\s+(\d{2,6})\b")
+# the tools' own words: one grammar per tool (kldcard.lint.read.tools)
+LLAMA_STRONG, LLAMA_LABELS, LLAMA_UNIQUE, IK_LLAMA, CTX_OPTION = lp.STRONG, lp.LABELS, lp.UNIQUE, lp.IK_LLAMA, lp.CTX_OPTION
+MODEL_DIFF, EXLLAMA_V2, EXLLAMA_V3, EXL3_LABELS, MODEL_DIFF_PRINTED = ex3.MODEL_DIFF, ex3.EXLLAMA_V2, ex3.EXLLAMA_V3, ex3.LABELS, ex3.PRINTED
 
 
 @dataclass(frozen=True)
@@ -54,7 +39,7 @@ def recognise(body: str | Text) -> Tool | None:
         ctx = search(CTX_OPTION, text)
         name = "ik_llama.cpp llama-perplexity" if search(IK_LLAMA, text) else "llama-perplexity"
         return Tool(name, m.start(), int(ctx.group(1)) if ctx else None)
-    m = search(MODEL_DIFF, text) or search(EXL3_LABELS, text)
+    m = search(MODEL_DIFF, text) or search(EXL3_LABELS, text) or search(MODEL_DIFF_PRINTED, text)
     if m is not None:
         if search(EXLLAMA_V2, text) and not search(EXLLAMA_V3, text):
             return Tool("exllamav2 model_diff", m.start())

@@ -26,6 +26,15 @@ NUMBER = re.compile(
 )
 
 
+# A number that can be a divergence: a decimal (point or comma: "0.0231", "0,1137", "12,5") with an
+# optional exponent ("1.2e-3", "1,2·10⁻³"); not an integer, not a grouped count ("204,800"), not a
+# version (v0.2.8), size (5.0bpw), model name (Qwen3.5, Llama-3.1-8B) or percentage.
+KLD_VALUE = re.compile(
+    r"(?<![\w.\-/])-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,]))"
+    r"(?:[eE][-+]?\d+|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?![\w%/]|\.\d|-\w)"
+)
+
+
 def _mantissa(text: str) -> float:
     """A number without exponent; ``,``/``.`` read as decimal or grouping the way the text implies."""
     t = text.translate(MINUS).strip()

@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import STATISTIC_WORDS
+from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
 I = re.IGNORECASE | re.ASCII
 
@@ -96,7 +97,7 @@ POS_SCHEMES = [
 # ---- D7 ------------------------------------------------------------------------------------------
 REF_SIDE = re.compile(r"^\s*(?:P_?)?\{?(?:ref\w*|base\w*|bf16|fp16|f16|fp32|f32|orig\w*|teacher|p|full\w*|o)\b", I)
 CAND_SIDE = re.compile(r"^\s*(?:Q_?)?\{?(?:q|quant\w*|cand\w*|test|student|model|new)\b", I)
-KL_ARGS = re.compile(r"KL\w*\s*\(\s*([^()‖|∥,\n]{1,40}?)\s*(?:‖|\|\||∥|,)\s*([^()\n]{1,40}?)\)", I)
+KL_ARGS = re.compile(r"KL(?:[- ]?div\w*)?\s*\(\s*([^()‖|∥,\n]{1,40}?)\s*(?:‖|\|\||∥|,)\s*([^()\n]{1,40}?)\)", I)
 UNITS = re.compile(r"\b(nats?|bits?)\b", I)
 
 
@@ -212,11 +213,11 @@ def context(span: str, around: str) -> dict[str, Any]:
             n = _int(_first_group(m))
             if n:
                 out["n_ctx"] = n
-        c = CHUNKS.search(src)
-        if c is not None and "chunks" not in out:
+        for c in CHUNKS.finditer(src) if "chunks" not in out else ():
             n = _int(_first_group(c))
-            if n and n != out.get("n_ctx"):
+            if n and n != out.get("n_ctx") and " per " not in c.group(0):  # "512 tokens per chunk" is a length
                 out["chunks"] = n
+                break
         s = STRIDE.search(src)
         if s is not None and "stride" not in out:
             out["stride"] = _int(_first_group(s))
@@ -262,6 +263,8 @@ def direction(span: str, around: str) -> dict[str, Any]:
                 out["direction"] = "as-written"
         elif "→" in span or "->" in span:
             out["direction"] = "both"
+        else:  # a direction statement the words above do not classify: given as the card writes it
+            out["direction"] = "as-written"
     u = UNITS.search(around)
     if u is not None:
         out["unit"] = "bits" if u.group(1).lower().startswith("bit") else "nats"
@@ -281,15 +284,30 @@ def vocabulary(span: str, around: str) -> dict[str, Any]:
     return {"scheme": "full"}
 
 
+# a percentile as labelled: "p99", "99.9%", "99th percentile", "q99" (not "95% CI": an interval level)
+PERCENTILE = re.compile(
+    r"\bp(\d{1,2}(?:\.\d+)?)\b|(?<![\d.])(\d{1,2}(?:\.\d+)?)\s*%(?!\s*(?:CI|confidence|interval))|"
+    r"\b(\d{1,2})(?:st|nd|rd|th)\s*percentile|\bq(\d{2}(?:\.\d)?)\b",
+    I,
+)
 STATISTICS = [
-    ("median", re.compile(r"\bmedian\b|中位数", I)),
-    ("p99.9", re.compile(r"\bp99\.9\b|99\.9\s*%", I)),
-    ("p99", re.compile(r"\bp99\b|\b99\s*%|99th", I)),
-    ("p95", re.compile(r"\bp95\b|\b95th", I)),
-    ("p90", re.compile(r"\bp90\b|\b90th", I)),
+    ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])", I)),
     ("max", re.compile(r"\bmax(?:imum)?\b", I)),
-    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|平均", I)),
+    ("min", re.compile(r"\bmin(?:imum)?\b", I)),
+    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
 ]
+
+
+def _percentile(text: str) -> str | None:
+    m = PERCENTILE.search(text)
+    if m is None:
+        return None
+    value = _first_group(m)
+    if value.endswith(".0"):
+        value = value[:-2]
+    return None if value == "50" else f"p{value}"  # the 50th percentile is the median, said so below
+
+
 UNCERTAINTY = re.compile(
     r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\b(?:block |cluster |window )?bootstrap\b|\bstandard error|\bSEM\b|"
     r"standard deviation|\beffective sample size\b|±",
@@ -298,7 +316,11 @@ UNCERTAINTY = re.compile(
 
 
 def statistic(text: str) -> str | None:
+    """The statistic a label names: "mean", "median", "max", "min", "pNN" (joined with "+" when several)."""
     found = [name for name, p in STATISTICS if p.search(text)]
+    pct = _percentile(text)
+    if pct is not None:
+        found.insert(0, pct)
     return found[0] if len(found) == 1 else ("+".join(found) if found else None)
 
 

@@ -1,0 +1,155 @@
+"""The reader's recognisers, each on real samples: numbers as cards write them, KL terms in the
+card languages, and the printed output of the tools (kldcard.lint.read.numbers, .terms, .tools).
+
+Samples are kept as the tools printed them (numbers and labels) or as the cards wrote the terms;
+sources: issue 28 (an EXL3 Hugging Face card's model_diff line; two non-English cards' decimal-comma
+rows), llama.cpp PR 19661 (the current llama-perplexity per-chunk rows), turboderp-org/exllamav3
+eval/model_diff.py (its print format), tests/data/real_cards (index.yaml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.claims import find_claims
+from kldcard.lint.markdown import scan
+from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_int, parse_number
+from kldcard.lint.read.terms import KL_TERMS
+from kldcard.lint.reader import read_card
+from kldcard.lint.tool_defaults import recognise
+
+
+def claims(text: str):
+    return read_card(parse_card(text.encode(), "README.md"))
+
+
+# ---- numbers ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "half_ulp"),
+    [
+        ("0.0231", 0.0231, 5e-5),
+        ("0,1137", 0.1137, 5e-5),  # decimal comma (issue 28: "| KLD vs BF16 | 0,1137 |")
+        ("1.2e-3", 1.2e-3, 5e-5),
+        ("1,2·10⁻³", 1.2e-3, 5e-5),
+        ("2.130e-05", 2.13e-5, 5e-9),
+        ("12,5", 12.5, 0.05),
+    ],
+)
+def test_numbers_as_written(text, value, half_ulp):
+    (m,) = KLD_VALUE.finditer(f"KLD {text} nats")
+    assert m.group(0) == text
+    assert parse_number(text)[0] == pytest.approx(value) and decimals_half_ulp(text) == pytest.approx(half_ulp)
+
+
+@pytest.mark.parametrize("text", ["204,800", "v0.2.8", "Qwen3.5", "5.0bpw", "12%", "Llama-3.1-8B", "1,234,567"])
+def test_what_is_not_a_divergence(text):
+    assert KLD_VALUE.findall(f"x {text} y") == []
+
+
+@pytest.mark.parametrize(("text", "n"), [("204,800", 204800), ("204 800", 204800), ("204\u202f800", 204800),
+                                         ("250k", 250000), ("~1.2M", 1200000), ("51100", 51100)])
+def test_counts_as_written(text, n):
+    assert parse_int(text) == n
+
+
+@pytest.mark.parametrize("row", ["| KLD vs BF16 | 0,1137 |", "| **KLD vs F16** | 0,0023 |"])
+def test_decimal_comma_rows_are_claims(row):
+    (claim,) = claims(f"| Métrica | Valor |\n|---|---|\n{row}\n")
+    assert claim.numbers[0].value in (0.1137, 0.0023)
+    assert claim.disclosures[1].status == "incomplete" and claim.disclosures[1].value["dtype"] in ("BF16", "F16")
+
+
+def test_bits_are_a_unit_to_report():
+    (bits,) = claims("Q4_K_M: mean KLD 0.0331 bits.\n")
+    (nats,) = claims("Q4_K_M: mean KLD 0.0229 nats.\n")
+    assert (bits.numbers[0].unit, nats.numbers[0].unit) == ("bits", "nats")
+
+
+# ---- KL terms in the card languages ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "term",
+    ["KL散度", "相对熵", "KLダイバージェンス", "カルバック・ライブラー情報量", "KL 발산", "쿨백-라이블러 발산",
+     "divergencia KL", "divergence KL", "KL-Divergenz", "KL-дивергенция", "дивергенция Кульбака — Лейблера",
+     "divergência KL"],
+)
+def test_kl_terms_in_the_card_languages(term):
+    (claim,) = claims(f"| Quant | {term} |\n|---|---|\n| Q4_K_M | 0,0123 |\n")
+    assert claim.kind == "table" and claim.numbers[0].value == 0.0123
+
+
+def test_every_listed_language_has_a_sample_above():
+    assert set(KL_TERMS) == {"zh", "ja", "ko", "ru", "de"}
+
+
+@pytest.mark.parametrize(("label", "stat"), [("平均 KLD", "mean"), ("KLD 中位数", "median"), ("KLD media", "mean"),
+                                             ("KLD moyenne", "mean"), ("Median KLD", "median"), ("KLD (медиана)", "median")])
+def test_statistic_words_label_the_number(label, stat):
+    (claim,) = claims(f"| Quant | {label} |\n|---|---|\n| Q4_K_M | 0.0123 |\n")
+    assert claim.numbers[0].statistic == stat and claim.disclosures[9].status == "stated"
+
+
+# ---- tool output -----------------------------------------------------------------------------------
+
+EXL3 = """# Some-Model-exl3
+
+```
+ -- KL divergence (3.0bpw-h6, original):  0.23334818
+```
+"""
+
+MODEL_DIFF_FORMAT = """```
+ -- KL divergence (A, B):  0.01842000
+ -- KL divergence (B, A):  0.01913700
+ -- KL divergence (A, B), per-token: median 0.00412345   p90 0.03456789
+```
+"""
+
+LLAMA_CURRENT_ROWS = """```
+chunk             PPL               ln(PPL(Q)/PPL(base))          KL Divergence              Δp RMS            Same top p
+ 126      15.4685 ±    0.2900       0.16302 ±    0.00940       0.61048 ±    0.00686    21.256 ±  0.182 %    70.401 ±  0.255 %
+
+chunk             PPL               ln(PPL(Q)/PPL(base))          KL Divergence              Δp RMS            Same top p
+ 127      15.6189 ±    0.2919       0.16244 ±    0.00938       0.61218 ±    0.00683    21.253 ±  0.181 %    70.307 ±  0.254 %
+```
+"""
+
+
+def test_exllamav3_model_diff_line_with_the_cards_labels():
+    """Issue 28: an EXL3 card whose only numbers are this line was missed entirely."""
+    (claim,) = claims(EXL3)
+    assert claim.kind == "tool-output" and claim.tool == "exllamav3 model_diff"
+    assert [n.value for n in claim.numbers] == [0.23334818]
+    assert claim.disclosures[1].value == {"quantized": False}  # the reference is "original"
+    assert claim.disclosures[5].status == "inferred"  # the tool's documented defaults, the tool printed
+
+
+def test_exllamav3_model_diff_print_format():
+    (claim,) = claims(MODEL_DIFF_FORMAT)
+    assert [(n.value, n.statistic) for n in claim.numbers] == [
+        (0.01842, None), (0.019137, None), (0.00412345, "median"), (0.03456789, "p90")]
+    assert recognise(scan(MODEL_DIFF_FORMAT, 1).scanned).name == "exllamav3 model_diff"
+
+
+def test_llama_perplexity_current_chunk_rows():
+    (claim,) = claims(LLAMA_CURRENT_ROWS)
+    assert claim.tool == "llama-perplexity" and [n.value for n in claim.numbers] == [0.61048, 0.00686, 0.61218, 0.00683]
+    assert recognise(scan(LLAMA_CURRENT_ROWS, 1).scanned).name == "llama-perplexity"
+
+
+def test_llama_perplexity_statistics_block_numbers_carry_their_line_label():
+    from pathlib import Path
+
+    log = (Path(__file__).parent / "data" / "llamacpp" / "log-current.txt").read_text(encoding="utf-8")
+    readings = claims("```\n" + log + "```\n")
+    block = next(r for r in readings if r.text.startswith("Mean KLD"))
+    stats = {n.statistic for n in block.numbers}
+    assert {"mean", "se", "max", "median", "min", "p99.9", "p99"} <= stats
+
+
+def test_a_tool_named_in_prose_only_is_not_its_printed_output():
+    doc = scan("We compared with a script similar to model_diff but our own.\n", 1)
+    assert find_claims(doc) == []
