@@ -102,7 +102,7 @@ def test_calibration_overlapping_the_text_is_flagged(tmp_path, capsys):
     edited = write_card(tmp_path / "b.md", meta, BODY)
     rc, out, _ = run_cli(capsys, "comparable", COMPLIANT, edited)
     assert rc == 0
-    assert "flag: calibration overlaps the evaluation text (column 2)" in out
+    assert "flag: calibration overlaps the evaluation text (B): that candidate was tuned on the text" in out
 
 
 def test_json_carries_every_row_with_its_evidence(tmp_path, capsys):

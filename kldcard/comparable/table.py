@@ -84,7 +84,8 @@ def to_json(cmp: Comparison) -> dict[str, Any]:
                     for c in cmp.columns],
         "rows": [{
             "row": r.rule.row, "disclosure": f"D{r.rule.disclosure}", "label": r.rule.label, "rule": r.rule.kind,
-            "verdict": r.verdict, "detail": r.detail, "flag": r.flag,
+            "verdict": r.verdict, "detail": r.detail,
+            "flag": r.flag.format(", ".join(cmp.columns[i].name for i in r.flagged)) if r.flag else None,
             "cells": {c.name: cell.to_json() for c, cell in zip(cmp.columns, r.cells)},
         } for r in v.rows],
         "ranking": cmp.advice.to_json(),

@@ -53,7 +53,8 @@ class Row:
     verdict: RowVerdict
     differing: tuple[str, ...] = ()  # value keys whose values differ (verdict "differs")
     silent: tuple[int, ...] = ()  # columns that do not say (verdict "unknown")
-    flag: str | None = None  # calibration that overlaps the evaluation text
+    flag: str | None = None  # calibration that overlaps the evaluation text ({} for the columns' names)
+    flagged: tuple[int, ...] = ()  # the columns the flag is about
 
     @property
     def detail(self) -> str:
@@ -143,7 +144,7 @@ def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, Discl
         elif r.rule.kind == "caveat" and r.verdict == "unknown" and overall == "comparable" and not (
                 one_card and len(r.silent) == len(names)):
             caveats.append(f"{r.rule.row} not stated for {', '.join(names[i] for i in r.silent)}")
-    flags = tuple(r.flag for r in rows if r.flag)
+    flags = tuple(r.flag.format(", ".join(names[i] for i in r.flagged)) for r in rows if r.flag)
     return Verdict(tuple(names), rows, overall, tuple(reasons), tuple(caveats), flags)
 
 
@@ -161,9 +162,9 @@ def _row(rule: SameQuantityRule, cells: tuple[Cell, ...]) -> Row:
     if rule.row == "calibration":
         over = [i for i, c in enumerate(cells) if c.value.get("overlaps") is True]
         if over:
-            flag = "calibration overlaps the evaluation text (column " + ", ".join(str(i + 1) for i in over) + \
-                "): that candidate was tuned on the text it is scored on"
-    return Row(rule, cells, verdict, tuple(differing) if verdict == "differs" else (), silent, flag)
+            flag = "calibration overlaps the evaluation text ({}): that candidate was tuned on the text it is scored on"
+    return Row(rule, cells, verdict, tuple(differing) if verdict == "differs" else (), silent, flag,
+               tuple(over) if flag else ())
 
 
 def _decidable(rule: SameQuantityRule, c: Cell) -> bool:
