@@ -153,3 +153,34 @@ def test_llama_perplexity_statistics_block_numbers_carry_their_line_label():
 def test_a_tool_named_in_prose_only_is_not_its_printed_output():
     doc = scan("We compared with a script similar to model_diff but our own.\n", 1)
     assert find_claims(doc) == []
+
+
+# ---- tools named, without defaults to infer ------------------------------------------------------------
+
+
+def test_mlx_quant_fidelity_report_is_named_in_the_reading():
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "data" / "real_cards" / "cards" / "mlx_quant_fidelity_pypi.md").read_text(encoding="utf-8")
+    readings = claims(text)
+    assert readings and {r.tool for r in readings} == {"mlx-quant-fidelity"}
+    assert all(r.disclosures[5].status != "inferred" for r in readings)  # named, no defaults inferred
+    kl = next(r for r in readings if any(n.statistic == "p99" for n in r.numbers))
+    assert {n.statistic for n in kl.numbers} >= {"mean", "median", "p99", "max"} and {n.unit for n in kl.numbers} == {"nats"}
+
+
+@pytest.mark.parametrize(
+    ("words", "tool"),
+    [
+        ("Scored with `pip install quant-fidelity-suite` receipts.", "quant-fidelity-suite"),
+        ("Run `python eval/qbench.py -m model` for the table.", "exllamav3 qbench"),
+        ("Quantized with NVIDIA TensorRT Model Optimizer (nvidia-modelopt 0.29).", "TensorRT Model Optimizer"),
+        ("This model was made with heretic v1.0.1 (p-e-w/heretic).", "heretic"),
+        ("Scores from lm_eval --tasks wikitext.", "lm-evaluation-harness"),
+        ("Logit check run in MaxText against the HF checkpoint.", "MaxText"),
+        ("Computed with llama_kl.py against the f16 logits.", "llama_kl.py"),
+    ],
+)
+def test_tools_named_on_the_card(words, tool):
+    (claim,) = claims(f"{words}\n\n| Quant | KLD |\n|---|---|\n| Q4_K_M | 0.0123 |\n")
+    assert claim.tool == tool

@@ -116,14 +116,24 @@ def test_d7_and_d8_are_read_whole():
 
 def test_nearest_evidence_wins_and_a_card_wide_statement_applies_to_every_claim():
     text = (
-        "All numbers are on wikitext-2-raw-v1 test split.\n\n"
-        "## Small\n\nMean KLD 0.031 vs the BF16 model.\n\n"
+        "All numbers are on the wikitext-2-raw-v1 test split.\n\n"
+        "## Small\n\nMean KLD 0.031 vs Qwen/Qwen3-8B (BF16).\n\n"
         "## Large\n\nMean KLD 0.012 vs Qwen/Qwen3-32B (BF16).\n"
     )
     small, large = read_claims_of(card(text))
-    assert small.disclosures[1].value.get("repo") is None and large.disclosures[1].value["repo"] == "Qwen/Qwen3-32B"
+    assert (small.disclosures[1].value["repo"], large.disclosures[1].value["repo"]) == ("Qwen/Qwen3-8B", "Qwen/Qwen3-32B")
     assert small.disclosures[3].evidence == large.disclosures[3].evidence  # the card-wide statement
     assert small.disclosures[3].evidence[0].line == 1
+
+
+def test_a_summary_claim_reads_the_protocol_stated_under_a_later_heading():
+    text = (
+        "Q4_K_M reaches a mean KLD of 0.0231 against BF16.\n\n# Model\n\n## Evaluation\n\n"
+        "Reference: Qwen/Qwen3-8B@b968826d9c46dd6066d109eabc6255188de91218.\n\n| Quant | Mean KLD |\n|---|---|\n| Q4_K_M | 0.0231 |\n"
+    )
+    summary, table = read_claims_of(card(text))
+    assert summary.disclosures[1].status == table.disclosures[1].status == "stated"
+    assert summary.disclosures[1].evidence[0].line == 1  # its own words first, the rest filled in
 
 
 def test_bits_are_a_unit_not_an_error():
@@ -136,13 +146,22 @@ def test_bits_are_a_unit_not_an_error():
 EXPLAINED = REAL / "artefact2_gguf_overview_gist_fork.md"
 
 
+def _where(needle: str) -> tuple[int, int]:
+    """1-based line and column of the first ``needle`` in the explained card (the file may be re-rendered)."""
+    for n, line in enumerate(EXPLAINED.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return n, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
 def test_explain_prints_the_reading_table_with_evidence(capsys):
     rc, out, err = run_cli(capsys, "lint", "--explain", str(EXPLAINED))
     assert rc == 1 and err == ""
     lines = out.splitlines()
     assert lines[0].endswith("1 KLD claim read")
     assert any(line.startswith("  D3 evaluation text") and "incomplete" in line and "name=wiki.test.raw" in line for line in lines)
-    assert "      evidence: 35:31 'wiki.test'" in lines
+    line, col = _where("wiki.test")
+    assert f"      evidence: {line}:{col} 'wiki.test'" in lines
     assert any(line.startswith("  D5 context length") and "inferred" in line for line in lines)
     assert any("llama-perplexity default: -c 512" in line for line in lines)
     assert any(line.startswith("  D1 reference checkpoint") and "missing" in line for line in lines)
@@ -173,7 +192,8 @@ def test_json_carries_the_reading_and_matches_the_schema(capsys):
     (claim,) = report["reading"][str(EXPLAINED)]
     d3 = claim["disclosures"][2]
     assert d3["disclosure"] == "D3" and d3["status"] == "incomplete"
-    assert d3["evidence"] == [{"text": "wiki.test", "line": 35, "column": 31}]
+    line, col = _where("wiki.test")
+    assert d3["evidence"] == [{"text": "wiki.test", "line": line, "column": col}]
     assert claim["tool"] == "llama-perplexity" and claim["numbers"][0]["candidate"] == "IQ1_S"
 
 

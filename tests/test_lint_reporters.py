@@ -61,11 +61,11 @@ def test_json_output_validates_against_published_schema(capsys):
     assert rc == 1
     report = json.loads(out)
     validator.validate(report)
-    assert list(report) == ["status", "files", "errors"]
+    assert list(report) == ["status", "files", "errors", "reading"]
     assert len(report["files"]) == len(FAILING) and report["status"] == "fail"
     assert list(report["errors"][0]) == ["rule_id", "severity", "message", "file", "pointer", "line", "column"]
     rc, out, _ = run_cli(capsys, "lint", "-o", "json", COMPLIANT)
-    assert rc == 0 and json.loads(out) == {"status": "ok", "files": [str(COMPLIANT)], "errors": []}
+    assert rc == 0 and json.loads(out) == {"status": "ok", "files": [str(COMPLIANT)], "errors": [], "reading": {}}
     validator.validate(json.loads(out))
     # the schema really constrains: a report with a bad rule id fails it
     with pytest.raises(jsonschema.ValidationError):

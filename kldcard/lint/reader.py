@@ -9,8 +9,9 @@ Which evidence belongs to which claim: every statement of a disclosure in the bo
 (:func:`kldcard.lint.evidence.collect`); the one nearest the claim in the claim's own section (up to
 the next heading) wins, else the nearest anywhere (a card-wide statement applies to every claim).
 Keys the winner does not give are filled from the other statements (its section first, then the
-card, then the front matter keys the Hub defines), so "-c 512" and "--chunks 100" on two lines make
-one complete context. Nothing found: the documented default of a tool the card names or prints
+sections without claims, then the rest of the card, then the front matter keys the Hub defines), so
+"-c 512" and "--chunks 100" on two lines make one complete context, and a summary sentence at the top
+is read with the protocol stated under a later heading. Nothing found: the documented default of a tool the card names or prints
 (``inferred``), else ``missing``. Linear in the card: candidates per disclosure are capped, each claim
 looks its candidates up by bisection, and readings are shared between claims with the same winner.
 """
@@ -27,6 +28,8 @@ from kldcard.lint.evidence import collect
 from kldcard.lint.markdown import HEADING, Doc, scan
 from kldcard.lint.read import front_matter, values
 from kldcard.lint.read.complete import is_complete, needs
+from kldcard.lint.read.tools.named import NAMED, REPORTS
+from kldcard.lint.scan import search
 from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
 from kldcard.lint.tool_defaults import Tool, default_values, defaults, recognise
 
@@ -62,7 +65,11 @@ class _Reader:
         self.found = found if found is not None else collect(doc)
         self.starts = {n: [m.start() for m in ms] for n, ms in self.found.items()}
         self.meta = front_matter.read(metadata)
-        self.tool: Tool | None = recognise(doc.scanned)
+        report = next((name for name, p in REPORTS.items() if search(p, doc.scanned) is not None), None)
+        # a tool's own printed report outranks a mere mention of another tool (whose defaults would
+        # then be inferred for numbers it did not produce)
+        self.tool: Tool | None = None if report else recognise(doc.scanned)
+        self.named = report or (self.tool.name if self.tool is not None else named_tool(doc))
         heads = [doc.starts[i] for i, line in enumerate(doc.lines) if "#" in line and not doc.code[i] and HEADING.match(line)]
         self.heads = heads
         self._values: dict[tuple[int, int], dict[str, Any]] = {}
@@ -133,10 +140,13 @@ class _Reader:
         value: dict[str, Any] = {}
         evidence: list[Evidence] = []
         if primary is not None:
-            # the claim's own section first, then the statements that apply card-wide; a statement in
-            # another claim's section is that claim's, not this one's
-            order = [primary] + [j for j in range(lo, hi) if j != primary][:MERGE_LIMIT]
+            # the claim's own section first, then the statements that apply card-wide (sections without
+            # claims), then, for keys still unread, another claim's section: a summary at the top and
+            # the protocol under a later heading describe one measurement far more often than two
+            near = range(max(lo, primary - MERGE_LIMIT), min(hi, primary + MERGE_LIMIT + 1))
+            order = [primary] + [j for j in near if j != primary]
             order += [j for j in self._card_wide(n)[: 4 * MERGE_LIMIT] if j not in order][:MERGE_LIMIT]
+            order += [j for j in range(min(len(self.starts[n]), 4 * MERGE_LIMIT)) if j not in order][:MERGE_LIMIT]
             for j in order:
                 v = self.value(n, j)
                 new = {k: x for k, x in v.items() if k not in value}
@@ -176,7 +186,7 @@ class _Reader:
         owners = self.candidates(c)
         numbers = tuple(self.number(x, columns.get(x.offset) or self.line_label(c, x) or label, unit, owners.get(x.offset))
                         for x in c.numbers)
-        tool = _CLAIM_TOOLS.get(c.tool or "") or (self.tool.name if self.tool is not None else None)
+        tool = _CLAIM_TOOLS.get(c.tool or "") or self.named
         return ClaimReading(c.kind, line, col, clean(c.text, 200), numbers, readings, tool)
 
     def number(self, x: KldNumber, statistic: str | None, unit: str | None, candidate: str | None) -> NumberReading:
@@ -268,6 +278,12 @@ class _Reader:
 
 
 _CLAIM_TOOLS = {"llama-perplexity": "llama-perplexity", "llama-perplexity-chunks": "llama-perplexity", "model_diff": "exllamav3 model_diff"}
+
+
+def named_tool(doc: Doc) -> str | None:
+    """The tool a card names first among those the reading recognises by name (read.tools.named)."""
+    found = [(m.start(), name) for name, p in NAMED.items() if (m := search(p, doc.scanned)) is not None]
+    return min(found)[1] if found else None
 
 
 def read_claims(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None,
