@@ -173,10 +173,17 @@ def engine(value: Any) -> str | None:
 
 
 def statistic(value: Any) -> str | None:
-    if value is None:
+    """None for a claim that gives several statistics at once ("p99.9+mean"): not one number's statistic."""
+    if value is None or "+" in str(value):
         return None
     key = str(value).strip().lower()
     return _STATISTICS.get(key, key)
+
+
+def direction(value: Any) -> str | None:
+    """None for "both" (a claim reporting forward and reverse) or "as-written": not one number's direction."""
+    key = str(value).strip().lower() if value is not None else None
+    return None if key in (None, "both", "as-written") else key
 
 
 def positions_scheme(value: Any) -> str | None:
@@ -200,7 +207,7 @@ def plain(value: Any) -> Any:
 # The normaliser of each (row, key); keys not listed compare as plain values.
 NORMALISERS = {
     ("reference", "repo"): repo, ("reference", "dtype"): dtype, ("runtime", "engine"): engine,
-    ("text", "name"): text_name, ("statistic", "statistic"): statistic,
+    ("text", "name"): text_name, ("statistic", "statistic"): statistic, ("direction", "direction"): direction,
     ("positions", "scheme"): positions_scheme, ("uncertainty", "uncertainty"): uncertainty,
 }
 

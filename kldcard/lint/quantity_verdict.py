@@ -98,7 +98,9 @@ def readings_key(readings: Mapping[int, DisclosureReading]) -> str:
 def cell_of(rule: SameQuantityRule, reading: DisclosureReading | None) -> Cell:
     if reading is None:
         return Cell("missing", {})
-    value = {k: reading.value[k] for k in rule.keys if reading.value.get(k) is not None}
+    # a value that names no single quantity ("both" directions, "p99.9+mean") says nothing about this number
+    value = {k: reading.value[k] for k in rule.keys
+             if reading.value.get(k) is not None and normalise(rule.row, k, reading.value[k]) is not None}
     return Cell(reading.status, value, reading.evidence)
 
 
