@@ -12,6 +12,21 @@ import sys
 from kldcard.errors import UsageError
 
 
+EPILOG = (
+    "Rows: D1 reference checkpoint, D3 evaluation text, D5 context length, D6 sampled positions, D7 KL direction, "
+    "D8 vocabulary truncation, D9 statistic must be equal; D2 runtime and the D9 uncertainty method may differ "
+    "with a caveat (a cross-stack difference is part of the number); D4 calibration does not matter, but "
+    "calibration that overlaps the evaluation text is flagged. Row verdicts: same, compatible (two spellings of "
+    "one thing: BF16/bfloat16, wikitext-2 test/wiki.test.raw, bits/nats), differs (both values shown), unknown "
+    "(a side does not say). Overall: comparable (with caveats), not comparable: different ... (A vs B), cannot "
+    "tell: B does not say ... . Numbers that read the same on every disclosure share one column (A, or A1, A2 "
+    "when one input gives several). JSON keys: verdict, sentence, reasons, caveats, flags, columns [{name, "
+    "source, numbers [{source, kind, label, value, unit, line, claim_line, interval, per_token}]}], rows [{row, "
+    "disclosure, label, rule, verdict, detail, flag, cells {COLUMN: {status, value, evidence [{text, line, "
+    "column, key, tool}]}}}], ranking {kind, message, lines, results}."
+)
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "comparable",
@@ -21,6 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "disclosure, a column per number, a verdict per row (same, compatible, differs, unknown) and an "
         "overall verdict with its reasons. One card: its own numbers against each other. The rules are in "
         "docs/comparable.md. Exit 0 comparable, 1 not comparable or cannot tell, 2 unusable input.",
+        epilog=EPILOG,
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="a card file or hf://OWNER/NAME[@REV]; CARD#LINE (the claim at that line) or CARD::NAME "
