@@ -164,3 +164,13 @@ def test_no_control_characters_from_a_card_reach_any_output(tmp_path, capsys):
         bad = [c for c in out if c != "\n" and not c.isprintable()]
         assert bad == [], (fmt, bad)
         assert "\\u001b" not in out and "\\u202e" not in out
+
+
+def test_help_names_every_json_key(capsys):
+    from kldcard.cli.comparable import EPILOG
+
+    _, out, _ = run_cli(capsys, "comparable", COMPLIANT, "-o", "json")
+    data = json.loads(out)
+    keys = set(data) | set(data["rows"][0]) | set(data["columns"][0]) | set(data["ranking"])
+    keys |= set(data["columns"][0]["numbers"][0]) | set(next(iter(data["rows"][0]["cells"].values())))
+    assert [k for k in sorted(keys) if k not in EPILOG] == []
