@@ -184,3 +184,8 @@ def test_mlx_quant_fidelity_report_is_named_in_the_reading():
 def test_tools_named_on_the_card(words, tool):
     (claim,) = claims(f"{words}\n\n| Quant | KLD |\n|---|---|\n| Q4_K_M | 0.0123 |\n")
     assert claim.tool == tool
+
+
+def test_a_logit_check_log_line_with_an_exponent_is_a_claim():
+    (claim,) = claims("```\nstep 0: max abs logit diff 0.0123\nKL divergence: 3.1e-06\n```\n")
+    assert claim.kind == "tool-output" and claim.numbers[0].value == 3.1e-06

@@ -83,6 +83,7 @@ def test_a_finetune_base_model_is_not_the_reference():
         (1, "Reference: Qwen/Qwen3-8B@b968826d9c46dd6066d109eabc6255188de91218 (BF16).", "stated",
          {"repo": "Qwen/Qwen3-8B", "revision": "b968826d9c46dd6066d109eabc6255188de91218", "dtype": "BF16", "quantized": False}),
         (2, "Measured with llama.cpp on an RTX 4090.", "incomplete", {"engine": "llama.cpp", "device": "RTX 4090"}),
+        (2, "Both models were evaluated with llama.cpp.", "incomplete", {"engine": "llama.cpp"}),  # issue 28
         (2, "Measured with llama.cpp b6510 on an RTX 4090.", "stated", {"engine": "llama.cpp", "version": "b6510", "device": "RTX 4090"}),
         (3, "Evaluated on wiki.test.raw.", "incomplete", {"name": "wiki.test.raw"}),
         (3, "Evaluated on the wikitext-2-raw-v1 test split.", "stated",

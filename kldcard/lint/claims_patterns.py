@@ -70,7 +70,8 @@ GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in
 # tool (kldcard.lint.read.tools); a line of them pasted as list items or quotes is still output.
 LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 # A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
-CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+)(?![\w.%])", I)
+# Logit-check logs print exponents ("KL divergence: 3.1e-06").
+CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])", I)
 
 
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")

@@ -75,6 +75,9 @@ D2 = [
     re.compile(rf"\b{ENGINE}\b[^.;|]{{0,25}}?{VERSION}", I),
     re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
     re.compile(HARDWARE, I),
+    # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
+    # ran in exllamav3"): the runtime stated without its version (incomplete), not missing
+    re.compile(rf"\b(?:measured|computed|evaluated|scored|ran)\s+(?:[\w-]+\s+){{0,4}}?(?:with|in|on|using|via)\s+`?{ENGINE}\b(?![-.]?\w)", I),
 ]
 
 # ---- D3 evaluation text -----------------------------------------------------------------------
