@@ -22,7 +22,7 @@ EPILOG = (
     "tell: B does not say ... . Numbers that read the same on every disclosure share one column (A, or A1, A2 "
     "when one input gives several). JSON keys: verdict, sentence, reasons, caveats, flags, columns [{name, "
     "source, numbers [{source, kind, label, value, unit, line, claim_line, interval, per_token}]}], rows [{row, "
-    "disclosure, label, rule, verdict, detail, flag, cells {COLUMN: {status, value, evidence [{text, line, "
+    "disclosure, label, rule, verdict, detail, flag, cells {COLUMN: {status, value (as read), compared (what names one quantity), evidence [{text, line, "
     "column, key, tool}]}}}], ranking {kind, message, lines, results}."
 )
 

@@ -27,8 +27,9 @@ class Cell:
     """One number's side of a row: the reading's status, the row's values, and where they were read."""
 
     status: str  # the reading's status, or "missing" when there is no reading
-    value: dict[str, Any]
+    value: dict[str, Any]  # the values compared (those that name one quantity)
     evidence: tuple[Evidence, ...] = ()
+    read: dict[str, Any] | None = None  # everything read for the row's keys ("both" directions too); None: = value
 
     @property
     def says(self) -> bool:
@@ -36,14 +37,17 @@ class Cell:
 
     def shown(self, keys: Sequence[str] | None = None) -> str:
         """The values as one short string (``keys``: only those), "not stated" when there are none."""
-        keys = [k for k in (keys or self.value) if self.value.get(k) is not None]
-        if self.value.get("scheme") == "floor" and "floor" in keys:  # "floor 16 nats", not "floor 16 nats" twice
+        read = self.value if self.read is None else self.read
+        keys = [k for k in (keys or read) if read.get(k) is not None]
+        if read.get("scheme") == "floor" and "floor" in keys:  # "floor 16 nats", not "floor 16 nats" twice
             keys = [k for k in keys if k != "scheme"]
-        parts = [_show(k, self.value[k]) for k in keys]
+        parts = [_show(k, read[k]) for k in keys]
         return " ".join(p for p in parts if p) or "not stated"
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "value": dict(self.value), "evidence": [e.to_json() for e in self.evidence]}
+        read = self.value if self.read is None else self.read
+        return {"status": self.status, "value": dict(read), "compared": dict(self.value),
+                "evidence": [e.to_json() for e in self.evidence]}
 
 
 @dataclass(frozen=True)
@@ -99,9 +103,9 @@ def cell_of(rule: SameQuantityRule, reading: DisclosureReading | None) -> Cell:
     if reading is None:
         return Cell("missing", {})
     # a value that names no single quantity ("both" directions, "p99.9+mean") says nothing about this number
-    value = {k: reading.value[k] for k in rule.keys
-             if reading.value.get(k) is not None and normalise(rule.row, k, reading.value[k]) is not None}
-    return Cell(reading.status, value, reading.evidence)
+    read = {k: reading.value[k] for k in rule.keys if reading.value.get(k) is not None}
+    value = {k: v for k, v in read.items() if normalise(rule.row, k, v) is not None}
+    return Cell(reading.status, value, reading.evidence, read if read != value else None)
 
 
 def compare_readings(names: Sequence[str], readings: Sequence[Mapping[int, DisclosureReading]], *,
