@@ -177,3 +177,18 @@ def test_readme_examples_are_the_commands_real_output(capsys):
         assert real.startswith(shown.split("...")[0].strip().rstrip(",")), (shown, real)
         seen.add(real.split(":")[0].split(",")[0])
     assert seen == {"comparable", "not comparable", "cannot tell"}
+
+
+def test_a_table_with_a_source_column_mixes_measurements(tmp_path, capsys):
+    card = tmp_path / "mixed-table.md"
+    card.write_text("# Qwen3-8B GGUF\n\nMean KLD vs BF16 (Qwen/Qwen3-8B) on wikitext-2 test, llama.cpp b4500, -c 512, "
+                    "all positions, forward KL in nats, full vocabulary.\n\n"
+                    "| quant | mean KLD | source |\n|---|---|---|\n| Q4_K_M | 0.0213 | |\n"
+                    "| IQ4_XS | 0.0187 | bartowski's model card |\n", encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "comparable", card, "-o", "json")
+    data = json.loads(out)
+    assert rc == 1 and len(data["columns"]) == 2
+    quoted = next(c for c in data["columns"] if c["numbers"][0]["label"] == "IQ4_XS")
+    assert data["verdict"] == "cannot tell" and f"{quoted['name']} does not say" in data["sentence"]
+    ev = data["rows"][0]["cells"][quoted["name"]]["evidence"][0]
+    assert "bartowski's model card" in ev["text"]
