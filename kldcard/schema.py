@@ -27,12 +27,20 @@ The JSON Schemas in ``schemas/`` are generated from these models (``python scrip
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 1
+from kldcard import schema_rules
+from kldcard.schema_rules import (  # noqa: F401  (re-exported: the schema's public names)
+    BLOCK_METHODS,
+    DISCLOSURES,
+    SCHEMA_VERSION,
+    UNQUANTIZED_DTYPES,
+    disclosure_for_loc,
+    expand_runtime_changes,
+    is_quantized_dtype,
+)
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="lower-case hex sha256")]
 GitRevision = Annotated[
@@ -42,8 +50,6 @@ NonNegInt = Annotated[int, Field(ge=0)]
 PosInt = Annotated[int, Field(ge=1)]
 Nats = Annotated[float, Field(description="nats (natural log)")]
 
-# Weight/compute dtypes that count as an unquantized reference.
-UNQUANTIZED_DTYPES = ("bf16", "f16", "f32")
 Dtype = Annotated[
     str,
     Field(
@@ -52,6 +58,12 @@ Dtype = Annotated[
         examples=["bf16", "q4_k_m"],
     ),
 ]
+
+
+def _raise(error: str | None) -> None:
+    """A cross-field rule's error (kldcard.schema_rules) as the ValueError pydantic reports."""
+    if error is not None:
+        raise ValueError(error)
 
 
 class ClosedModel(BaseModel):
@@ -119,16 +131,7 @@ class StackFingerprint(ClosedModel):
 
     @model_validator(mode="after")
     def _accelerator_details(self) -> StackFingerprint:
-        if self.backend.lower() in ("cuda", "rocm"):
-            missing = [
-                f
-                for f in ("sm_count", "compute_capability", "driver_version", "cuda_version")
-                if getattr(self, f) is None
-            ]
-            if missing:
-                raise ValueError(f"a {self.backend} stack must record {', '.join(missing)}")
-        if self.backend.lower() == "metal" and not self.chip_family:
-            raise ValueError("a metal stack must record chip_family")
+        _raise(schema_rules.stack_accelerator_details(vars(self)))
         return self
 
 
@@ -148,8 +151,7 @@ class Reference(ClosedModel):
 
     @model_validator(mode="after")
     def _pinned(self) -> Reference:
-        if self.revision is None and self.sha256 is None:
-            raise ValueError("the reference must be pinned by revision (40-hex commit) or sha256")
+        _raise(schema_rules.reference_pinned(vars(self)))
         return self
 
 
@@ -206,11 +208,7 @@ class Calibration(ClosedModel):
 
     @model_validator(mode="after")
     def _complete(self) -> Calibration:
-        if self.none:
-            return self
-        missing = [f for f in ("dataset", "sha256", "n_tokens", "overlaps_evaluation_text") if getattr(self, f) is None]
-        if missing:
-            raise ValueError(f"calibration needs {', '.join(missing)} (or none: true)")
+        _raise(schema_rules.calibration_complete(vars(self)))
         return self
 
 
@@ -234,10 +232,7 @@ class Positions(ClosedModel):
 
     @model_validator(mode="after")
     def _scheme_params(self) -> Positions:
-        if self.scheme == "every-n" and (self.every_n is None or self.offset is None):
-            raise ValueError("scheme every-n needs every_n and offset")
-        if self.scheme == "explicit" and not self.explicit:
-            raise ValueError("scheme explicit needs the explicit list")
+        _raise(schema_rules.positions_scheme_params(vars(self)))
         return self
 
 
@@ -266,17 +261,10 @@ class Vocabulary(ClosedModel):
 
     @model_validator(mode="after")
     def _params(self) -> Vocabulary:
-        if self.truncation == "top-k" and (self.top_k is None or self.tail is None):
-            raise ValueError("truncation top-k needs top_k and tail")
-        if self.truncation == "floor" and self.floor_nats is None:
-            raise ValueError("truncation floor needs floor_nats")
-        if self.alignment == "identical" and self.reference_vocab_size != self.candidate_vocab_size:
-            raise ValueError("alignment identical but vocab sizes differ; use common-prefix")
+        _raise(schema_rules.vocabulary_params(vars(self)))
         return self
 
 
-BLOCK_METHODS = ("window-bootstrap", "block-bootstrap")
-"""Uncertainty methods that resample blocks of tokens (dependence between tokens accounted for)."""
 
 
 class BlockDefinition(ClosedModel):
@@ -305,10 +293,7 @@ class Uncertainty(ClosedModel):
 
     @model_validator(mode="after")
     def _bootstrap(self) -> Uncertainty:
-        if self.method in ("bootstrap", *BLOCK_METHODS) and None in (self.level, self.resamples, self.seed):
-            raise ValueError(f"{self.method} needs level, resamples and seed")
-        if self.method in BLOCK_METHODS and self.block is None:
-            raise ValueError(f"{self.method} needs the block definition (block.unit)")
+        _raise(schema_rules.uncertainty_bootstrap(vars(self)))
         return self
 
 
@@ -493,21 +478,6 @@ class Sidecar(ClosedModel):
     sha256: Sha256
 
 
-def expand_runtime_changes(raw: Any) -> Any:
-    """A compact block's candidates get ``runtime`` = reference.runtime with their ``runtime_changes``
-    (a plain-dict step shared by the model below and the linter's raw consistency checks)."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("candidates"), list):
-        return raw
-    ref = raw.get("reference")
-    base = ref.get("runtime") if isinstance(ref, dict) else None
-    if not isinstance(base, dict):
-        return raw
-    cands = []
-    for c in raw["candidates"]:
-        if isinstance(c, dict) and "runtime" not in c and isinstance(c.get("runtime_changes"), dict):
-            c = {**c, "runtime": {**base, **c["runtime_changes"]}}
-        cands.append(c)
-    return {**raw, "candidates": cands}
 
 
 class KldEvaluation(ClosedModel):
@@ -529,39 +499,3 @@ class KldEvaluation(ClosedModel):
     candidates: Annotated[list[Candidate], Field(min_length=1)]
     comparison: Comparison | None = Field(None, description="paired ranking of the candidates (and a control)")
     sidecar: Sidecar | None = Field(None, description="compact cards: the full block in a file next to the card")
-
-
-# --------------------------------------------------------------------------------------------
-# Mapping validation errors to disclosures
-# --------------------------------------------------------------------------------------------
-
-DISCLOSURES: dict[int, tuple[str, str]] = {
-    1: ("reference checkpoint", "reference"),
-    2: ("runtime environment", "runtime"),
-    3: ("evaluation text", "evaluation_text"),
-    4: ("calibration data", "calibration"),
-    5: ("context lengths", "context"),
-    6: ("sampled positions", "positions"),
-    7: ("KL direction", "direction"),
-    8: ("vocabulary truncation", "vocabulary"),
-    9: ("aggregation", "aggregation"),
-}
-_TOP = {key: n for n, (_, key) in DISCLOSURES.items() if n not in (2, 4)}
-
-
-def disclosure_for_loc(loc: tuple[str | int, ...]) -> int | None:
-    """The disclosure (1–9) a validation-error location belongs to, or None (structure/results)."""
-    if "runtime" in loc:
-        return 2
-    if len(loc) >= 3 and loc[0] == "candidates" and loc[2] == "calibration":
-        return 4
-    if loc and loc[0] in _TOP:
-        return _TOP[loc[0]]
-    return None
-
-
-def is_quantized_dtype(dtype: str) -> bool:
-    """True unless ``dtype`` names an unquantized float format (bf16, f16, f32 and spellings)."""
-    norm = re.sub(r"[^a-z0-9]", "", dtype.lower())
-    norm = {"bfloat16": "bf16", "float16": "f16", "fp16": "f16", "float32": "f32", "fp32": "f32"}.get(norm, norm)
-    return norm not in UNQUANTIZED_DTYPES

@@ -20,10 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import yaml
-from pydantic import ValidationError
 
 from kldcard.card.document import YAML_BLOCK, detect_newline
-from kldcard.card.model_index import model_index_results
 from kldcard.card.regions import (
     END_MARKER,
     KLD_KEY,
@@ -38,7 +36,6 @@ from kldcard.card.regions import (
 from kldcard.card.splice import splice_model_index, split_lines
 from kldcard.card.yaml import loads_as_yaml11_float
 from kldcard.errors import InputError
-from kldcard.schema import KldEvaluation
 
 _EXPONENT = re.compile(r"^([-+]?)(\d+\.?\d*|\.\d+)[eE]([-+]?)(\d+)$")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -153,6 +150,13 @@ def model_index_fix(text: str, path: str = "<card>") -> list[Fix]:
     data = yaml.safe_load(yaml_text)
     if not isinstance(data, dict) or MODEL_INDEX_KEY not in data or not isinstance(data.get(KLD_KEY), dict):
         return []
+    # Loaded here, not at the top: pydantic and the schema's models are half of a one-card lint's run,
+    # and only a card whose model-index disagrees with its block gets this far.
+    from pydantic import ValidationError
+
+    from kldcard.card.model_index import model_index_results
+    from kldcard.schema import KldEvaluation
+
     try:
         ev = KldEvaluation.model_validate(data[KLD_KEY], strict=True)
         node = next(v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == MODEL_INDEX_KEY)

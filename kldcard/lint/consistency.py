@@ -17,7 +17,7 @@ from typing import Any
 
 from kldcard.card.document import Card
 from kldcard.card.regions import END_MARKER, KLD_METRIC, START_MARKER, find_markers, marker_problem, near_miss_markers
-from kldcard.schema import is_quantized_dtype
+from kldcard.schema_rules import is_quantized_dtype
 
 BLOCK_KEY = "kld_evaluation"
 # float64 rounding on (near-)identical distributions can leave a mean a hair below zero; anything

@@ -7,7 +7,7 @@ code unassigned, never by giving it to another check.
 from __future__ import annotations
 
 from kldcard.lint.rule import RuleSet
-from kldcard.schema import DISCLOSURES
+from kldcard.schema_rules import DISCLOSURES
 
 RULES = RuleSet()
 rule = RULES.rule
