@@ -91,3 +91,16 @@ def test_kld212_is_linear_in_the_numbers_of_one_line():
         n *= 2
     small, large = seconds(n), seconds(4 * n)
     assert large / small < 8, f"{small * 1e3:.1f} ms at n={n}, {large * 1e3:.1f} ms at 4n"
+
+
+def test_kld212_keeps_lint_free_of_pydantic_and_numpy(tmp_path):
+    """A valid block lints without pydantic (kldcard.schema_rules); KLD212 must not bring it back."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom kldcard.cli.main import main\n"
+            f"main(['lint', {str(EXAMPLES / 'KLD212-ranks-incomparable-numbers.md')!r}, {str(CTX_COLUMNS)!r}])\n"
+            "print('LOADED', sorted({'pydantic', 'numpy'} & {m.split('.')[0] for m in sys.modules}), file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert "LOADED []" in proc.stderr, proc.stderr[-2000:]
+    assert "KLD212" in proc.stdout

@@ -13,7 +13,7 @@ from kldcard.card.document import Card
 from kldcard.comparable.numbers import Interval, Number
 from kldcard.lint.block_reading import block_readings
 from kldcard.lint.structured import pointer_of
-from kldcard.schema import expand_runtime_changes
+from kldcard.schema_rules import expand_runtime_changes
 
 
 def _map(x: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from kldcard.lint.quantity_verdict import compare_readings, readings_key
 from kldcard.lint.reader import read_card
 from kldcard.lint.reading import ClaimReading, DisclosureReading
 from kldcard.lint.structured import pointer_of
-from kldcard.schema import expand_runtime_changes
+from kldcard.schema_rules import expand_runtime_changes
 
 CODE = "KLD212"
 RANKING = re.compile(
