@@ -12,7 +12,7 @@ import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, find_claims
@@ -20,8 +20,9 @@ from kldcard.lint.evidence import NAMES, CardEvidence, assess, collect
 from kldcard.lint.findings import Finding
 from kldcard.lint.interval_prose import iid_interval_over_chunks
 from kldcard.lint.markdown import HEADING, Doc, scan
-from kldcard.lint.reader import clean, read_claims
-from kldcard.lint.reading import ClaimReading, DisclosureReading
+
+if TYPE_CHECKING:
+    from kldcard.lint.reading import ClaimReading, DisclosureReading
 
 HINTS = {
     1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
@@ -51,12 +52,16 @@ class ProseReport:
         return next((s for s in ("stated", "incomplete", "inferred") if s in got), "missing")
 
 
-def analyse(card: Card, doc: Doc | None = None) -> ProseReport:
-    """Claims, readings and disclosure evidence of ``card`` (no findings); ``doc``: its body already scanned."""
+def analyse(card: Card, doc: Doc | None = None, *, reading: bool = True) -> ProseReport:
+    """Claims, readings and disclosure evidence of ``card`` (no findings); ``doc``: its body already
+    scanned. ``reading=False``: the claims only (a card with a block needs no reading of its prose)."""
     doc = doc or scan(card.body, card.body_line)
     claims = find_claims(doc)
-    if not claims:
+    if not claims or not reading:
         return ProseReport(doc, claims, None, [])
+    # the reader and its recognisers load only for a card whose prose makes a claim (lint startup)
+    from kldcard.lint.reader import read_claims
+
     found = collect(doc)
     evidence = assess(doc, claims, card.metadata, found)
     return ProseReport(doc, claims, evidence, read_claims(doc, claims, card.metadata, found))
@@ -72,7 +77,7 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
     flagged text, KLD312 per unlabelled claim, KLD313 (info) per disclosure inferred from a tool
     default. With a block: KLD314 for each prose KLD number that matches no value in its results.
     """
-    report = report or analyse(card, doc)
+    report = report or analyse(card, doc, reading=block is None)
     images = image_only_sections(report.doc, report.claims) if block is None else []
     if not report.claims and not images:
         return []
@@ -152,12 +157,14 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
 def _incomplete(report: ProseReport, n: int) -> list[tuple[int, int, DisclosureReading]]:
     """(offset of the first claim, number of claims, reading) per distinct incomplete reading of D``n``:
     claims that share a reading (the same statement read for each) get one finding."""
-    groups: dict[int, tuple[int, int, DisclosureReading]] = {}
+    groups: dict[str, tuple[int, int, DisclosureReading]] = {}
     for claim, r in zip(report.claims, report.readings):
         d = r.disclosures[n]
         if d.status != "incomplete":
             continue
-        key = id(d)  # the reader shares one reading object between claims with the same evidence
+        # one finding per distinct reading: the same value read from the same first statement
+        first = d.evidence[0] if d.evidence else None
+        key = repr((sorted(d.value.items(), key=repr), d.needs, first and (first.line, first.key, first.text)))
         offset, count, _ = groups.get(key, (claim.offset, 0, d))
         groups[key] = (offset, count + 1, d)
     return list(groups.values())
@@ -182,7 +189,7 @@ def describe(d: DisclosureReading) -> str:
     v, n = d.value, d.disclosure
     if n == 1:
         dtype = f" ({v['dtype']})" if v.get("dtype") else ""
-        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"a {v['dtype']} checkpoint" if v.get("dtype") else "the original model")
+        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"{v['dtype']} weights" if v.get("dtype") else "the original model")
     elif n == 2:
         what = " ".join(str(v[k]) for k in ("engine", "version", "backend", "device") if v.get(k))
     elif n == 3:
@@ -194,7 +201,10 @@ def describe(d: DisclosureReading) -> str:
     else:
         what = ", ".join(f"{k} {x}" if not isinstance(x, bool) else k for k, x in v.items())
     where = "; ".join(f"front matter {e.key}" if e.key else f"line {e.line} {_quote(e.text, 40)}" for e in d.evidence[:3])
-    return WHAT_READ[n].format(v=clean(what, 100) or "something") + f" ({where})"
+    from kldcard.lint.reader import clean
+
+    said = WHAT_READ[n].format(v=clean(what, 100)) if what else f"mentions the {NAMES[n]} without a value the reader can use"
+    return said + f" ({where})"
 
 
 IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,2000}|<img\b[^<>]{0,2000}>", re.IGNORECASE)

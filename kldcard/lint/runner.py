@@ -104,7 +104,7 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     name = card.path
     findings, block = check_structured(card, enabled)
     doc = scan(card.body, card.body_line)  # one scan (~0.3 s on a 1 MiB card) for the prose checks and the subjects
-    report = analyse(card, doc)  # the claims and their reading, once, for the findings and the report
+    report = analyse(card, doc, reading=block is None)  # the claims (and their reading), once
     draft = isinstance(block, dict) and bool(todo_pointers(block))  # placeholders only (KLD013)
     prose = [] if draft else [f for f in check_prose(card, block, enabled, doc, report) if f.rule_id in enabled]
     prose += [] if draft else check_ranking(card, doc, report.readings, enabled)
