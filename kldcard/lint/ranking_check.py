@@ -20,7 +20,6 @@ from kldcard.lint.markdown import Doc
 from kldcard.lint.number_readings import is_uncertainty, number_readings
 from kldcard.lint.quantity import statistic
 from kldcard.lint.quantity_verdict import compare_readings, readings_key
-from kldcard.lint.reader import read_card
 from kldcard.lint.reading import ClaimReading, DisclosureReading
 from kldcard.lint.structured import pointer_of
 from kldcard.schema_rules import expand_runtime_changes
@@ -33,10 +32,11 @@ RANKING = re.compile(
 )
 
 
-def check_ranking(card: Card, doc: Doc, readings: list[ClaimReading] | None = None,
+def check_ranking(card: Card, doc: Doc, readings: list[ClaimReading],
                   enabled: set[str] | None = None) -> list[Finding]:
-    """KLD212 findings of ``card`` (``doc``: its body scanned; ``readings``: its claims' readings when
-    already read, :func:`kldcard.lint.reader.read_card` otherwise)."""
+    """KLD212 findings of ``card`` (``doc``: its body scanned; ``readings``: its claims' readings, as the
+    runner's one analysis read them; the reader itself is not imported here, so that lint loads it only
+    for a card whose prose makes a claim)."""
     if enabled is not None and CODE not in enabled:
         return []
     raw = card.metadata.get("kld_evaluation")
@@ -44,7 +44,7 @@ def check_ranking(card: Card, doc: Doc, readings: list[ClaimReading] | None = No
         return _block(card, raw)
     if not RANKING.search(doc.text):
         return []
-    return _prose(card, read_card(card, doc) if readings is None else readings)
+    return _prose(card, readings)
 
 
 def _block(card: Card, raw: dict[str, Any]) -> list[Finding]:
