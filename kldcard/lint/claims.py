@@ -31,6 +31,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     OLD_STAT,
     OTHER_METRIC,
     PARENTHETICAL,
+    RELATIVE,
     RULE_LINE,
     SIBLING_STAT,
     STAT_LABEL,
@@ -313,15 +314,6 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     return claims + _sibling_items(doc, claims, tool_lines)
 
 
-# Relative measurements attached to KLD are claims too ("reduces the KL Divergence by 7.5%", "2.3x lower
-# mean KL"); they carry no KLD value, so no number (nothing to check against a block).
-RELATIVE = re.compile(
-    r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
-    r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)|"
-    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)",  # "adds +19% KLD vs the baseline"
-    I,
-)
 
 
 def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:

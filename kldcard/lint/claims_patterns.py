@@ -74,6 +74,17 @@ LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])", I)
 
 
+# Relative measurements attached to KLD are claims too ("reduces the KL Divergence by 7.5%", "2.3x lower
+# mean KL"); they carry no KLD value, so no number (nothing to check against a block).
+RELATIVE = re.compile(
+    r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
+    r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
+    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)|"
+    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)",  # "adds +19% KLD vs the baseline"
+    I,
+)
+
+
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+\s*(?:-|–|to)\s*-?[\d.]+\s*$", I)
