@@ -39,7 +39,8 @@ def test_gguf_bits_per_weight_and_bytes_match_the_tensor_table(tiny_qwen3, tiny_
     lm_size = _check_gguf(tiny_qwen3_lm[key])
     # the predictive model has its own output head: more parameters than the tied random model
     assert lm_size["parameters"] > random_size["parameters"]
-    expected = {"gguf_f32": (32.0, 32.0), "gguf_q8_0": (8.5, 8.5), "gguf_q4_k_m": (4.5, 6.6)}[key]
+    # norms stay F32 (a few hundred weights of ~80 million): a hair above the block types' own bits
+    expected = {"gguf_f32": (32.0, 32.0), "gguf_q8_0": (8.5, 8.51), "gguf_q4_k_m": (4.5, 6.6)}[key]
     assert expected[0] - 1e-9 <= lm_size["bits_per_weight"] <= expected[1] + 1e-9
 
 
@@ -48,7 +49,8 @@ def test_every_quantization_the_tests_build(tiny_qwen3, tmp_path) -> None:
     dst = tmp_path / "tiny-q4_0.gguf"
     quantize_gguf(tiny_qwen3["gguf_f32"], dst, "q4_0")
     size = _check_gguf(dst)
-    assert 4.5 <= size["bits_per_weight"] < 6.0  # Q4_0 blocks are 4.5 bits; llama.cpp keeps a few tensors wider
+    # Q4_0 blocks are 4.5 bits; llama.cpp keeps the tied embedding/output matrix (most of a tiny model) at Q6_K
+    assert 4.5 <= size["bits_per_weight"] < 6.6
 
 
 def test_block_table_agrees_with_gguf_py() -> None:
