@@ -121,8 +121,8 @@ def test_badge_names_the_reference_and_the_interval() -> None:
 @pytest.mark.parametrize(("n_eff", "n", "text"), [
     (287.4, 305, "287 of 305"),
     (305.0, 305, "305 of 305"),
-    (333.2, 305, "305 of 305 (capped at n: the estimate, 333, exceeds n because neighbouring positions diverge"),
-    (float("inf"), 305, "305 of 305 (capped at n: the estimate, unbounded,"),
+    (333.2, 305, "305 of 305 (capped at n: the block bootstrap estimates 333, more than n, because neighbouring positions"),
+    (float("inf"), 305, "305 of 305 (capped at n: the block bootstrap estimates unbounded,"),
 ])
 def test_effective_sample_size_never_reads_larger_than_n(n_eff: float, n: int, text: str) -> None:
     assert fmt_n_eff(n_eff, n).startswith(text)

@@ -100,9 +100,8 @@ def fmt_of_n(part: float, n: int, what: str = "value") -> str:
     return f"{fmt_int(round(part))} of {fmt_int(n)}"
 
 
-N_EFF_ABOVE_N = ("capped at n: the estimate, {raw}, exceeds n because neighbouring positions diverge in "
-                 "opposite directions (negative autocorrelation), which makes the block standard error "
-                 "smaller than the independent one; the interval is not widened for it")
+N_EFF_ABOVE_N = ("capped at n: the block bootstrap estimates {raw}, more than n, because neighbouring positions "
+                 "diverge in opposite directions (negative autocorrelation)")
 
 
 def fmt_n_eff(n_eff: float, n: int) -> str:
