@@ -75,10 +75,10 @@ def _evaluation(**over) -> KldEvaluation:
 def test_card_summary_size_table_and_pareto_column() -> None:
     text = render_section(_evaluation(), size_plot="kld_vs_size.png")
     summary = text.split("#### Summary")[1].split("#### What was measured")[0]
-    assert "Closest in the class 3 to 5 bits per weight: **Q4_K_M** (4.90 bits per weight" in summary
-    assert "Closest in the class 5 to 7 bits per weight: **Q5_K_S**" in summary
+    assert "**3 to 5 bits per weight**: best here Q4_K_M (4.90 bits per weight" in summary
+    assert "**5 to 7 bits per weight**: best here Q5_K_S" in summary
     assert "not distinguishable from Q6_K" in summary
-    assert "Closest in the class 7 to 9 bits per weight: **Q8_0**" in summary
+    assert "**7 to 9 bits per weight**: best here Q8_0" in summary
     assert "Q5_0 is dominated: Q4_K_M is smaller and distinguishably closer" in summary
     assert '"Not distinguishable" means the 95% interval' in summary
     assert text.index("#### Summary") < text.index("| # | Disclosure | Value |")
@@ -93,7 +93,7 @@ def test_card_summary_size_table_and_pareto_column() -> None:
 def test_older_results_without_sizes_still_render() -> None:
     text = render_section(KldEvaluation.model_validate(evaluation_dict()))
     assert "#### Size and fidelity" not in text
-    assert "#### Summary" in text and "Closest in the class size unknown" in text
+    assert "#### Summary" in text and "**Size unknown**: best here" in text
 
 
 def test_size_chart_png_and_svg(tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ def summary_lines(ev: KldEvaluation, standing: dict[str, Standing], level: str) 
         where = f" ({size.bits_per_weight:.2f} bits per weight, {fmt_bytes(size.bytes)})" if size else ""
         same = [n for n in tied.get(best.name, []) if n in {c.name for c in classes[label]}]
         note = f"; not distinguishable from {', '.join(same)}" if same else ""
-        lines.append(f"Closest in the class {label}: **{md_cell(best.name)}**{md_cell(where)}, mean KLD "
+        lines.append(f"**{label.capitalize()}**: best here {md_cell(best.name)}{md_cell(where)}, mean KLD "
                      f"{fmt_nats(best.results.kld.mean, what)} nats{_interval(best)}, top-1 agreement "
                      f"{fmt_percent(best.results.top1_agreement, what)}%{md_cell(note)}.")
     dominated = [(n, s) for n, s in standing.items() if s.status == "dominated"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kldcard.errors import InputError
 from kldcard.files import atomic_path
-from kldcard.render.plot import PLOT_FLOOR_NATS, _pyplot
+from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot
 
 __all__ = ["SizePoint", "plot_kld_vs_size"]
 
@@ -38,7 +38,7 @@ def plot_kld_vs_size(path: str | os.PathLike[str], points: list[SizePoint], *, t
     """Write ``path`` (PNG) and the same chart as SVG next to it; returns both paths. Atomic writes."""
     if not points:
         raise InputError("nothing to plot: no candidate has a known size")
-    plt = _pyplot()
+    plt = pyplot()
     import matplotlib as mpl
 
     mpl.rcParams["svg.hashsalt"] = "kldcard"  # stable element ids in the SVG
@@ -48,7 +48,7 @@ def plot_kld_vs_size(path: str | os.PathLike[str], points: list[SizePoint], *, t
     def y(v: float) -> float:
         return max(v, PLOT_FLOOR_NATS)
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
     try:
         same = sorted((p for p in points if not p.cross_stack), key=lambda p: p.bits_per_weight)
         front = [p for p in same if p.front]
@@ -83,15 +83,16 @@ def plot_kld_vs_size(path: str | os.PathLike[str], points: list[SizePoint], *, t
         pad = max(0.5, 0.15 * (hi - lo))
         ax.set_xlim(lo - pad, hi + 2.5 * pad)  # room for the names on the right
         ax.grid(True, which="major", lw=0.3, alpha=0.5)
-        ax.legend(fontsize=7, loc="upper right")
+        # below the axes: inside, it can hide a point (a p99 near the top, a name on the right)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
         ax.set_title(title or "Fidelity per bit: mean KLD with its interval, and p99, against size",
                      fontsize=10, loc="left")
         fig.tight_layout()
         try:
             with atomic_path(png, suffix=".png") as tmp:
-                fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+                fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None}, bbox_inches="tight")
             with atomic_path(svg, suffix=".svg") as tmp:
-                fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+                fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
         except OSError as exc:
             raise InputError(f"{png}: cannot write the size chart: {exc.strerror or exc}") from None
     finally:
