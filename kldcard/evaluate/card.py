@@ -68,19 +68,6 @@ def _relative(path: Path | None, card: Path) -> str | None:
     return str(full.relative_to(base)) if full.is_relative_to(base) else str(path)
 
 
-def _size_chart(evaluation, plot: Path) -> Path | None:
-    """The size chart (``kld_vs_size.png`` and ``.svg`` next to the per-position plot) when at least one
-    candidate's size is known."""
-    from kldcard.render.fidelity import size_points, standings
-    from kldcard.render.size_plot import plot_kld_vs_size
-
-    points = size_points(evaluation, standings(evaluation))
-    if not points:
-        return None
-    png, _ = plot_kld_vs_size(Path(plot).with_name("kld_vs_size.png"), points)
-    return png
-
-
 def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[str], None], *, lint: bool = True):
     """Write the card (and plots: per position, and KLD against bits per weight as PNG and SVG); returns
     (card, plot or None, number of lint findings or None)."""
@@ -118,7 +105,9 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
 
         plot_per_position(plot, plot_series([str(o.result_path) for o in outcome.candidates],
                                             [str(o.per_token_path) for o in outcome.candidates]))
-    size_plot = _size_chart(evaluation, plot) if plot is not None else None
+    from kldcard.render.size_plot import write_size_chart
+
+    size_plot = write_size_chart(evaluation, plot) if plot is not None else None
     from kldcard.render.update import write_sidecar
 
     update = update_card(card, evaluation, plot=_relative(plot, card), model_name=p.model_name, set_base_model=False,

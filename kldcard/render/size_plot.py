@@ -18,7 +18,9 @@ from kldcard.errors import InputError
 from kldcard.files import atomic_path
 from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot
 
-__all__ = ["SizePoint", "plot_kld_vs_size"]
+__all__ = ["SIZE_CHART", "SizePoint", "plot_kld_vs_size", "size_chart_for", "write_size_chart"]
+
+SIZE_CHART = "kld_vs_size.png"  # written next to the per-position plot (and its .svg twin)
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,21 @@ def plot_kld_vs_size(path: str | os.PathLike[str], points: list[SizePoint], *, t
     finally:
         plt.close(fig)
     return png, svg
+
+
+def size_chart_for(evaluation, plot: str | os.PathLike[str]) -> Path | None:
+    """Where the size chart of ``evaluation`` goes (next to the per-position ``plot``), or None when no
+    candidate's size is known (older results): then no chart is drawn or referenced."""
+    if not any(c.model.size is not None for c in evaluation.candidates):
+        return None
+    return Path(plot).with_name(SIZE_CHART)
+
+
+def write_size_chart(evaluation, plot: str | os.PathLike[str]) -> Path | None:
+    """Draw the size chart of ``evaluation`` next to ``plot`` (PNG and SVG); its PNG path, or None."""
+    from kldcard.render.fidelity import size_points, standings
+
+    path = size_chart_for(evaluation, plot)
+    if path is None:
+        return None
+    return plot_kld_vs_size(path, size_points(evaluation, standings(evaluation)))[0]
