@@ -136,3 +136,26 @@ def test_card_caps_n_eff_and_says_why() -> None:
     assert "1,022 of 1,022 (capped at n" in text and "negative autocorrelation" in text
     assert "800 of 1,022" in text
     assert "1,100 of" not in text
+
+
+def test_cross_stack_candidate_is_drawn_apart_and_never_on_the_front(tmp_path: Path) -> None:
+    from kldcard.render.fidelity import size_points, standings
+    from kldcard.render.size_plot import plot_kld_vs_size
+
+    ev = evaluation_dict()
+    mlx = candidate("tiny-mlx-4bit", "4bit", 0.0005, 0.99,
+                    cross_stack={"coordinates": ["engine"], "reason": "the MLX build is what Mac users run"})
+    mlx["model"]["size"] = _size(4.5)
+    ev["candidates"][0]["model"]["size"] = _size(8.5)
+    ev["candidates"][1]["model"]["size"] = _size(4.5)
+    ev["candidates"].append(mlx)
+    evaluation = KldEvaluation.model_validate(ev)
+    st = standings(evaluation)
+    assert "tiny-mlx-4bit" not in st  # its KLD holds the stack difference: not compared for size
+    points = {p.name: p for p in size_points(evaluation, st)}
+    assert points["tiny-mlx-4bit"].cross_stack and not points["tiny-mlx-4bit"].front
+    assert points["tiny-qwen3-Q4_0"].front and points["tiny-qwen3-Q8_0"].front
+    text = render_section(evaluation)
+    assert "| tiny-mlx-4bit | 4bit | 4.50 |" in text and "| n/a (measured across stacks) |" in text
+    svg = plot_kld_vs_size(tmp_path / "s.png", list(points.values()))[1].read_text(encoding="utf-8")
+    assert "measured across stacks (not comparable)" in svg
