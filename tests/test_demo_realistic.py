@@ -96,3 +96,17 @@ def test_the_16_nat_floor_drops_real_vocabulary_entries(demo) -> None:
     # the card's caveat quotes this model's figure (all 330 positions); these 64 agree within 2x
     assert BASE_FILE_SELF_KL[16.0] / 2 < masked < BASE_FILE_SELF_KL[16.0] * 2
     assert np.isfinite(masked)
+
+
+def test_the_ranking_carries_sizes_and_standings(demo) -> None:
+    from kldcard.compare.rank import RankResult
+
+    out, _, results, log = demo
+    ranking = RankResult.model_validate_json((out / "ranking.json").read_text(encoding="utf-8"))
+    by = {r.name: r for r in ranking.ranking}
+    for name, r in by.items():
+        size = results[name.removeprefix("tiny-qwen3-")].candidate.model.size
+        assert (r.bits_per_weight, r.bytes) == (size.bits_per_weight, size.bytes)
+    # Q4_K_M is smaller, Q8_0 distinguishably closer: both on the front, neither dominated
+    assert {r.pareto for r in by.values()} == {"front"}
+    assert "on the size/KLD Pareto front (bits per weight vs mean KLD)" in log

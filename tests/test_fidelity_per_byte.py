@@ -159,3 +159,21 @@ def test_cross_stack_candidate_is_drawn_apart_and_never_on_the_front(tmp_path: P
     assert "| tiny-mlx-4bit | 4bit | 4.50 |" in text and "| n/a (measured across stacks) |" in text
     svg = plot_kld_vs_size(tmp_path / "s.png", list(points.values()))[1].read_text(encoding="utf-8")
     assert "measured across stacks (not comparable)" in svg
+
+
+def test_rank_summary_names_the_dominated_candidate() -> None:
+    from kldcard.compare.rank import RankResult
+    from kldcard.compare.summary import BootstrapOptions
+
+    def entry(rank: int, name: str, mean: float, bits: float, pareto: str, by: list[str]) -> dict:
+        return {"rank": rank, "name": name, "mean": mean, "ci_low": mean * 0.9, "ci_high": mean * 1.1, "n_eff": None,
+                "group": "ab"[rank - 1], "not_distinguishable_from": [], "bits_per_weight": bits, "bytes": 1000,
+                "pareto": pareto, "dominated_by": by}
+
+    rr = RankResult(created_utc="2026-01-01T00:00:00Z", reference_path="ref", n_positions=300,
+                    uncertainty_method="block-bootstrap", bootstrap=BootstrapOptions(), pairs=[],
+                    ranking=[entry(1, "Q4_K_M", 0.031, 4.9, "front", []),
+                             entry(2, "Q5_0", 0.038, 5.6, "dominated", ["Q4_K_M"])])
+    lines = "\n".join(rr.summary_lines())
+    assert "Q5_0 (5.60 bits per weight) is dominated: Q4_K_M is smaller and distinguishably closer" in lines
+    assert "Pareto front (bits per weight vs mean KLD): Q4_K_M" in lines

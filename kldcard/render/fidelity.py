@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, md_cell
 from kldcard.card.model_index import percentile_value
+from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, md_cell
 from kldcard.compare.pareto import Standing, pareto_standing
 from kldcard.schema import Candidate, KldEvaluation
 
