@@ -1,7 +1,8 @@
 """``kldcard demo``: the whole job end to end on tiny models built on the spot.
 
-Steps (each printed under its own heading): build the tiny models (a seeded Qwen3-architecture
-model with the real Qwen3 tokenizer: transformers directory, F32 GGUF, Q8_0 and Q4_K_M GGUFs),
+Steps (each printed under its own heading): build the tiny models (a Qwen3-architecture model that
+predicts the demo text, :mod:`kldcard.demo.predictive`,
+with the real Qwen3 tokenizer: transformers directory, F32 GGUF, Q8_0 and Q4_K_M GGUFs),
 write the evaluation text into the card's repo (cited as a file of the repo, path + sha256), check
 token parity across the engines, write a ``kldcard evaluate`` project file and run it (reference:
 the F32 GGUF, captured once; candidates: Q8_0 and Q4_K_M, compared in float64 as their logits
