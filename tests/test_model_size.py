@@ -44,6 +44,12 @@ def test_gguf_bits_per_weight_and_bytes_match_the_tensor_table(tiny_qwen3, tiny_
     assert expected[0] - 1e-9 <= lm_size["bits_per_weight"] <= expected[1] + 1e-9
 
 
+@pytest.mark.parametrize("key", ["gguf_f32", "gguf_q8_0", "gguf_q4_k_m"])
+def test_llama_architecture_files_too(tiny_llama, key) -> None:
+    size = _check_gguf(tiny_llama[key])
+    assert size["parameters"] > 128_256 * 256  # the embedding alone
+
+
 def test_every_quantization_the_tests_build(tiny_qwen3, tmp_path) -> None:
     # q4_0 is the one other type tests quantize to (kldcard.demo.tiny_models.QUANT_FTYPES)
     dst = tmp_path / "tiny-q4_0.gguf"
