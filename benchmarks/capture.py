@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kldcard.capture.fingerprint import cpu_count, cpu_model  # noqa: E402
-from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
+from kldcard.demo.tiny_models import LM_PARAMS, build_tiny_models, params_key  # noqa: E402
 
 WORDS = (
     "the a of and to in is was that for on with as by at from it be this are have which or one had not but "
@@ -131,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     cache = Path(os.environ.get("KLDCARD_TEST_CACHE") or REPO / ".cache" / "test-models")
-    p = TinyParams()
-    models = build_tiny_models(cache / f"qwen3-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
+    p = LM_PARAMS  # the tiny model that predicts its text: a language model's distributions
+    models = build_tiny_models(cache / f"qwen3-bigram-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
     work = args.work or Path(tempfile.mkdtemp(prefix="kldcard-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     text = work / "bench.txt"

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from capture import text_with_tokens  # noqa: E402
 
-from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
+from kldcard.demo.tiny_models import LM_PARAMS, build_tiny_models, params_key  # noqa: E402
 
 # where the test suite builds it (scripts/build-llama-tools.sh .cache/llama-tools; tests/conftest.py llama_tools)
 LLAMA_PERPLEXITY = str(REPO / ".cache" / "llama-tools" / "llama-tools-0.3.36" / "bin" / "llama-perplexity")
@@ -93,8 +93,8 @@ def main() -> int:
     args = ap.parse_args()
 
     cache = Path(os.environ.get("KLDCARD_TEST_CACHE") or REPO / ".cache" / "test-models")
-    p = TinyParams()
-    models = build_tiny_models(cache / f"qwen3-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
+    p = LM_PARAMS  # the tiny model that predicts its text: a language model's distributions
+    models = build_tiny_models(cache / f"qwen3-bigram-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
     ref, cands = models["gguf_f32"], [("q4_k_m", models["gguf_q4"]), ("q8_0", models["gguf_q8_0"])]
     work = Path(args.work or tempfile.mkdtemp(prefix="kldcard-evaluate-bench-"))
     work.mkdir(parents=True, exist_ok=True)

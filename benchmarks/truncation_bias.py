@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from kldcard.capture.run import run_capture  # noqa: E402
 from kldcard.compare.truncated import TREATMENTS, kl_truncated_rows, sparse_rows  # noqa: E402
-from kldcard.demo.tiny_models import TinyParams, build_tiny_models, params_key  # noqa: E402
+from kldcard.demo.tiny_models import LM_PARAMS, build_tiny_models, params_key  # noqa: E402
 
 KS = (1, 5, 20, 100)
 
@@ -49,9 +49,9 @@ def main() -> int:
     ap.add_argument("--cache", default=str(REPO / ".cache" / "test-models"))
     args = ap.parse_args()
 
-    p = TinyParams()
+    p = LM_PARAMS  # the tiny model that predicts its text: a language model's distributions
     cache = Path(args.cache)
-    models = build_tiny_models(cache / f"qwen3-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
+    models = build_tiny_models(cache / f"qwen3-bigram-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
     lines = []
     with tempfile.TemporaryDirectory() as tmp:
         def cap(key: str):

@@ -389,12 +389,24 @@ class TensorTypes(ClosedModel):
     quantization_config: dict[str, Any] | None = Field(None, description="config.json quantization (HF/MLX)")
 
 
+class ModelSize(ClosedModel):
+    """How big the model is, read from its own tables (a GGUF's tensor table, safetensors headers);
+    see :mod:`kldcard.stack.model_size`."""
+
+    bytes: NonNegInt = Field(description="the model files on disk, headers included")
+    tensor_bytes: NonNegInt = Field(description="bytes of tensor data")
+    parameters: PosInt = Field(description="weights' element count (packed tensors counted unpacked)")
+    bits_per_weight: float = Field(gt=0, description="8 · tensor_bytes / parameters")
+    source: str = Field(description="where the figures were read: gguf tensor table, safetensors headers, ...")
+
+
 class CandidateModel(ClosedModel):
     model: str
     revision: GitRevision | None = None
     sha256: Sha256 | None = None
     quantization: str = Field(description="q4_k_m, 4bit-awq, ...")
     tensors: TensorTypes | None = Field(None, description="what the file quantized, read from the file")
+    size: ModelSize | None = Field(None, description="file size and bits per weight, read from the file")
 
 
 class CrossStack(ClosedModel):

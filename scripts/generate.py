@@ -9,7 +9,8 @@ installed package only renders the texts (:mod:`kldcard.lint.docs`, :mod:`kldcar
   does not exist yet is skipped) and the lint report schema;
 - ``docs/rules/<CODE>.md`` for every rule in the registry, plus ``docs/rules/README.md``;
 - ``.pre-commit-hooks.yaml``;
-- ``docs/cli.md``, every command's ``--help``.
+- ``docs/cli.md``, every command's ``--help``;
+- ``docs/comparable.md``, the same-quantity rules of ``kldcard comparable`` (``kldcard.lint.quantity.RULES``).
 
 ``python scripts/generate.py --check`` writes nothing and exits 1 listing the stale files (the drift
 tests run it). Files are written atomically.
@@ -27,6 +28,7 @@ from typing import Any
 from kldcard.cli.reference import cli_reference
 from kldcard.files import write_atomic
 from kldcard.lint.docs import hook_file, rule_doc, rules_index
+from kldcard.lint.quantity import rules_markdown
 from kldcard.lint.registry import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +78,7 @@ def expected_files(root: Path = ROOT) -> dict[Path, str]:
     files[root / "docs" / "rules" / "README.md"] = rules_index(rules)
     files[root / ".pre-commit-hooks.yaml"] = hook_file()
     files[root / "docs" / "cli.md"] = cli_reference()
+    files[root / "docs" / "comparable.md"] = rules_markdown()
     return files
 
 

@@ -9,6 +9,7 @@ family (HF dir, F32 GGUF, Q8_0 and Q4_K_M quantizations) takes ~15 s on 2 CPU co
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 from kldcard.demo.tiny_models import (
     ARCHS,
+    LM_PARAMS,
     TinyParams,
     build_tiny_models,
     fetch_tokenizer,
@@ -33,12 +35,15 @@ def test_cache() -> Path:
     return root
 
 
-def _tiny(cache: Path, arch: str) -> dict:
-    p = TinyParams()
-    target = cache / f"{arch}-{params_key(arch, p)}"
-    for stale in cache.glob(f"{arch}-*"):
-        # Builds of an older builder or other parameters; an hour's grace for a concurrent run
-        # (e.g. the benchmark) still using one.
+def _tiny(cache: Path, arch: str, p: TinyParams | None = None) -> dict:
+    p = p or TinyParams()
+    kind = arch if p.weights == "random" else f"{arch}-{p.weights}"
+    target = cache / f"{kind}-{params_key(arch, p)}"
+    for stale in cache.glob(f"{kind}-*"):
+        # Builds of an older builder or other parameters (of this kind only: ``qwen3-*`` must not
+        # match ``qwen3-bigram-*``); an hour's grace for a concurrent run (e.g. the benchmark) still using one.
+        if not re.fullmatch(rf"{re.escape(kind)}-[0-9a-f]{{16}}", stale.name):
+            continue
         if stale != target and stale.is_dir() and time.time() - stale.stat().st_mtime > 3600:
             shutil.rmtree(stale, ignore_errors=True)
     return build_tiny_models(target, arch, params=p, cache_dir=cache)
@@ -49,6 +54,13 @@ def tiny_qwen3(test_cache: Path) -> dict:
     """Qwen3 architecture, real Qwen3 tokenizer (vocab 151,936): ``hf`` dir (BF16), ``gguf_f32``,
     ``gguf_q8_0``, ``gguf_q4`` (Q4_K_M) from the same seeded weights."""
     return _tiny(test_cache, "qwen3")
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3_lm(test_cache: Path) -> dict:
+    """The tiny Qwen3 that predicts the demo text (``LM_PARAMS``: a bigram model of it in the embedding
+    and an untied output head); same keys as ``tiny_qwen3``. What ``kldcard demo`` evaluates."""
+    return _tiny(test_cache, "qwen3", LM_PARAMS)
 
 
 @pytest.fixture(scope="session")

@@ -108,6 +108,14 @@ def test_incomplete_and_complete_per_disclosure(n, sentence, status, value):
     assert (f"KLD33{n}" in found) == (status == "incomplete")
 
 
+def test_a_kld_value_in_the_sentence_is_not_the_engine_version():
+    # the version follows the engine's name; "0.0231" is the claim's own number
+    d = reading("Q4_K_M reaches a KLD of 0.0231, measured with llama.cpp on an RTX 4090.\n", 2)
+    assert d.status == "incomplete" and "version" not in d.value
+    d = reading("Q4_K_M reaches a KLD of 0.0231, measured with llama.cpp b6510 on an RTX 4090.\n", 2)
+    assert d.status == "stated" and d.value["version"] == "b6510"
+
+
 def test_d7_and_d8_are_read_whole():
     text = "Mean KLD 0.0231, forward KL(P_ref ‖ P_q4km) in nats, over the full vocabulary.\n"
     assert reading(text, 7).value == {"direction": "forward", "unit": "nats"}

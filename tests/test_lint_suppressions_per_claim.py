@@ -36,6 +36,17 @@ CASES = {
                "![KLD per layer](kld2.png)\n"),
     "KLD320": ("", "Mean KLD 0.0231 ± 0.0004 (SE) over 2048-token chunks.",
                "Mean KLD 0.0131 ± 0.0003 (SE) in 2048-token chunks."),
+    # a disclosure stated in part (issue 28), by each claim in its own words
+    "KLD331": ("", "Mean KLD 0.0231 against google/gemma-3-12b-it.", "Mean KLD 0.0131 against google/gemma-3-4b-it."),
+    "KLD332": ("", "Q4_K_M reaches a KLD of 0.0231, measured with llama.cpp on an RTX 4090.",
+               "Q8_0 reaches a KLD of 0.0051, measured with llama.cpp on an RTX 3090."),
+    "KLD333": ("", "Mean KLD 0.0231 on wikitext-2.", "Mean KLD 0.0131 on the C4 validation split."),
+    "KLD334": ("", "Mean KLD 0.0231; the imatrix was computed on wiki.train.raw.",
+               "Mean KLD 0.0131; the imatrix was computed on calibration_datav3.txt."),
+    "KLD335": ("", "Mean KLD 0.0231 with a context of 512 tokens.", "Mean KLD 0.0131 with a context of 4096 tokens."),
+    "KLD336": ("", "Mean KLD 0.0231 over 2048 scored positions.", "Mean KLD 0.0131 over 4096 scored positions."),
+    "KLD339": ("", "Q4_K_M reaches a KLD of 0.0231 (bootstrap confidence interval over windows).",
+               "Q8_0 reaches a KLD of 0.0051 (bootstrap confidence interval over chunks)."),
 }
 
 

@@ -162,6 +162,17 @@ def text_record(data: bytes, name: str) -> dict[str, Any]:
 _MODEL_FILE_PATTERNS = ("*.safetensors", "*.bin", "*.json", "*.model", "*.txt", "*.tiktoken", "*.py")
 
 
+def model_size(path: str | os.PathLike) -> dict | None:
+    """Bytes and bits per weight of a GGUF file or a safetensors directory
+    (:func:`kldcard.stack.model_size.model_size`); None when the files do not say."""
+    from kldcard.stack.model_size import model_size as size
+
+    try:
+        return size(path)
+    except (OSError, ValueError):
+        return None  # the engine loaded it, so the size is a nice-to-have, never a reason to stop
+
+
 def model_file_hashes(path: str | os.PathLike) -> dict[str, str]:
     """sha256 of a GGUF file, or of every weight/config/tokenizer file of a model directory
     (keys are paths relative to the directory, or the file name)."""

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from kldcard.schema import OpenModel, RecordModel, StackFingerprint
+from kldcard.schema import ModelSize, OpenModel, RecordModel, StackFingerprint
 
 FORMAT = "kldcard-capture"
 FORMAT_VERSION = 1
@@ -37,6 +37,8 @@ class ModelInfo(OpenModel):
     files: dict[str, str] = Field(default_factory=dict, description="file name -> sha256")
     dtype: str | None = Field(None, description="weights dtype or quantization label")
     quantization: str | None = None
+    size: ModelSize | None = Field(None, description="bytes and bits per weight, read from the model's own "
+                                   "tables (GGUF tensor table, safetensors headers)")
 
 
 class TextInfo(OpenModel):

@@ -90,3 +90,25 @@ def md_cell(value: object) -> str:
     text = "" if value is None else str(value)
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _NEWLINES.sub("<br>", text)
+
+
+def fmt_of_n(part: float, n: int, what: str = "value") -> str:
+    """``287 of 305``: a count out of ``n``. A count above ``n`` is never printed as more than ``n``
+    without saying why (see :func:`fmt_n_eff`); here it is an error, since only an estimate can exceed n."""
+    if part > n:
+        raise InputError(f"{what}: {part:g} of {n} is more than all of them")
+    return f"{fmt_int(round(part))} of {fmt_int(n)}"
+
+
+N_EFF_ABOVE_N = ("capped at n: the block bootstrap estimates {raw}, more than n, because neighbouring positions "
+                 "diverge in opposite directions (negative autocorrelation)")
+
+
+def fmt_n_eff(n_eff: float, n: int) -> str:
+    """An effective sample size out of ``n`` positions: ``287 of 305``. An estimate above ``n``
+    (negatively autocorrelated positions; infinite when the block standard error is 0) reads ``305 of
+    305`` followed by the reason, never ``333 of 305``."""
+    if not (n_eff <= n):  # also inf and nan
+        raw = "unbounded" if not math.isfinite(n_eff) else fmt_int(round(n_eff))
+        return f"{fmt_int(n)} of {fmt_int(n)} ({N_EFF_ABOVE_N.format(raw=raw)})"
+    return fmt_of_n(n_eff, n)

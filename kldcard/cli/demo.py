@@ -14,10 +14,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "demo",
         help="the whole job on tiny models built on the spot: capture, compare, render a card, lint it",
         description=(
-            "Build a tiny Qwen3-architecture model (F32 GGUF reference, Q8_0 and Q4_K_M candidates), check "
+            "Build a tiny Qwen3-architecture model that predicts the demo text (a bigram model of it in the "
+            "embedding and output head; F32 GGUF reference, Q8_0 and Q4_K_M candidates), check "
             "token parity, capture full-vocabulary logits with llama.cpp, compare in float64 (forward "
             "KL(P_ref || P_cand) in nats, reverse KL, JS, top-1 agreement), render a model card with the "
-            "KLD section and metadata, and lint it. Nothing is downloaded from a model hub."
+            "KLD section, the chart of KLD against bits per weight and metadata, and lint it. Nothing is downloaded from a model hub."
         ),
     )
     p.add_argument("--out", default="demo-out", metavar="DIR", help="where everything goes (default: ./demo-out)")

@@ -23,6 +23,7 @@ from kldcard.errors import KldcardError, printable
 COMMANDS = {
     "lint": "lint",
     "rule": "rule",
+    "comparable": "comparable",
     "capture": "capture",
     "capture-import": "capture_import",
     "tokens": "tokens",

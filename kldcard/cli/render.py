@@ -46,7 +46,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="write the card (atomic; unchanged cards are not touched)")
     mode.add_argument("--check", action="store_true", help="exit 1 when the card is not up to date (for CI)")
-    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it")
+    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it (and, when the "
+                   "candidates' sizes are known, mean KLD against bits per weight as kld_vs_size.png and .svg next to it)")
     p.add_argument(
         "--per-token",
         metavar="FILE",
@@ -86,15 +87,21 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.plot, "--plot", [*inputs, args.card])
     evaluation = load_evaluation(args.results, disclosures=args.disclosures)
 
-    plot_ref = series = None
+    plot_ref = series = size_ref = None
     if args.plot:
+        from kldcard.render.size_plot import size_chart_for
+
         series = load_plot_series(args.results, args.per_token)
         base = Path(args.card).resolve().parent if args.card else Path.cwd()
         plot_ref = Path(os.path.relpath(Path(args.plot).resolve(), base)).as_posix()
+        size_chart = size_chart_for(evaluation, args.plot)
+        if size_chart is not None:
+            size_ref = Path(os.path.relpath(size_chart.resolve(), base)).as_posix()
 
     if not args.card:
-        section = region_text(render_section(evaluation, template=args.template, plot=plot_ref), "\n")
-        _draw_plot(args.plot, series)
+        section = region_text(render_section(evaluation, template=args.template, plot=plot_ref, size_plot=size_ref),
+                              "\n")
+        _draw_plot(args.plot, series, evaluation)
         sys.stdout.write(section + "\n")
         return 0
 
@@ -107,11 +114,12 @@ def run(args: argparse.Namespace) -> int:
         source_url=args.source_url,
         set_base_model=not args.no_base_model,
         compact=args.compact,
+        size_plot=size_ref,
     )
     # Only now, with the card known to splice cleanly, is the PNG written: an unusable card or
     # template must leave no new file behind.
     if not args.check:
-        _draw_plot(args.plot, series)
+        _draw_plot(args.plot, series, evaluation)
     if args.check:
         if update.changed:
             print(f"{args.card}: the KLD section or metadata is stale; run `kldcard render ... --card {args.card} --write`")
@@ -137,9 +145,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _draw_plot(path: str | None, series: list | None) -> None:
+def _draw_plot(path: str | None, series: list | None, evaluation) -> None:
     if path is None or series is None:
         return
     from kldcard.render.plot import plot_per_position
+    from kldcard.render.size_plot import write_size_chart
 
     plot_per_position(path, series)
+    write_size_chart(evaluation, path)

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
+from kldcard.compare.pareto import pareto_standing
 from kldcard.compare.ranking import paired_difference_ci, rank_candidates
 from kldcard.compare.result import UNCERTAINTY_METHODS, CompareResult
 from kldcard.compare.run import window_ids
@@ -48,6 +49,11 @@ class RankedCandidate(RecordModel):
     n_eff: float | None
     group: str = Field(description="compact letter display: a shared letter = not distinguishable")
     not_distinguishable_from: list[str]
+    bits_per_weight: float | None = Field(None, description="from the model's own tables (None: unknown)")
+    bytes: int | None = Field(None, description="model files on disk")
+    pareto: str | None = Field(None, description="front | behind | dominated | no size (kldcard.compare.pareto)")
+    dominated_by: list[str] = Field(default_factory=list, description="smaller candidates distinguishably closer "
+                                    "to the reference (for 'behind': smaller or equal and closer, not distinguishably)")
 
 
 class RankedPair(RecordModel):
@@ -104,6 +110,14 @@ class RankResult(RecordModel):
             lines.append(f"  {r.rank}. {r.name}: {r.mean:.6g} [{r.ci_low:.6g}, {r.ci_high:.6g}] group {r.group}"
                          + (f", not distinguishable from {', '.join(r.not_distinguishable_from)}"
                             if r.not_distinguishable_from else ""))
+        for r in self.ranking:
+            if r.pareto == "dominated":
+                lines.append(f"  {r.name} ({r.bits_per_weight:.2f} bits per weight) is dominated: "
+                             f"{', '.join(r.dominated_by)} {'is' if len(r.dominated_by) == 1 else 'are'} smaller "
+                             "and distinguishably closer to the reference")
+        fronts = [r.name for r in self.ranking if r.pareto == "front"]
+        if fronts:
+            lines.append(f"  on the size/KLD Pareto front (bits per weight vs mean KLD): {', '.join(fronts)}")
         for e in self.excess_over_control:
             lines.append(f"  excess of {e.candidate} over control {self.control}: {e.excess:+.6g} "
                          f"[{e.ci_low:+.6g}, {e.ci_high:+.6g}] (estimate; same stack and text only)")
@@ -165,6 +179,13 @@ def rank_results(
     pairs = [RankedPair(a=p.a, b=p.b, mean_difference=p.estimate, ci_low=p.lo, ci_high=p.hi,
                         distinguishable=p.excludes_zero, block_length=p.ci.block_length, n_blocks=p.ci.n_blocks)
              for p in r.pairs]
+    size_of = {name: res.candidate.model.size for name, res in zip(names, results)}
+    standing = pareto_standing({n: s.bits_per_weight if s else None for n, s in size_of.items()},
+                               {c.name: c.mean for c in ranking}, [(p.a, p.b, p.ci_low, p.ci_high) for p in pairs])
+    for c in ranking:
+        size = size_of[c.name]
+        c.bits_per_weight, c.bytes = (size.bits_per_weight, size.bytes) if size else (None, None)
+        c.pareto, c.dominated_by = standing[c.name].status, standing[c.name].by
     excess = []
     if control is not None:
         for name in names:

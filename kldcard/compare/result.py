@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 
 from kldcard import __version__
 from kldcard.capture.manifest import CaptureManifest
+from kldcard.card.numbers import fmt_n_eff
 from kldcard.compare.confidence import ConfidenceStats, TopKStats
 from kldcard.compare.summary import BootstrapOptions, RangeStats, Runs, Stats
 from kldcard.errors import InputError
@@ -175,7 +176,7 @@ class CompareResult(RecordModel):
             lvl = self.aggregation.bootstrap.level
             ci = f", {lvl:.0%} {self.aggregation.uncertainty_method} CI [{f.ci_low:.6g}, {f.ci_high:.6g}]"
             if f.n_eff is not None:
-                ci += f", n_eff {f.n_eff:,.0f} of n {f.n:,}"
+                ci += f", n_eff {fmt_n_eff(f.n_eff, f.n)}"
         se = f" ± {f.se:.3g} (SE)" if f.se is not None else ""
         lines = [
             f"scored {p.n_scored:,} positions ({p.first}..{p.last}), vocabulary {vocab}, float64, nats",

@@ -1,7 +1,8 @@
 """``kldcard demo``: the whole job end to end on tiny models built on the spot.
 
-Steps (each printed under its own heading): build the tiny models (a seeded Qwen3-architecture
-model with the real Qwen3 tokenizer: transformers directory, F32 GGUF, Q8_0 and Q4_K_M GGUFs),
+Steps (each printed under its own heading): build the tiny models (a Qwen3-architecture model that
+predicts the demo text, :mod:`kldcard.demo.predictive`,
+with the real Qwen3 tokenizer: transformers directory, F32 GGUF, Q8_0 and Q4_K_M GGUFs),
 write the evaluation text into the card's repo (cited as a file of the repo, path + sha256), check
 token parity across the engines, write a ``kldcard evaluate`` project file and run it (reference:
 the F32 GGUF, captured once; candidates: Q8_0 and Q4_K_M, compared in float64 as their logits
@@ -23,30 +24,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kldcard.demo.text import DEMO_PARAGRAPHS, DEMO_TEXT  # noqa: F401  (re-exported: the demo's text)
 from kldcard.errors import KldcardError
-
-# An original text written for the demo (no third-party corpus is bundled). It is repeated with a
-# numbered lead so the token count is a few hundred and every chunk has distinct content.
-DEMO_PARAGRAPHS = (
-    "Quantization stores the weights of a language model with fewer bits. The model becomes smaller "
-    "and faster, but its next-token predictions drift away from those of the original checkpoint.",
-    "The Kullback-Leibler divergence measures that drift one position at a time: for every token of "
-    "a text, it compares the full probability distribution of the reference with the candidate's.",
-    "A number on a model card means little unless the card says which reference was used, on which "
-    "engine and device, over which text, at which positions, in which direction and how it was averaged.",
-    "Lower divergence means the candidate predicts more like the reference. It does not mean the "
-    "candidate is smarter, and numbers measured on another stack or another text are not comparable.",
-)
-DEMO_TEXT = "\n\n".join(f"{i + 1}. {p}" for i, p in enumerate(DEMO_PARAGRAPHS * 2)) + "\n"
 
 CARD_INTRO = """---
 tags: [gguf, quantized, kldcard-demo]  # your own metadata stays as it is
 ---
 # tiny-qwen3 GGUF (kldcard demo)
 
-A seeded, randomly initialised two-layer model with the Qwen3 architecture and the real Qwen3
-tokenizer, built by `kldcard demo` to show a complete KL-divergence disclosure. It is not a useful
-language model; the numbers below only show what a compliant card section looks like.
+A two-layer model with the Qwen3 architecture and the real Qwen3 tokenizer, built by `kldcard demo`
+to show a complete KL-divergence disclosure. Its embedding and output head hold a bigram model of
+the evaluation text below (written in by a low-rank factorisation), so it predicts that text the way
+a small language model would; it is not useful for anything else. The numbers below show what a
+compliant card section looks like on distributions shaped like a language model's.
 
 ## Files
 

@@ -29,7 +29,7 @@ STEP_TITLES = (
     "Render the card",
     "Lint the card",
 )
-TEXT_NAME = "kldcard demo text (DEMO_TEXT in kldcard/demo/runner.py)"
+TEXT_NAME = "kldcard demo text (DEMO_TEXT in kldcard/demo/text.py)"
 TEXT_IN_REPO = "eval/demo-text.txt"  # the text ships with the model: a file of the card's repo
 
 
@@ -44,11 +44,13 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
 
     with run.step(STEP_TITLES[0]) as step:
         engines.require("llama.cpp")  # the GGUF files and their quantization need llama.cpp
-        from kldcard.demo.tiny_models import build_tiny_models
+        from kldcard.demo.tiny_models import LM_PARAMS, build_tiny_models
 
         if models is None:
+            # the model that predicts the demo text (a bigram model of it in the embedding and head),
+            # so the card shows the figures a real quantization produces
             with engine_log(logs / "build.log"):
-                models = build_tiny_models(out / "models", "qwen3")
+                models = build_tiny_models(out / "models", "qwen3", params=LM_PARAMS)
         else:
             step.detail.append("reusing models built earlier")
         ref_gguf, q8, q4 = models["gguf_f32"], models["gguf_q8_0"], models["gguf_q4"]
@@ -98,6 +100,7 @@ def run_steps(run: StepRunner, out: Path, models: dict | None = None) -> None:
             },
             "card": "card/README.md",
             "plot": "card/kld_per_position.png" if importlib.util.find_spec("matplotlib") else None,
+            "badge": "card/kld_badge.json",  # opt-in: a shields.io endpoint file next to the card
             "model_name": "tiny-qwen3-GGUF",
         }
         project_path = out / "evaluate.yaml"

@@ -8,11 +8,19 @@ the F32 GGUF hold exactly the same numbers.
 
 Entry point::
 
-    paths = build_tiny_models(out_dir, arch="qwen3")
+    paths = build_tiny_models(out_dir, arch="qwen3")                      # random weights
+    paths = build_tiny_models(out_dir, arch="qwen3", params=LM_PARAMS)    # predicts the demo text
     paths["hf"], paths["gguf_f32"], paths["gguf_q8_0"], paths["gguf_q4"], paths["tokenizer"]
 
-mlx-lm loads ``paths["hf"]`` directly. The weight scale is chosen so next-token distributions are
-peaked (the top-1 probability is far above uniform), as with a trained model.
+mlx-lm loads ``paths["hf"]`` directly. Two kinds of weights:
+
+- ``weights="random"`` (the default): seeded random weights, scaled so next-token distributions are
+  peaked (the top-1 probability is far above uniform) — for tests that want arbitrary numbers;
+- ``weights="bigram"`` (:data:`LM_PARAMS`): a bigram model of the demo text written into the
+  embedding and an untied output head (:mod:`kldcard.demo.predictive`), so on that text the model is
+  confident where a language model is, the label is usually in its top 5, and quantizations diverge
+  by what real ones do (Q8_0 below 0.01 nats, Q4_K_M a few hundredths). ``kldcard demo``, the tests
+  that need realistic distributions and the benchmarks use it.
 """
 
 from __future__ import annotations
@@ -27,6 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from kldcard.demo import predictive as _predictive
+from kldcard.demo import text as _text
+from kldcard.demo.predictive import LmParams
 from kldcard.demo.tokenizer_files import TOKENIZER_FILES, bpe_tokens, fetch_tokenizer
 from kldcard.demo.tokenizer_files import __file__ as _TOKENIZER_FILES_SOURCE
 from kldcard.errors import InputError
@@ -69,6 +80,17 @@ class TinyParams:
     # of a 150k vocabulary typically 0.05-0.5 instead of 1/150k.
     logit_std: float = 3.0
     quants: tuple[str, ...] = field(default=("q8_0", "q4_k_m"))
+    # "random" (seeded random weights) or "bigram" (a bigram model of the demo text, untied head)
+    weights: str = "random"
+    lm: LmParams = field(default_factory=LmParams)
+
+    @property
+    def tied(self) -> bool:
+        return self.weights != "bigram"
+
+
+LM_PARAMS = TinyParams(weights="bigram")
+"""The tiny model that predicts its text (the demo's and the realistic tests' model)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -89,13 +111,17 @@ def _head_dim(p: TinyParams) -> int:
     return p.hidden // p.heads
 
 
-def make_weights(spec: ArchSpec, p: TinyParams) -> dict[str, np.ndarray]:
-    """Seeded float32 weights (BF16-representable) under their transformers names."""
+def make_weights(spec: ArchSpec, p: TinyParams, tok_dir: Path | None = None) -> dict[str, np.ndarray]:
+    """Seeded float32 weights (BF16-representable) under their transformers names (``tok_dir``:
+    the tokenizer the bigram weights tokenize their corpus with)."""
+    if p.weights not in ("random", "bigram"):
+        raise InputError(f"unknown tiny-model weights {p.weights!r}; known: random, bigram")
     rng = np.random.default_rng(p.seed)
     d, hd, V = p.hidden, _head_dim(p), spec.vocab_size
+    out_gain = 1.0 if p.weights == "random" else p.lm.layer_gain
 
-    def linear(n_out: int, n_in: int) -> np.ndarray:
-        return rng.normal(0.0, 1.0 / np.sqrt(n_in), size=(n_out, n_in)).astype(np.float32)
+    def linear(n_out: int, n_in: int, gain: float = 1.0) -> np.ndarray:
+        return rng.normal(0.0, gain / np.sqrt(n_in), size=(n_out, n_in)).astype(np.float32)
 
     def norm(n: int) -> np.ndarray:
         return (1.0 + 0.1 * rng.normal(size=n)).astype(np.float32)
@@ -108,15 +134,21 @@ def make_weights(spec: ArchSpec, p: TinyParams) -> dict[str, np.ndarray]:
         w[pre + "self_attn.q_proj.weight"] = linear(p.heads * hd, d)
         w[pre + "self_attn.k_proj.weight"] = linear(p.kv_heads * hd, d)
         w[pre + "self_attn.v_proj.weight"] = linear(p.kv_heads * hd, d)
-        w[pre + "self_attn.o_proj.weight"] = linear(d, p.heads * hd)
+        w[pre + "self_attn.o_proj.weight"] = linear(d, p.heads * hd, out_gain)
         if spec.qk_norm:
             w[pre + "self_attn.q_norm.weight"] = norm(hd)
             w[pre + "self_attn.k_norm.weight"] = norm(hd)
         w[pre + "post_attention_layernorm.weight"] = norm(d)
         w[pre + "mlp.gate_proj.weight"] = linear(p.intermediate, d)
         w[pre + "mlp.up_proj.weight"] = linear(p.intermediate, d)
-        w[pre + "mlp.down_proj.weight"] = linear(d, p.intermediate)
+        w[pre + "mlp.down_proj.weight"] = linear(d, p.intermediate, out_gain)
     w["model.norm.weight"] = norm(d)
+    if p.weights == "bigram":
+        if tok_dir is None:
+            raise ValueError("bigram weights need the tokenizer directory")
+        ids = _predictive.corpus_ids(tok_dir, _text.DEMO_TEXT)
+        embed, head, final = _predictive.lm_weights(ids, V, d, p.lm, rng)
+        w["model.embed_tokens.weight"], w["lm_head.weight"], w["model.norm.weight"] = embed, head, final
     return {k: _round_bf16(v) for k, v in w.items()}
 
 
@@ -155,7 +187,7 @@ def _hf_config(spec: ArchSpec, p: TinyParams, special: dict[str, Any]):
         head_dim=_head_dim(p),
         max_position_embeddings=p.max_positions,
         rms_norm_eps=1e-6,
-        tie_word_embeddings=True,
+        tie_word_embeddings=p.tied,
         bos_token_id=special["bos"],
         eos_token_id=special["eos"],
         pad_token_id=special["pad"],
@@ -183,7 +215,7 @@ def write_hf_dir(out: Path, spec: ArchSpec, p: TinyParams, weights: dict[str, np
         model = AutoModelForCausalLM.from_config(cfg)
     state = {k: torch.from_numpy(v.copy()).to(torch.bfloat16) for k, v in weights.items()}
     model.load_state_dict(state, strict=False, assign=True)
-    missing = [n for n, t in model.state_dict().items() if t.is_meta and n != "lm_head.weight"]
+    missing = [n for n, t in model.state_dict().items() if t.is_meta and not (p.tied and n == "lm_head.weight")]
     if missing:
         raise RuntimeError(f"tiny model weights missing: {missing}")
     model.tie_weights()
@@ -294,6 +326,8 @@ def quantize_gguf(src: Path, dst: Path, qtype: str, threads: int = 0) -> None:
 def params_key(arch: str, p: TinyParams) -> str:
     """Hash of this module's code and the parameters: a cached build is reused only if both match."""
     h = hashlib.sha256(Path(__file__).read_bytes())
+    for module in (_predictive, _text):  # the bigram weights and the corpus they are built from
+        h.update(Path(module.__file__).read_bytes())
     h.update(Path(_TOKENIZER_FILES_SOURCE).read_bytes())  # the GGUF token list is built there
     h.update(json.dumps({"arch": arch, **asdict(p)}, sort_keys=True).encode())
     return h.hexdigest()[:16]
@@ -331,7 +365,7 @@ def build_tiny_models(
         return paths
 
     tok_dir = fetch_tokenizer(spec.tokenizer, cache_dir)
-    weights = make_weights(spec, p)
+    weights = make_weights(spec, p, tok_dir)
     out.mkdir(parents=True, exist_ok=True)
     marker.unlink(missing_ok=True)
     hf_tmp = out / ".hf.partial"

@@ -60,8 +60,17 @@ def _tensors(info: dict | None) -> dict | None:
     return None
 
 
+def _relative(path: Path | None, card: Path) -> str | None:
+    """``path`` as the card links it: relative to the card's folder when inside it."""
+    if path is None:
+        return None
+    full, base = Path(path).resolve(), card.resolve().parent
+    return str(full.relative_to(base)) if full.is_relative_to(base) else str(path)
+
+
 def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[str], None], *, lint: bool = True):
-    """Write the card (and plot); returns (card, plot or None, number of lint findings or None)."""
+    """Write the card (and plots: per position, and KLD against bits per weight as PNG and SVG); returns
+    (card, plot or None, number of lint findings or None)."""
     from kldcard.files import write_atomic
     from kldcard.lint.findings import LintResult
     from kldcard.lint.reporters import render_text
@@ -99,16 +108,21 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         plot_per_position(plot, plot_series([str(o.result_path) for o in outcome.candidates],
                                             [str(o.per_token_path) for o in outcome.candidates],
                                             [o.name for o in outcome.candidates]))
-    rel = None if plot is None else str(Path(plot).resolve().relative_to(card.resolve().parent)) \
-        if Path(plot).resolve().is_relative_to(card.resolve().parent) else str(plot)
+    from kldcard.render.size_plot import write_size_chart
+
+    size_plot = write_size_chart(evaluation, plot) if plot is not None else None
     from kldcard.render.update import write_sidecar
 
-    update = update_card(card, evaluation, plot=rel, model_name=p.model_name, set_base_model=False,
-                         compact=p.compact)
+    update = update_card(card, evaluation, plot=_relative(plot, card), model_name=p.model_name, set_base_model=False,
+                         compact=p.compact, size_plot=_relative(size_plot, card))
     if p.compact:  # the sidecar first: a card never names a sidecar that is not there
         write_sidecar(card, evaluation)
     if update.changed:
         write_atomic(card, update.new)
+    if p.badge:
+        from kldcard.render.badge import badge_json
+
+        write_atomic(p.path(p.badge), badge_json(evaluation))
     outcome.evaluation = evaluation
     if not lint:
         return card, plot, None

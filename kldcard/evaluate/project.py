@@ -19,7 +19,8 @@
       reference: {model: owner/name, revision: <40-hex>}
       calibration: {none: true}
     card: README.md            # the card to update (created when missing)
-    plot: kld_per_position.png # optional
+    plot: kld_per_position.png # optional; the size chart kld_vs_size.png/.svg is written next to it
+    badge: kld_badge.json      # optional: a shields.io endpoint file (first candidate's mean KLD)
     cache: .kldcard-cache      # content-addressed results; a rerun evaluates only what changed
 
 A served candidate (``engine: openai``) is asked for the prompt's top-k log-probabilities in one
@@ -114,6 +115,8 @@ class Project(RecordModel):
     disclosures: dict[str, Any] = Field(default_factory=dict)
     card: str | None = None
     plot: str | None = None
+    badge: str | None = Field(None, description="opt-in: a shields.io endpoint JSON file (the first candidate's "
+                              "mean KLD and the reference), relative to the project file")
     model_name: str | None = None
     compact: bool = Field(True, description="shared stack once, per candidate what differs, the rest in kld_evaluation.json")
     cache: str = ".kldcard-cache"

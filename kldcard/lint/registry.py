@@ -16,11 +16,11 @@ Rules are defined in :mod:`kldcard.lint.rules` (one :class:`~kldcard.lint.rule.R
 from __future__ import annotations
 
 from kldcard.lint.rule import GROUPS, Rule
-from kldcard.lint.rules import collect, directives, draft, prose, structured
+from kldcard.lint.rules import collect, comparability, directives, draft, prose, structured
 
 __all__ = ["GROUPS", "RULES", "Rule", "all_rules", "select_codes"]
 
-RULES: dict[str, Rule] = collect(directives.RULES, draft.RULES, prose.RULES, structured.RULES)
+RULES: dict[str, Rule] = collect(directives.RULES, draft.RULES, prose.RULES, structured.RULES, comparability.RULES)
 
 
 def all_rules() -> dict[str, Rule]:

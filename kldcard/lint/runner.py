@@ -21,6 +21,7 @@ from kldcard.lint.findings import Finding, LintResult, merge_groups
 from kldcard.lint.markdown import Doc, scan
 from kldcard.lint.placeholders import todo_pointers
 from kldcard.lint.prose import analyse, check_prose
+from kldcard.lint.ranking_check import check_ranking
 from kldcard.lint.registry import select_codes
 from kldcard.lint.structured import check_structured, unique_sorted
 from kldcard.lint.suppressions import parse_directives, suppress
@@ -106,6 +107,7 @@ def _lint_parsed(card: Card, enabled: set[str]) -> LintResult:
     report = analyse(card, doc, reading=block is None)  # the claims (and their reading), once
     draft = isinstance(block, dict) and bool(todo_pointers(block))  # placeholders only (KLD013)
     prose = [] if draft else [f for f in check_prose(card, block, enabled, doc, report, merge=False) if f.rule_id in enabled]
+    prose += [] if draft else check_ranking(card, doc, report.readings, enabled)
     kept, hidden = suppress(card, _plain_subjects(card, unique_sorted([*findings, *prose]), doc), parse_directives(card),
                             enabled)
     readings = {name: report.readings} if block is None and report.readings else {}

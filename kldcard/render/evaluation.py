@@ -125,6 +125,7 @@ def evaluation_from_results(results: list[CompareResult], *, overrides: Disclosu
             "revision": cm.revision if _HEX40.match(cm.revision or "") else None,
             "sha256": _single_file_sha(cm.files),
             "quantization": cm.quantization or cm.dtype or (r.candidate.stack.weights_dtype if r.candidate.stack else None),
+            **({"size": cm.size.model_dump()} if cm.size is not None else {}),
             **(cd.model or {}),
         }
         if not model["quantization"]:

@@ -41,7 +41,8 @@ class PlotSeries:
             raise InputError(f"per-token values of {self.name!r} are empty; nothing to plot")
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot with the Agg backend (no display), or the not-installed error naming the extra."""
     try:
         import matplotlib
 
@@ -57,7 +58,7 @@ def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *,
     candidate's top-1 token differs from the reference's are marked with a red ``x``. Atomic write."""
     if not series:
         raise InputError("nothing to plot: no per-token values given")
-    plt = _pyplot()
+    plt = pyplot()
     out = Path(path)
     fig, axes = plt.subplots(len(series), 1, figsize=(9, 2.6 * len(series)), sharex=True, squeeze=False)
     try:

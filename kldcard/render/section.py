@@ -25,6 +25,7 @@ from kldcard.card.model_index import percentile_label, percentile_value
 from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
 from kldcard.errors import InputError
 from kldcard.render.caveats import on_purpose_text, own_vocabulary_text
+from kldcard.render.fidelity import fidelity_context
 from kldcard.render.uncertainty import (
     comparison_context,
     confidence_rows,
@@ -257,7 +258,8 @@ def _unranked(ev: KldEvaluation, c: Any) -> bool:
     return ev.comparison is not None and c.name not in {e.name for e in ev.comparison.ranking}
 
 
-def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> dict[str, Any]:
+def section_context(evaluation: KldEvaluation, *, plot: str | None = None, size_plot: str | None = None
+                    ) -> dict[str, Any]:
     """The variables a section template sees. Strings are already Markdown-escaped.
 
     ``title``, ``kldcard_version``, ``disclosures`` (rows: number, name, value), ``candidates``
@@ -270,7 +272,8 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
     (one sentence per candidate whose ``cross_stack`` says it was measured across stacks on purpose),
     ``own_vocabulary`` (one per served candidate with its own top-k vocabulary treatment), ``interval`` (how the bracket after the mean
     was computed), ``reference`` (escaped name), ``text_name``, ``n_scored``, ``plot`` (relative path
-    or None) and ``evaluation`` (the whole validated block as plain JSON-like data).
+    or None), ``evaluation`` (the whole validated block as plain JSON-like data), and the fidelity-per-byte
+    keys of :func:`kldcard.render.fidelity.fidelity_context` (``summary``, ``sizes``, ``has_sizes``, ``size_plot``).
     """
     ev = evaluation
     return {
@@ -300,6 +303,7 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None) -> di
         "vocabulary_caveat": _vocabulary_caveat(ev.vocabulary),
         "plot": md_cell(plot) if plot else None,
         "evaluation": ev.model_dump(mode="json"),
+        **fidelity_context(ev, size_plot=size_plot),
     }
 
 
@@ -322,12 +326,14 @@ def _environment(search_dir: Path) -> SandboxedEnvironment:
 
 
 def render_section(
-    evaluation: KldEvaluation, *, template: str | Path | None = None, plot: str | None = None
+    evaluation: KldEvaluation, *, template: str | Path | None = None, plot: str | None = None,
+    size_plot: str | None = None,
 ) -> str:
     """The Markdown section (LF line endings, ends with one newline) for ``evaluation``.
 
     ``template`` is a user template file (rendered sandboxed, StrictUndefined); None uses the shipped
-    ``templates/kld_section.md.j2``. ``plot`` is the image path to reference, relative to the card.
+    ``templates/kld_section.md.j2``. ``plot`` is the image path to reference, relative to the card, and
+    ``size_plot`` the size chart's (KLD against bits per weight).
     Template errors become one-line :class:`InputError` messages naming the file and line.
     """
     if not isinstance(evaluation, KldEvaluation):
@@ -339,7 +345,7 @@ def render_section(
         if not path.is_file():
             raise InputError(f"{path}: template not found")
     env = _environment(path.resolve().parent)
-    context = section_context(evaluation, plot=plot)
+    context = section_context(evaluation, plot=plot, size_plot=size_plot)
     try:
         text = env.get_template(path.name).render(context)
     except jinja2.TemplateSyntaxError as exc:
@@ -369,10 +375,11 @@ def _template_line(exc: BaseException, path: Path) -> str:
     return line
 
 
-# Measured by kldcard on its tiny test models (docs/llamacpp.md): a reference round-tripped through
-# llama.cpp's uint16 base-file encoding, decoded with floor entries masked, against the original
-# logits; mean per-token forward KL in nats.
-BASE_FILE_SELF_KL = {16.0: 1.3e-4, 24.0: 5.9e-9}
+# Measured by kldcard on its tiny model that predicts its text (docs/llamacpp.md; random weights,
+# whose tails are thinner, gave 1.3e-4 and 5.9e-9): a reference round-tripped through llama.cpp's
+# uint16 base-file encoding, decoded with floor entries masked, against the original logits; mean
+# per-token forward KL in nats.
+BASE_FILE_SELF_KL = {16.0: 1.7e-3, 24.0: 1.5e-8}
 
 
 def _vocabulary_caveat(voc: Any) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.card.numbers import fmt_int, fmt_n_eff, fmt_nats, fmt_percent, fmt_plain, md_cell
 from kldcard.schema import (
     BLOCK_METHODS,
     Candidate,
@@ -79,7 +79,15 @@ def n_eff_cell(c: Candidate) -> str:
     if k.n_eff is None:
         return "n/a"
     blocks = f"; blocks of {fmt_int(k.block_length)}" if k.block_length else ""
-    return md_cell(f"{fmt_int(round(k.n_eff))} of {fmt_int(c.results.n_positions)}{blocks}")
+    return md_cell(f"{fmt_n_eff(k.n_eff, c.results.n_positions)}{blocks}")
+
+
+def _n_eff_short(n_eff: float, n: int | None) -> str:
+    """The ranking table's effective n: capped at the candidate's positions, with a pointer to why
+    (the effective-sample-size table above gives the reason in full)."""
+    if n is not None and not (n_eff <= n):
+        return f"{fmt_int(n)} (capped at n; see the effective sample sizes)"
+    return fmt_int(round(n_eff)) if n_eff == n_eff and abs(n_eff) != float("inf") else "n/a"
 
 
 def confidence_rows(c: Candidate) -> list[dict[str, str]]:
@@ -108,13 +116,14 @@ def comparison_context(ev: KldEvaluation) -> dict[str, Any] | None:
     if cmp is None:
         return None
     lvl = _level(cmp.level)
+    n_of = {c.name: c.results.n_positions for c in ev.candidates}
     ranking = [{
         "rank": str(r.rank),
         "name": md_cell(r.name),
         "mean": fmt_nats(r.kld_mean, r.name),
         "ci": "n/a" if r.ci_low is None or r.ci_high is None
               else f"[{fmt_nats(r.ci_low, r.name)}, {fmt_nats(r.ci_high, r.name)}]",
-        "n_eff": "n/a" if r.n_eff is None else fmt_int(round(r.n_eff)),
+        "n_eff": "n/a" if r.n_eff is None else md_cell(_n_eff_short(r.n_eff, n_of.get(r.name))),
         "group": r.group,
         "tied": md_cell(", ".join(r.not_distinguishable_from) or "none (distinguishable from all)"),
     } for r in cmp.ranking]

@@ -124,6 +124,7 @@ def update_card(
     set_base_model: bool = True,
     create: bool = True,
     compact: bool = False,
+    size_plot: str | None = None,
 ) -> CardUpdate:
     """The old and new bytes of the card at ``path`` (not written). A missing file is created when
     ``create`` (the section, front matter and nothing else)."""
@@ -138,7 +139,7 @@ def update_card(
             raise InputError(f"{p}: binary file (contains NUL bytes), not a Markdown card")
     else:
         old, text = b"", ""
-    section = render_section(evaluation, template=template, plot=plot)
+    section = render_section(evaluation, template=template, plot=plot, size_plot=size_plot)
     new_text = render_card_text(
         text, evaluation, section=section, model_name=model_name, source_url=source_url,
         set_base_model=set_base_model, path=str(p), compact=compact,

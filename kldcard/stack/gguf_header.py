@@ -23,10 +23,11 @@ _SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "
 class GgufHeader:
     file_type: int | None  # general.file_type (llama.cpp's llama_ftype code), None when absent
     tensors: list[tuple[str, int]] = field(default_factory=list)  # (name, ggml type code); empty unless asked
+    shapes: list[tuple[int, ...]] = field(default_factory=list)  # each tensor's dimensions, same order
 
 
 def read_gguf_header(path: str | os.PathLike[str], *, tensors: bool = True) -> GgufHeader:
-    """``general.file_type`` and, with ``tensors``, every tensor's name and ggml type.
+    """``general.file_type`` and, with ``tensors``, every tensor's name, ggml type and dimensions.
 
     Raises ValueError (not a GGUF, truncated, unknown value type) or OSError; callers turn either
     into their own one-line message. Without ``tensors`` the walk stops at ``general.file_type``.
@@ -102,6 +103,9 @@ def _walk(m: mmap.mmap, want_tensors: bool) -> GgufHeader:
         for _ in range(n_tensors):
             name, o = string(o)
             n_dims = u32.unpack_from(m, o)[0]
+            if n_dims > 8:  # ggml tensors have at most 4 dimensions
+                raise ValueError(f"GGUF tensor {name!r} has {n_dims} dimensions")
+            header.shapes.append(tuple(u64.unpack_from(m, o + 4 + 8 * i)[0] for i in range(n_dims)))
             o += 4 + 8 * n_dims
             header.tensors.append((name, u32.unpack_from(m, o)[0]))
             o += 12  # type, data offset

@@ -365,6 +365,7 @@ class LlamaCppModel(EngineModel):
             "path": str(self.path.resolve()),
             "format": "gguf",
             "files": fp.model_file_hashes(self.path),
+            "size": fp.model_size(self.path),
             "dtype": ftype,
             "quantization": None if ftype in _UNQUANTIZED else ftype,
         }

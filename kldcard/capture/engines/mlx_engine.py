@@ -147,6 +147,7 @@ class MlxModel(EngineModel):
             "path": str(self.path.resolve()),
             "format": "mlx" if quant and "group_size" in quant else "transformers",
             "files": fp.model_file_hashes(self.path),
+            "size": fp.model_size(self.path),
             "dtype": self._dtype,
             "quantization": json.dumps(quant, sort_keys=True) if quant else None,
         }

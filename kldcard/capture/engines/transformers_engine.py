@@ -169,6 +169,7 @@ class TransformersModel(EngineModel):
             "path": str(self.path.resolve()),
             "format": "transformers",
             "files": fp.model_file_hashes(self.path),
+            "size": fp.model_size(self.path),
             "dtype": self._dtype(),
             "quantization": json.dumps(quant, sort_keys=True) if quant else None,
         }

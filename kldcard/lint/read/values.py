@@ -53,6 +53,7 @@ VERSION = re.compile(
     r"\brelease\s+(b?\d+)|\b(main-b\d+\S*)|\bcommit\s+([0-9a-f]{7,40})",
     I,
 )
+VERSION_REACH = 40  # characters after an engine's name in which its version may stand
 BACKENDS = {"cuda": "CUDA", "metal": "Metal", "rocm": "ROCm", "hip": "ROCm", "vulkan": "Vulkan", "cpu": "CPU", "sycl": "SYCL"}
 BACKEND = re.compile(r"\b(" + "|".join(BACKENDS) + r")\b", I)
 
@@ -146,7 +147,12 @@ def runtime(span: str, around: str) -> dict[str, Any]:
     e = ENGINE.search(span) or ENGINE.search(around)
     if e is not None:
         out["engine"] = ENGINES[e.group(1).lower()]
-        v = VERSION.search(span, e.end()) or VERSION.search(around)
+        # the version follows the engine's name ("llama.cpp b6510", "vLLM 0.9.1"): a number elsewhere
+        # in the sentence is more likely the KLD itself ("a KLD of 0.0231, measured with llama.cpp")
+        named = ENGINE.search(around)
+        v = VERSION.search(span, e.end(), e.end() + VERSION_REACH)
+        if v is None and named is not None:
+            v = VERSION.search(around, named.end(), named.end() + VERSION_REACH)
         if v is not None:
             out["version"] = _first_group(v)
     elif re.search(r"\bbuild\b", span, I):

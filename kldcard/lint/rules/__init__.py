@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kldcard.lint.rule import Rule, RuleSet
-from kldcard.lint.rules import directives, draft, prose, structured
+from kldcard.lint.rules import comparability, directives, draft, prose, structured
 
 
 def collect(*sets: RuleSet) -> dict[str, Rule]:
@@ -17,4 +17,4 @@ def collect(*sets: RuleSet) -> dict[str, Rule]:
     return dict(sorted(out.items()))
 
 
-__all__ = ["collect", "directives", "draft", "prose", "structured"]
+__all__ = ["collect", "comparability", "directives", "draft", "prose", "structured"]
