@@ -23,6 +23,7 @@ from kldcard.lint.evidence_patterns import (
     D4_NONE,
     D4_WORD,
     D5,
+    D5_K_CONTEXT,
     D6,
     D7,
     D8,
@@ -50,6 +51,8 @@ QUANTIZER = re.compile(
     r"tok(?:ens)?/s|\bspeed|\bruns? on\b|\bfits? (?:on|in)\b|\bdeploy\w*|\bspeciali[sz]ed for\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
     I,
 )
+# a sentence about memory, speed or serving: a context length in it is the deployment's, not the measurement's
+SERVING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:GB|GiB)\b|\bVRAM\b|\bKV cache room|t/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b", I)
 # A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
 # ...", "perplexity, typically on Wiki-test with 512-token context windows").
 HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
@@ -171,7 +174,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         2: _all(doc, D2, lambda s, _m: bool(QUANTIZER.search(s))),
         3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
         4: _d4_all(doc),
-        5: _all(doc, D5, calib_only),
+        5: _all(doc, D5, lambda s, m: calib_only(s, m) or (m.re is D5_K_CONTEXT and bool(SERVING.search(s)))),
         6: _all(doc, D6, calib_only),
         7: _d7_all(doc),
         8: _all(doc, D8),

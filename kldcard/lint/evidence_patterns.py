@@ -149,7 +149,9 @@ D4_NONE = re.compile(
     I,
 )
 CALIBRATED_ON = re.compile(r"\s+(?:on|with|using|from|against)\b", I)
-D4_WORD = re.compile(r"\b(?:imatrix|importance matrix|calibrat\w*)\b|校准", I)
+# the word, not part of a file or artefact name ("calibration_datav3.txt" read as an eval text,
+# "bartowski-calibration.txt", "the -imatrix-0731 quants", "calibration250")
+D4_WORD = re.compile(r"(?<![\w\-/.])(?:imatrix|importance matrix|calibrat(?:ion|ions|ed|e|es|ing|or))\b(?![\-.]\w)|校准", I)
 DATASET_HINT = re.compile(
     r"(?<!\S)\S+\.(?:txt|parquet|json|jsonl|dat)\b|(?<![\w.\-])(?!(?-i:[A-Z]{1,5}/[A-Z]{1,5})\b)[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
     r"groups_merged|\bdefault\b|built-in|(?<![\d.,*])\d[\d.,*]*\s*[KkM]?\s*(?:tokens?|samples|rows|chunks)\b|(?<!\d)\d+\*\d+|"
@@ -158,6 +160,9 @@ DATASET_HINT = re.compile(
 )
 
 # ---- D5 context length ------------------------------------------------------------------------
+# "64k context", "65K ctx": also how a deployment's context is said ("fits 230K context at 11GB"), so a
+# sentence about memory or speed vetoes it (evidence.SERVING)
+D5_K_CONTEXT = re.compile(r"(?<![\w.,])\d{1,3}\s*[kK]\s*(?:-token\s+)?(?:context|ctx)\b", I)
 D5 = [
     re.compile(r"(?:^|[\s`(])(?:-c|--ctx-size|--context)\s+\d{2,6}\b|\bn_ctx\s*=?\s*\d{2,6}|\bctx[_ ]?(?:size)?\s*=?\s*\d{3,6}\b", I),
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
@@ -167,10 +172,10 @@ D5 = [
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+(?:chunk|window|row|sequence|context)\b", I),  # "512 tokens per chunk"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
-        r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b|"
-        r"(?<![\w.,])\d{1,3}\s*[kK]\s*(?:-token\s+)?(?:context|ctx)\b",
+        r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b",
         I,
     ),
+    D5_K_CONTEXT,
     re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
     re.compile(
         r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"
