@@ -244,3 +244,42 @@ def test_tools_named_on_the_card(words, tool):
 def test_a_logit_check_log_line_with_an_exponent_is_a_claim():
     (claim,) = claims("```\nstep 0: max abs logit diff 0.0123\nKL divergence: 3.1e-06\n```\n")
     assert claim.kind == "tool-output" and claim.numbers[0].value == 3.1e-06
+
+
+# ---- front matter: a Hub model-index result with a KL metric (a fidelity receipt) -------------------
+
+MODEL_INDEX = """---
+base_model: zai-org/GLM-5.3-Flash-BF16
+base_model_relation: quantized
+model-index:
+- name: GLM-5.3-Flash-TR3-8bpw
+  results:
+  - task: {type: text-generation}
+    dataset:
+      type: brandonmusic/GLM-5.3-Flash-BF16-Teacher-Logits
+      name: panel25 subset
+      split: streaming
+      revision: 95f4fdd94bf29989db2e0d1054e4931f55edb6aa
+      args: {contexts: 25, scored_positions: 51175, context_length: 2048}
+    metrics:
+    - type: kl_divergence
+      value: 0.012384191023436866
+      args: {units: nats, direction: reference_to_candidate, estimator: full_vocabulary_fp64}
+---
+# GLM-5.3-Flash-TR3-8bpw
+
+Mean KLD 0.0124 nats.
+"""  # the shape of tests/data/real_cards/dev2/cards/malaiwah_glm53_flash_tr3_8bpw_card.md's front matter
+
+
+def test_a_model_index_kl_result_is_evidence_by_its_keys():
+    (claim,) = claims(MODEL_INDEX)
+    d = claim.disclosures
+    assert d[3].status == "stated" and d[3].evidence[0].key == "/model-index/0/results/0/dataset/type"
+    assert d[5].value == {"n_ctx": 2048, "chunks": 25} and d[5].status == "stated"
+    assert d[6].value == {"count": 51175} and d[7].value["direction"] == "forward" and d[8].value == {"scheme": "full"}
+
+
+def test_a_model_index_without_a_kl_metric_says_nothing():
+    (claim,) = claims(MODEL_INDEX.replace("type: kl_divergence", "type: accuracy"))
+    assert all(claim.disclosures[n].status == "missing" for n in (3, 5, 6, 7, 8))

@@ -124,10 +124,12 @@ D2 = [
 ]
 
 # ---- D3 evaluation text -----------------------------------------------------------------------
+# files a card names that are not texts a model reads: checksums, dependency lists, licences, build files
+NOT_TEXT_FILES = r"(?:shas?|sha256s?|checksums?|sums|requirements\w*|LICENSE|NOTICE|README|CMakeLists|CHANGELOG|todo)\.\w+\b"
 D3 = [
     re.compile(
         r"\b(?:wiki\.test(?:\.raw)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
-        r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?:the\s+)?Pile|Wikipedia|RedPajama|"
+        r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?-i:(?:the\s+)?Pile)|pile(?=[-_]\w)|Wikipedia|RedPajama|"
         r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
         I,
     ),
@@ -135,7 +137,7 @@ D3 = [
         r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:documents|sequences|"
         r"conversations|samples|prompts|texts|passages|articles|examples|questions)\s+(?:of|from|in)\b|"
         r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
-        r"\btext file\b|(?<![\w.\-])[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?[A-Z]|"
+        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
         r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,
