@@ -53,6 +53,8 @@ QUANTIZER = re.compile(
 )
 # a sentence about memory, speed or serving: a context length in it is the deployment's, not the measurement's
 SERVING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:GB|GiB)\b|\bVRAM\b|\bKV cache room|t/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b", I)
+# narrower, for hardware (a card gives its GPU's memory with it: "RTX 4090 24GB"): where it is deployed
+DEPLOYMENT = re.compile(r"\bserv(?:e|es|ing)\b|\bthroughput|\bfits?\b|\bdeploy", I)
 # A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
 # ...", "perplexity, typically on Wiki-test with 512-token context windows").
 HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
@@ -171,7 +173,8 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
     return {
         1: _all(doc, D1),
-        2: _all(doc, D2, lambda s, _m: bool(QUANTIZER.search(s))),
+        # hardware in a sentence about memory or serving is where the model runs, not where it was measured
+        2: _all(doc, D2, lambda s, m: bool(QUANTIZER.search(s)) or (m.re is D2[2] and bool(DEPLOYMENT.search(s)))),
         3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(s, m) or (m.re is D5_K_CONTEXT and bool(SERVING.search(s)))),

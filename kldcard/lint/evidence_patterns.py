@@ -195,6 +195,14 @@ D6 = [
     ),
     # "2,632位置", "128개 위치", "4096 posiciones" (kldcard.lint.read.terms)
     re.compile(r"(?<![\d,.])\d[\d,.]*\s*(?:" + alternation(POSITION_WORDS) + ")", I),
+    # a count of windows of a length ("12 independent sequences of 512 tokens", "10 sequences of 1,024"), a
+    # "25-window panel", "all 32,768 tokens"
+    re.compile(
+        r"(?<![\d,.])\b\d+\s+(?:[a-z][\w-]*\s+)?(?:sequences|windows|rows|chunks|segments|samples)\s+of\s+\d[\d,]{2,}\b|"
+        r"(?<![\d,.])\b\d+-(?:window|chunk|sequence)\s+(?:panel|set|subset|sample|run)\b|"
+        r"\ball\s+\d[\d,.]*\s*[kKM]?\s+(?:scored\s+)?tokens\b",
+        I,
+    ),
     # windows x length: "40×512 tokens", "12 x 512" (a count of scored windows)
     # ("2x 3090" is a GPU count: an "x" stands between spaces or between digits)
     re.compile(r"(?<![\w.,])\d{1,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}(?:[- ]tokens?)?\b(?!\s*(?:GB|MB|px|pixels))", I),
