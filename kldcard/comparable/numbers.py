@@ -58,3 +58,21 @@ class Source:
 
     name: str
     numbers: list[Number] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str  # "A", "B2"
+    source: str  # the argument
+    numbers: tuple[Number, ...]
+
+    @property
+    def readings(self) -> dict[int, DisclosureReading]:
+        return self.numbers[0].readings
+
+    @property
+    def numbers_shown(self) -> str:
+        """"Q4_K_M 0.0213, Q8_0 0.0031" (at most five, then "+ N more")."""
+        parts = [f"{n.label} {n.value:.6g}" if n.value is not None else n.label for n in self.numbers[:5]]
+        more = len(self.numbers) - 5
+        return ", ".join(parts) + (f" + {more} more" if more > 0 else "")

@@ -13,13 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from kldcard.comparable.numbers import Number
+from kldcard.comparable.numbers import Column, Number
 from kldcard.lint.quantity_verdict import Verdict
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kldcard.comparable.table import Column
 
 SHOWN = 8  # numbers listed in the advice (all of them in the JSON columns)
 NO_INTERVAL = ("a published mean without its interval cannot rank two close candidates: the difference "

@@ -5,6 +5,7 @@ Every string is Markdown-escaped here; divergences are forward KL(P_ref ‖ P_ca
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from kldcard.card.model_index import percentile_value
@@ -113,10 +114,22 @@ def summary_lines(ev: KldEvaluation, standing: dict[str, Standing], level: str) 
     return lines
 
 
-def size_points(ev: KldEvaluation, standing: dict[str, Standing]) -> list[Any]:
-    """The size chart's points (:class:`kldcard.render.size_plot.SizePoint`), candidates with a size only."""
-    from kldcard.render.size_plot import SizePoint
+@dataclass(frozen=True)
+class SizePoint:
+    """One candidate on the size chart (:mod:`kldcard.render.size_plot` draws them)."""
 
+    name: str
+    bits_per_weight: float
+    mean: float  # nats
+    ci_low: float | None
+    ci_high: float | None
+    p99: float | None
+    front: bool
+    cross_stack: bool = False
+
+
+def size_points(ev: KldEvaluation, standing: dict[str, Standing]) -> list[SizePoint]:
+    """The size chart's points, candidates with a size only."""
     return [SizePoint(c.name, c.model.size.bits_per_weight, c.results.kld.mean, c.results.kld.ci_low,
                       c.results.kld.ci_high, percentile_value(c.results.kld, 99.0),
                       front=not c.cross_stack and standing.get(c.name, Standing("no size")).status == "front",

@@ -11,28 +11,16 @@ sharp), both without timestamps so a rerun on the same numbers gives the same fi
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from kldcard.errors import InputError
 from kldcard.files import atomic_path
+from kldcard.render.fidelity import SizePoint, size_points, standings
 from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot
 
 __all__ = ["SIZE_CHART", "SizePoint", "plot_kld_vs_size", "size_chart_for", "write_size_chart"]
 
 SIZE_CHART = "kld_vs_size.png"  # written next to the per-position plot (and its .svg twin)
-
-
-@dataclass(frozen=True)
-class SizePoint:
-    name: str
-    bits_per_weight: float
-    mean: float  # nats
-    ci_low: float | None
-    ci_high: float | None
-    p99: float | None
-    front: bool
-    cross_stack: bool = False
 
 
 def plot_kld_vs_size(path: str | os.PathLike[str], points: list[SizePoint], *, title: str | None = None
@@ -112,8 +100,6 @@ def size_chart_for(evaluation, plot: str | os.PathLike[str]) -> Path | None:
 
 def write_size_chart(evaluation, plot: str | os.PathLike[str]) -> Path | None:
     """Draw the size chart of ``evaluation`` next to ``plot`` (PNG and SVG); its PNG path, or None."""
-    from kldcard.render.fidelity import size_points, standings
-
     path = size_chart_for(evaluation, plot)
     if path is None:
         return None
