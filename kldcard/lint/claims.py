@@ -16,6 +16,7 @@ from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
 from kldcard.lint.scan import search, spans_with
 from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CONTEXT are read from here by prose and evidence)
     AFTER_GAP,
+    BOUND_BEFORE,
     CODE_RESULT,
     GENERIC_CONTEXT,
     HEADING_OR_ITEM,
@@ -84,7 +85,9 @@ def find_claims(doc: Doc) -> list[Claim]:
 
 
 def _numbers(text: str, base: int) -> list[KldNumber]:
-    return [KldNumber(m.group(0), parse_number(m.group(0))[0], base + m.start()) for m in NUMBER.finditer(text)]
+    """The numbers of ``text``; not a bound ("KL < 0.01: excellent", "median KL < ~0.005": a threshold, R4)."""
+    return [KldNumber(m.group(0), parse_number(m.group(0))[0], base + m.start()) for m in NUMBER.finditer(text)
+            if not BOUND_BEFORE.search(text, max(0, m.start() - 8), m.start())]
 
 
 def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:

@@ -85,6 +85,9 @@ RELATIVE = re.compile(
 )
 
 
+# What makes the number after it a bound, not a measurement: a comparison sign ("KL < 0.01", "KLD > 0.01
+# nats", "<= 0.05", "< ~0.005").
+BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=)\s*[~≈]?\s*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+\s*(?:-|–|to)\s*-?[\d.]+\s*$", I)
