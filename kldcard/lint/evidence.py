@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kldcard.lint.claims import TRAINING_CONTEXT, Claim
+from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim
 from kldcard.lint.evidence_patterns import (
     ARROW,
     CALIBRATED_ON,
@@ -64,6 +64,9 @@ NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:check|disc
 CALIBRATION_SOURCE = re.compile(r"(?:imatrix|calibration|calibrated)\s+(?:\w+\s+){0,3}?(?:from|on|with|using|:)\s*[`'\"(\[]*$", I)
 
 
+OTHER_MEASUREMENT = re.compile(r"\bbenchmarks?\b|\brefusals?\b", I)
+
+
 def _calibration_only(sentence: str) -> bool:
     return bool(CALIBRATION.search(sentence)) and not EVAL_WORDS.search(sentence)
 
@@ -75,6 +78,9 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
         or bool(HYPOTHETICAL.search(sentence))
         or (sentence.lstrip().startswith("|") and not EVAL_WORDS.search(sentence))  # a benchmark-score row
         or bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+        # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
+        # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
+        or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence))
     )
 
 
