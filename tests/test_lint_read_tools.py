@@ -108,6 +108,25 @@ def test_the_reference_in_the_card_languages(sentence):
     assert claim.disclosures[1].status in ("stated", "incomplete"), claim.disclosures[1]
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    ["Scored against a non-NCCL reference, the mean KLD is 0.0023.",  # p100_nccl_limitations_kld
+     "A mean KL divergence of 0.101 nats per token from the original.",  # modelq_nvfp4_quality_tasks
+     "Mean KLD 0.0143 against the parent model.",  # electroglyph_eaft_uncensor_kld_compare
+     "Comparing trained FP32 model vs QAT model outputs: mean KLD 0.0312.",  # tinyqat_gemma3_270m_readme
+     "Mean KLD 0.0459 as KL(llama.cpp BF16 || candidate).",  # sllm_mx_scale_fix_plan_ja
+     "Mean KLD 0.0081 with BF16 teacher logits."],  # brandonmusic_qwen3_30b_a3b_repro_audit
+)
+def test_the_reference_by_its_role(sentence):
+    (claim,) = claims(sentence + "\n")
+    assert claim.disclosures[1].status in ("stated", "incomplete"), claim.disclosures[1]
+
+
+def test_the_original_paper_is_no_reference():
+    (claim,) = claims("Mean KLD 0.0213, the figure from the original paper.\n")
+    assert claim.disclosures[1].status == "missing", claim.disclosures[1]
+
+
 def test_every_listed_reference_language_has_a_sample_above():
     assert set(VERSUS_WORDS) == {"es", "pt", "fr", "de", "ru"} and set(REFERENCE_AFTER) == {"ja", "zh"}
     assert set(REFERENCE_NOUNS) == {"zh", "ja", "ko"}

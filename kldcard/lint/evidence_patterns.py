@@ -71,6 +71,17 @@ D1 = [
         r"(?!\s+(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b)",
         I,
     ),
+    # the reference first in a comparison or a KL's arguments: "Comparing trained FP32 model vs QAT model",
+    # "comparing the BF16 checkpoint with ...", "KL(llama.cpp BF16 || candidate)"
+    re.compile(
+        r"\bcompar(?:e|es|ed|ing)\s+(?P<ref>(?:the\s+)?(?:[\w.\-]+\s+){0,3}?(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|float32|"
+        r"original|unquantized|full[- ]precision)(?:\s+(?:model|checkpoint|weights|outputs?|logits))?)\s+(?:vs\.?|versus|against|with|to|and)\s",
+        I,
+    ),
+    re.compile(
+        r"\b(?:D_?)?KL\s*\(\s*(?P<ref>(?:[\w.\-]+\s+){1,3}(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|reference|original|teacher))\s*(?:‖|\|\||∥)",
+        I,
+    ),
     # "Scored against the Hugging Face model in FP32"
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with))\s+the\s+(?:[\w.\-/']+\s+){0,4}?(?:model|checkpoint|weights)\s+"
