@@ -34,6 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
+from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
 
@@ -84,17 +85,6 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
     )
 
 
-NAMES = {
-    1: "reference checkpoint",
-    2: "runtime environment",
-    3: "evaluation text",
-    4: "calibration data",
-    5: "context length",
-    6: "sampled positions",
-    7: "KL direction",
-    8: "vocabulary truncation",
-    9: "aggregation",
-}
 
 
 @dataclass(frozen=True)

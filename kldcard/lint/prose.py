@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, find_claims
-from kldcard.lint.evidence import NAMES, CardEvidence, assess, collect
 from kldcard.lint.findings import MORE, Finding, merge_groups
 from kldcard.lint.interval_prose import iid_intervals_over_chunks
 from kldcard.lint.markdown import HEADING, Doc, scan
+from kldcard.lint.reading import NAMES
 
 if TYPE_CHECKING:
+    from kldcard.lint.evidence import CardEvidence
     from kldcard.lint.reading import ClaimReading, DisclosureReading
 
 HINTS = {
@@ -59,7 +60,9 @@ def analyse(card: Card, doc: Doc | None = None, *, reading: bool = True) -> Pros
     claims = find_claims(doc)
     if not claims or not reading:
         return ProseReport(doc, claims, None, [])
-    # the reader and its recognisers load only for a card whose prose makes a claim (lint startup)
+    # the reader, the disclosure patterns and the recognisers load only for a card whose prose makes a
+    # claim (lint startup: compiling the patterns costs about 20 ms)
+    from kldcard.lint.evidence import assess, collect
     from kldcard.lint.reader import read_claims
 
     found = collect(doc)

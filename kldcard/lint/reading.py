@@ -22,6 +22,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# the nine disclosures' names, as findings say them ("does not state the reference checkpoint")
+NAMES = {
+    1: "reference checkpoint",
+    2: "runtime environment",
+    3: "evaluation text",
+    4: "calibration data",
+    5: "context length",
+    6: "sampled positions",
+    7: "KL direction",
+    8: "vocabulary truncation",
+    9: "aggregation",
+}
+
 Status = Literal["stated", "incomplete", "inferred", "missing"]
 STATUSES: tuple[Status, ...] = ("stated", "incomplete", "inferred", "missing")
 
