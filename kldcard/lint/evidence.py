@@ -55,7 +55,7 @@ QUANTIZER = re.compile(
 # a sentence about memory, speed or serving: a context length in it is the deployment's, not the measurement's
 SERVING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:GB|GiB)\b|\bVRAM\b|\bKV cache room|t/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b", I)
 # narrower, for hardware (a card gives its GPU's memory with it: "RTX 4090 24GB"): where it is deployed
-DEPLOYMENT = re.compile(r"\bserv(?:e|es|ing)\b|\bthroughput|\bfits?\b|\bdeploy", I)
+DEPLOYMENT = re.compile(r"\bserv(?:e|es|ing)\b|\bthroughput|\bfits?\b|\bdeploy|\b(?:can|could|able to) run\b", I)
 # A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
 # ...", "perplexity, typically on Wiki-test with 512-token context windows").
 HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
