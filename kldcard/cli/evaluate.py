@@ -52,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--no-calibration", action="store_true",
                    help="disclose that no candidate used calibration data (no importance matrix)")
     p.add_argument("--card", metavar="README.md", help="the card to update (created when missing)")
-    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD")
+    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD (over depth, windows overlaid, onset "
+                   "and clusters marked, when windows reach 2,048 tokens)")
     p.add_argument("--cache", metavar="DIR", help="result cache (default .kldcard-cache next to the project)")
     p.add_argument("--push", metavar="REPO", help="upload card, plot and sidecar files in one Hub commit")
     p.add_argument("--create-pr", action="store_true", help="with --push: open a pull request")

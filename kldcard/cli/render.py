@@ -46,7 +46,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="write the card (atomic; unchanged cards are not touched)")
     mode.add_argument("--check", action="store_true", help="exit 1 when the card is not up to date (for CI)")
-    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it")
+    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it "
+                   "(over depth, windows overlaid, onset and clusters marked, when windows reach 2,048 tokens)")
     p.add_argument(
         "--per-token",
         metavar="FILE",
@@ -82,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
 
     plot_ref = series = None
     if args.plot:
+        from kldcard.render.depth import is_long_context
+
         series = load_plot_series(args.results, args.per_token)
+        if is_long_context(evaluation):  # long windows: the depth plot (the same per-token files)
+            from kldcard.render.depth_plot import depth_series
+
+            series = depth_series([r for r in args.results if r not in _rank_files(args.results)], args.per_token)
         base = Path(args.card).resolve().parent if args.card else Path.cwd()
         plot_ref = Path(os.path.relpath(Path(args.plot).resolve(), base)).as_posix()
 
@@ -131,9 +138,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rank_files(paths: list[str]) -> set[str]:
+    from kldcard.compare.rank import RANK_FORMAT
+    from kldcard.render.disclosures import read_structured
+
+    return {p for p in paths if (lambda d: isinstance(d, dict) and d.get("format") == RANK_FORMAT)(read_structured(p, "result"))}
+
+
 def _draw_plot(path: str | None, series: list | None) -> None:
     if path is None or series is None:
         return
+    from kldcard.render.depth_plot import DepthSeries, plot_depth
     from kldcard.render.plot import plot_per_position
 
-    plot_per_position(path, series)
+    if series and isinstance(series[0], DepthSeries):
+        plot_depth(path, series)
+    else:
+        plot_per_position(path, series)

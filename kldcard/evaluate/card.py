@@ -91,11 +91,19 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         say("plot: skipped (pip install 'kldcard[plot]')")
         plot = None
     if plot is not None:
-        from kldcard.render.evaluation import plot_series
-        from kldcard.render.plot import plot_per_position
+        from kldcard.render.depth import is_long_context
 
-        plot_per_position(plot, plot_series([str(o.result_path) for o in outcome.candidates],
-                                            [str(o.per_token_path) for o in outcome.candidates]))
+        paths = [str(o.result_path) for o in outcome.candidates]
+        per_token = [str(o.per_token_path) for o in outcome.candidates]
+        if is_long_context(evaluation):  # long windows: KLD over depth, windows overlaid, onset and clusters
+            from kldcard.render.depth_plot import depth_series, plot_depth
+
+            plot_depth(plot, depth_series(paths, per_token))
+        else:
+            from kldcard.render.evaluation import plot_series
+            from kldcard.render.plot import plot_per_position
+
+            plot_per_position(plot, plot_series(paths, per_token))
     rel = None if plot is None else str(Path(plot).resolve().relative_to(card.resolve().parent)) \
         if Path(plot).resolve().is_relative_to(card.resolve().parent) else str(plot)
     from kldcard.render.update import write_sidecar
