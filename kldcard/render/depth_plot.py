@@ -13,7 +13,7 @@ import numpy as np
 
 from kldcard.errors import InputError
 from kldcard.files import atomic_path
-from kldcard.render.plot import PLOT_FLOOR_NATS, _pyplot
+from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot
 from kldcard.schema import DepthProfile
 
 __all__ = ["DepthSeries", "depth_series", "plot_depth"]
@@ -61,7 +61,7 @@ def plot_depth(path: str | os.PathLike[str], series: list[DepthSeries], *, title
     where the top-1 token differs, clusters shaded, the onset a dashed line. Atomic write."""
     if not series:
         raise InputError("nothing to plot: no per-token values given")
-    plt = _pyplot()
+    plt = pyplot()
     out = Path(path)
     fig, axes = plt.subplots(len(series), 1, figsize=(9, 2.8 * len(series)), sharex=True, squeeze=False)
     try:

@@ -52,6 +52,12 @@ def _pyplot():
     return plt
 
 
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or :class:`EngineNotInstalled` naming the ``plot`` extra
+    (the one import every kldcard plot goes through)."""
+    return _pyplot()
+
+
 def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *, title: str | None = None) -> Path:
     """Write a PNG of per-position forward KLD (nats, log scale) per candidate; positions where the
     candidate's top-1 token differs from the reference's are marked with a red ``x``. Atomic write."""
