@@ -43,6 +43,7 @@ CLIP = 4.0  # robust SDs: the most one point can add to a CUSUM is CLIP − DRIF
 DRIFT = 0.5  # k: half the shift (in robust SDs) the test is tuned to
 MIN_BASELINE = 16  # depth points in the early part, at least
 MIN_POINTS = 48  # fewer depth points: no test
+_BATCH = 1 << 18  # resampled points per batch
 ALPHA_DIVISOR = 8  # the baseline bootstrap null is narrower than the truth: chosen by the calibration
 BLOCK_FACTOR = 2  # permuted blocks are this many Politis-White lengths: dependence kept a little longer
 
@@ -127,9 +128,12 @@ def onset_test(logk: np.ndarray, rate: np.ndarray, *, alpha: float = 0.05, basel
     stat = float(max(sk.max(initial=0.0), st.max(initial=0.0)))
     length = int(min(max(1, BLOCK_FACTOR * politis_white(logk[:m]).block_length), max(1, m // 4)))
     rng = np.random.default_rng(seed)
-    idx = _baseline_resamples(m, n, length, permutations, rng)
-    pk, pt = _statistic(logk[idx], rate[idx], m)
-    null = np.maximum(pk.max(axis=1), pt.max(axis=1))
+    null = np.empty(permutations)
+    step = max(1, _BATCH // n)  # resamples per batch: a few MB whatever the window length
+    for a in range(0, permutations, step):
+        idx = _baseline_resamples(m, n, length, min(step, permutations - a), rng)
+        pk, pt = _statistic(logk[idx], rate[idx], m)
+        null[a:a + len(idx)] = np.maximum(pk.max(axis=1), pt.max(axis=1))
     h = float(np.quantile(null, 1.0 - alpha / ALPHA_DIVISOR))
     p_value = float((1 + np.count_nonzero(null >= stat)) / (permutations + 1))
     over_k = np.flatnonzero(sk > h)
