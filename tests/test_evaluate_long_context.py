@@ -60,3 +60,17 @@ def test_older_results_render_without_the_new_fields():
     text = render_section(evaluation_from_result_files(paths, [json.loads(Path(p).read_text()) for p in paths], disc))
     assert "Where divergence lives" not in text and "| Interval | Effective n |" not in text
     assert "#### By output range" in text
+
+
+def test_render_cli_draws_the_depth_plot_for_long_windows(long_card, tmp_path, capsys):
+    from kldcard.cli.main import main
+
+    _, out = long_card
+    disc = tmp_path / "disclosures.yaml"
+    disc.write_text(yaml.safe_dump({"reference": {"model": "tiny-qwen3-f32.gguf"}, "calibration": {"none": True},
+                                    "evaluation_text": {"source": {"url": "https://example.org/lighthouse"}}}))
+    png = tmp_path / "depth.png"
+    code = main(["render", str(out.candidates[0].result_path), "--disclosures", str(disc), "--plot", str(png)])
+    text = capsys.readouterr().out
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert "over depth, windows overlaid" in text and "#### Where divergence lives" in text

@@ -88,8 +88,8 @@ def compact_evaluation(evaluation: KldEvaluation, *, sidecar_file: str = SIDECAR
         rt = c.pop("runtime")
         c["runtime_changes"] = {k: v for k, v in rt.items() if ref_rt.get(k) != v}
         depth = (c.get("results") or {}).get("depth")
-        if depth:  # the onset and the shares stay in the front matter; the clusters and late-vs-early in the sidecar
-            depth.update(top_clusters=[], late_vs_early=None)
+        if depth:  # onset, shares and late-vs-early stay in the front matter (one line); the clusters in the sidecar
+            depth["top_clusters"] = []
     data["sidecar"] = {"file": sidecar_file, "sha256": hashlib.sha256(sidecar_bytes(evaluation)).hexdigest()}
     return KldEvaluation.model_validate(data)
 
