@@ -13,7 +13,7 @@ with φ 0, i.i.d.) and the top-1 token differs with probability 0.10. Three kind
 For series with an onset it prints the share detected, the share whose estimated onset lies within
 ``--tolerance`` depth points of τ, and the median delay from τ to the alarm. Run::
 
-    python benchmarks/onset_calibration.py            # 400 series of each kind and dependence (~2 min)
+    python benchmarks/onset_calibration.py            # 400 series of each kind and dependence (~25 s CPU)
     python benchmarks/onset_calibration.py --series 60  # the test's fast version
 """
 
