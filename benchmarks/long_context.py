@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ctx", default="4096,8192,16384,32768")
     ap.add_argument("--max-gb", type=float, default=10.0, help="never launch a process computed to need more")
-    ap.add_argument("--max-disk-gb", type=float, default=12.0, help="never write more files than this per run")
+    ap.add_argument("--max-disk-gb", type=float, default=6.0, help="never write more files than this per run")
     ap.add_argument("--budget-s", type=float, default=1200.0, help="stop launching runs after this much wall time")
     ap.add_argument("--llama-perplexity", default=LLAMA_PERPLEXITY)
     ap.add_argument("--work", type=Path, default=None)
@@ -159,28 +159,43 @@ def main(argv: list[str] | None = None) -> int:
 
     lp = a.llama_perplexity
     ref, cand = models["gguf_f32"], models["gguf_q4"]
+
+    def kldcard_run(ctx: int, positions: str) -> None:
+        protocol = positions == "second-half"
+        n_pos = 2 * (ctx - 1 - ctx // 2) if protocol else 2 * ctx // 32
+        tag = positions.replace(":", "")
+        c = work / f"cache-{ctx}-{tag}"
+        # kldcard: one decode's output rows in memory (llama-perplexity's layout: up to n_batch 2048 rows;
+        # every:32: a 512-token prefill chunk's 16), held by the engine and by the compare's block, plus
+        # the runtime; the reference's scored rows (float32) on disk
+        need = 2 * (2048 if protocol else 512) * N_VOCAB * 4 + 1.5 * GB
+        prj = project(work / f"p-{ctx}-{tag}.yaml", {"engine": "llama.cpp", "model": str(ref)},
+                      {"name": "q4_k_m", "engine": "llama.cpp", "model": str(cand)}, text, ctx, positions, c, protocol)
+        run(f"kldcard evaluate ({'llama-perplexity positions' if protocol else 'every:32'}, F32 + Q4_K_M)", ctx,
+            need, n_pos * N_VOCAB * 4, [sys.executable, "-m", "kldcard", "evaluate", str(prj), "--no-progress"], [c])
+
+    usable = []
     for ctx in ctxs:
         if n_tok < 2 * ctx:
             rows.append({"job": "all", "n_ctx": ctx, "not_run": f"text has {n_tok} tokens < 2 x {ctx}"})
-            continue
+        else:
+            usable.append(ctx)
+    # first what every size needs (every:32 and llama-perplexity), then kldcard at llama-perplexity's
+    # positions, the job whose reference capture grows with n_ctx on disk (dropped first by the budget)
+    for ctx in usable:
         scored = 2 * (ctx - 1 - ctx // 2)
         logits = ctx * N_VOCAB * 4  # llama-perplexity's per-window logits buffer
         base_file = 20 + 4 * 2 * ctx + 2 * (N_VOCAB + 4) * scored
         base = work / f"base-{ctx}.kld"
         common = ["-f", str(text), "-c", str(ctx), "--chunks", "2", "-b", str(min(ctx, 2048))]
+        kldcard_run(ctx, "every:32")
         run("llama-perplexity --kl-divergence-base (F32)", ctx, logits * LP_OVERHEAD, base_file,
             [lp, "-m", str(ref), *common, "--kl-divergence-base", str(base)], [])
         run("llama-perplexity --kl-divergence (Q4_K_M)", ctx, logits * LP_OVERHEAD, 0,
             [lp, "-m", str(cand), *common, "--kl-divergence-base", str(base), "--kl-divergence"], [base])
-        for positions, protocol, n_pos in (("second-half", True, scored), ("every:32", False, 2 * ctx // 32)):
-            c = work / f"cache-{ctx}-{positions.replace(':', '')}"
-            # kldcard: one prefill chunk of logits (512 x n_vocab x 4) per engine, the reference's rows on disk
-            need = 3 * 512 * N_VOCAB * 4 + 1.5 * GB
-            prj = project(work / f"p-{ctx}-{positions.replace(':', '')}.yaml", {"engine": "llama.cpp", "model": str(ref)},
-                          {"name": "q4_k_m", "engine": "llama.cpp", "model": str(cand)}, text, ctx, positions, c,
-                          protocol)
-            run(f"kldcard evaluate ({'llama-perplexity positions' if protocol else 'every:32'}, F32 + Q4_K_M)", ctx,
-                need, n_pos * N_VOCAB * 4, [sys.executable, "-m", "kldcard", "evaluate", str(prj), "--no-progress"], [c])
+    for ctx in usable:
+        kldcard_run(ctx, "second-half")
+    rows.sort(key=lambda r: (r["n_ctx"], r["job"]))
 
     print(f"\nlong context: tiny Qwen3 (vocab {N_VOCAB:,}), text {n_tok:,} tokens (sha256 {sha[:16]}), from "
           f"{len(files)} files: {', '.join(Path(f).name if 'common-licenses' in f else f for f in files)}; "

@@ -139,10 +139,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rank_files(paths: list[str]) -> set[str]:
+    """The ``kldcard rank`` files among the RESULT arguments (they carry no per-token values)."""
     from kldcard.compare.rank import RANK_FORMAT
     from kldcard.render.disclosures import read_structured
 
-    return {p for p in paths if (lambda d: isinstance(d, dict) and d.get("format") == RANK_FORMAT)(read_structured(p, "result"))}
+    out = set()
+    for p in paths:
+        d = read_structured(p, "result")
+        if isinstance(d, dict) and d.get("format") == RANK_FORMAT:
+            out.add(p)
+    return out
 
 
 def _draw_plot(path: str | None, series: list | None) -> None:

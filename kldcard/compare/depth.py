@@ -55,7 +55,8 @@ def depth_profile(depth: np.ndarray, windows: np.ndarray | None, kld: np.ndarray
         onset = DepthOnset(
             detected=fit.alarm, depth=None if fit.onset_index is None else int(d[fit.onset_index]),
             alarm_depth=None if fit.alarm_index is None else int(d[fit.alarm_index]), series=fit.series,
-            baseline_end=base_end, test=TEST_WORDS + f" ({fit.permutations} resamples, blocks of {fit.block_length} depth points)",
+            baseline_end=base_end,
+            test=TEST_WORDS + f" ({fit.permutations} resamples, blocks of {fit.block_length} depth points)",
             false_alarm_rate=alpha, p_value=fit.p_value)
     after = [c for c in clusters if onset is not None and onset.detected and c.start >= (onset.depth or 0)]
     return DepthProfile(

@@ -293,6 +293,11 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     from kldcard.compare.run import CompareResult
 
     results = [CompareResult.model_validate_json(o.result_path.read_text(encoding="utf-8")) for o in out.candidates]
+    from kldcard.render.depth import LONG_CONTEXT, onset_words
+
+    for o, r in zip(out.candidates, results):  # long windows: where each candidate starts to disagree
+        if r.depth is not None and r.depth.max_depth + 1 >= LONG_CONTEXT:
+            say(f"{o.name}: {onset_words(r.depth)}")
     # A candidate measured across stacks on purpose carries the stack difference in its KLD: ranking it
     # with same-stack candidates would compare two different quantities, so it is left out (the card says so).
     specs = {c.name: c for c in p.candidates}
