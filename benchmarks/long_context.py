@@ -69,7 +69,7 @@ def build_text(hf_dir: Path, n_tokens: int, out: Path) -> tuple[int, list[str]]:
         seen.add(real)
         text = real.read_text(encoding="utf-8", errors="replace")
         parts.append(text)
-        files.append(str(f))
+        files.append(str(real))
         n += len(tok(text, add_special_tokens=False)["input_ids"])
         if n >= n_tokens * 1.02:
             break
@@ -107,7 +107,7 @@ def project(path: Path, ref: dict, cand: dict, text: Path, ctx: int, positions: 
         data.update(card=str(card), plot=str(card.with_name("kld_depth.png")),
                     disclosures={"reference": {"model": "kldcard/tiny-qwen3-f32", "sha256": "0" * 64},
                                  "calibration": {"none": True},
-                                 "evaluation_text": {"source": {"url": "file:///usr/share/common-licenses"}}})
+                                 "evaluation_text": {"source": {"url": "https://sources.debian.org/src/base-files/"}}})
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
 
@@ -167,8 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         c = work / f"cache-{ctx}-{tag}"
         # kldcard: one decode's output rows in memory (llama-perplexity's layout: up to n_batch 2048 rows;
         # every:32: a 512-token prefill chunk's 16), held by the engine and by the compare's block, plus
-        # the runtime; the reference's scored rows (float32) on disk
-        need = 2 * (2048 if protocol else 512) * N_VOCAB * 4 + 1.5 * GB
+        # the runtime; the reference's scored rows (float32) on disk, and mapped (file-backed pages count
+        # in RSS) while the candidate is compared with them
+        need = 2 * (2048 if protocol else 512) * N_VOCAB * 4 + 1.5 * GB + n_pos * N_VOCAB * 4
         prj = project(work / f"p-{ctx}-{tag}.yaml", {"engine": "llama.cpp", "model": str(ref)},
                       {"name": "q4_k_m", "engine": "llama.cpp", "model": str(cand)}, text, ctx, positions, c, protocol)
         run(f"kldcard evaluate ({'llama-perplexity positions' if protocol else 'every:32'}, F32 + Q4_K_M)", ctx,
@@ -220,8 +221,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def experiment(models: dict, text: Path, ctxs: list[int], work: Path, env: dict, rows: list, a) -> None:
     """Flash attention off (reference) against on (candidate): same weights, two arithmetic paths."""
-    ctx = max(c for c in ctxs if any(r.get("n_ctx") == c and "wall_s" in r and "every:32" in r["job"] for r in rows)
-              or c == min(ctxs))
+    # the longest window an every:32 run finished at, at most 16,384 (two more engine passes over the text)
+    done = [c for c in ctxs if any(r.get("n_ctx") == c and "wall_s" in r and "every:32" in r["job"] for r in rows)]
+    ctx = min(max(done or [min(ctxs)]), 16384)
     ref = {"engine": "llama.cpp", "model": str(models["gguf_f32"]), "settings": {"flash_attn": False}}
     cand = {"name": "f32-flash-attn-on", "engine": "llama.cpp", "model": str(models["gguf_f32"]),
             "settings": {"flash_attn": True}, "quantization": "none (F32; flash attention on)",
