@@ -78,6 +78,23 @@ def build_text(hf_dir: Path, n_tokens: int, out: Path) -> tuple[int, list[str]]:
     return len(tok(body)["input_ids"]), files
 
 
+def cut_text(hf_dir: Path, source: Path, n_tokens: int, out: Path) -> int:
+    """The shortest prefix of ``source`` (cut at a line end) with at least ``n_tokens`` tokens: both
+    tools then see the same two windows (llama-perplexity drops the few-token tail, kldcard scores it
+    as a short third window)."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(hf_dir)
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    count = lambda k: len(tok("".join(lines[:k]))["input_ids"])  # noqa: E731
+    lo, hi = 1, len(lines)
+    while lo < hi:  # the fewest lines that reach n_tokens
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if count(mid) < n_tokens else (lo, mid)
+    out.write_text("".join(lines[:lo]), encoding="utf-8")
+    return count(lo)
+
+
 def measured(cmd: list[str], env: dict, stdout: Path) -> dict:
     """Wall seconds and peak RSS (bytes) of one process."""
     proc = subprocess.run([sys.executable, "-c", LAUNCHER, *cmd], capture_output=True, text=True,
@@ -171,16 +188,19 @@ def main(argv: list[str] | None = None) -> int:
         # in RSS) while the candidate is compared with them
         need = 2 * (2048 if protocol else 512) * N_VOCAB * 4 + 1.5 * GB + n_pos * N_VOCAB * 4
         prj = project(work / f"p-{ctx}-{tag}.yaml", {"engine": "llama.cpp", "model": str(ref)},
-                      {"name": "q4_k_m", "engine": "llama.cpp", "model": str(cand)}, text, ctx, positions, c, protocol)
+                      {"name": "q4_k_m", "engine": "llama.cpp", "model": str(cand)}, texts[ctx], ctx, positions, c,
+                      protocol)
         run(f"kldcard evaluate ({'llama-perplexity positions' if protocol else 'every:32'}, F32 + Q4_K_M)", ctx,
             need, n_pos * N_VOCAB * 4, [sys.executable, "-m", "kldcard", "evaluate", str(prj), "--no-progress"], [c])
 
-    usable = []
+    usable, texts = [], {}
     for ctx in ctxs:
         if n_tok < 2 * ctx:
             rows.append({"job": "all", "n_ctx": ctx, "not_run": f"text has {n_tok} tokens < 2 x {ctx}"})
         else:
             usable.append(ctx)
+            texts[ctx] = work / f"licences-{ctx}.txt"
+            cut_text(models["hf"], text, 2 * ctx + 1, texts[ctx])
     # first what every size needs (every:32 and llama-perplexity), then kldcard at llama-perplexity's
     # positions, the job whose reference capture grows with n_ctx on disk (dropped first by the budget)
     for ctx in usable:
@@ -188,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         logits = ctx * N_VOCAB * 4  # llama-perplexity's per-window logits buffer
         base_file = 20 + 4 * 2 * ctx + 2 * (N_VOCAB + 4) * scored
         base = work / f"base-{ctx}.kld"
-        common = ["-f", str(text), "-c", str(ctx), "--chunks", "2", "-b", str(min(ctx, 2048))]
+        common = ["-f", str(texts[ctx]), "-c", str(ctx), "--chunks", "2", "-b", str(min(ctx, 2048))]
         kldcard_run(ctx, "every:32")
         run("llama-perplexity --kl-divergence-base (F32)", ctx, logits * LP_OVERHEAD, base_file,
             [lp, "-m", str(ref), *common, "--kl-divergence-base", str(base)], [])
@@ -212,18 +232,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['n_ctx']:,} | {r['job']} | {r.get('wall_s', '-')} | {r.get('peak_rss_gb', '-')} | {note} |")
 
     if not a.skip_experiment:
-        experiment(models, text, ctxs, work, env, rows, a)
+        experiment(models, work, ctxs, env, rows)
     if a.json:
         a.json.write_text(json.dumps({"tokens": n_tok, "text_sha256": sha, "files": files, "rows": rows}, indent=2) + "\n")
     print(f"({time.perf_counter() - t0:.0f} s)")
     return 0
 
 
-def experiment(models: dict, text: Path, ctxs: list[int], work: Path, env: dict, rows: list, a) -> None:
+def experiment(models: dict, work: Path, ctxs: list[int], env: dict, rows: list) -> None:
     """Flash attention off (reference) against on (candidate): same weights, two arithmetic paths."""
     # the longest window an every:32 run finished at, at most 16,384 (two more engine passes over the text)
     done = [c for c in ctxs if any(r.get("n_ctx") == c and "wall_s" in r and "every:32" in r["job"] for r in rows)]
     ctx = min(max(done or [min(ctxs)]), 16384)
+    text = work / f"licences-{ctx}.txt"
     ref = {"engine": "llama.cpp", "model": str(models["gguf_f32"]), "settings": {"flash_attn": False}}
     cand = {"name": "f32-flash-attn-on", "engine": "llama.cpp", "model": str(models["gguf_f32"]),
             "settings": {"flash_attn": True}, "quantization": "none (F32; flash attention on)",
