@@ -115,5 +115,5 @@ def test_every_output_range_carries_its_interval_and_effective_n(windows):
 
 
 def test_effective_n_above_n_is_capped_and_says_why():
-    assert n_eff_text(120.4, 100) == "100 of 100 (estimate 120: anti-correlated neighbours, capped at n)"
+    assert n_eff_text(120.4, 100) == "100 of 100 (estimate 120: no positive dependence found, capped at n)"
     assert n_eff_text(40.2, 100) == "40 of 100" and n_eff_text(None, 100) == "n/a"

@@ -49,11 +49,12 @@ def onset_words(p: DepthProfile) -> str:
 
 
 def n_eff_text(n_eff: float | None, n: int) -> str:
-    """An effective n next to n; above n (anti-correlated neighbours) it is shown as n and says so."""
+    """An effective n next to n; an estimate above n (neighbours anti-correlated, or the bootstrap's own
+    noise on a short range) is shown as n and says so."""
     if n_eff is None:
         return "n/a"
     if n_eff > n:
-        return f"{fmt_int(n)} of {fmt_int(n)} (estimate {fmt_int(round(n_eff))}: anti-correlated neighbours, capped at n)"
+        return f"{fmt_int(n)} of {fmt_int(n)} (estimate {fmt_int(round(n_eff))}: no positive dependence found, capped at n)"
     return f"{fmt_int(round(n_eff))} of {fmt_int(n)}"
 
 

@@ -78,9 +78,10 @@ def plot_depth(path: str | os.PathLike[str], series: list[DepthSeries], *, title
                            label=f"top-1 differs ({int(miss.sum())} of {len(depth)})", zorder=3)
             p = s.profile
             if p is not None:
+                wide = max(1.0, (p.max_depth + 1) / 250)  # a one-position cluster stays visible
                 for i, c in enumerate(p.top_clusters):
-                    ax.axvspan(c.start, c.end + 1, color="#ff7f0e", alpha=0.25, lw=0,
-                               label="clusters (largest shares)" if i == 0 else None)
+                    ax.axvspan(c.start - wide / 2, max(c.end + 1, c.start + wide / 2), color="#ff7f0e", alpha=0.35,
+                               lw=0, label="clusters (largest shares)" if i == 0 else None)
                 if p.onset is not None and p.onset.detected and p.onset.depth is not None:
                     ax.axvline(p.onset.depth, color="black", ls="--", lw=1.0,
                                label=f"onset ~{p.onset.depth:,} tokens")
@@ -91,7 +92,7 @@ def plot_depth(path: str | os.PathLike[str], series: list[DepthSeries], *, title
             ax.set_ylabel("nats (log)")
             shown = f", {min(len(ids), MAX_WINDOWS_DRAWN)} of {len(ids)} windows" if len(ids) > 1 else ""
             ax.set_title(f"{s.name}{shown}", fontsize=9, loc="left")
-            ax.legend(fontsize=7, loc="upper left")
+            ax.legend(fontsize=7, loc="best")
             ax.grid(True, which="major", lw=0.3, alpha=0.5)
         axes[-1, 0].set_xlabel("depth: token position in the context window")
         fig.suptitle(title or "Forward KL(P_ref ‖ P_cand) over depth, nats", fontsize=10)
