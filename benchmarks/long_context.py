@@ -139,8 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--skip-experiment", action="store_true")
+    ap.add_argument("--jobs", default="every32,llama-perplexity,positions",
+                    help="which jobs to run: every32 (kldcard at every:32), llama-perplexity (its two passes), "
+                         "positions (kldcard at llama-perplexity's positions)")
     a = ap.parse_args(argv)
     ctxs = [int(c) for c in a.ctx.split(",")]
+    jobs = set(a.jobs.split(","))
     cache = Path(os.environ.get("KLDCARD_TEST_CACHE") or REPO / ".cache" / "test-models")
     p = TinyParams()
     models = build_tiny_models(cache / f"qwen3-{params_key('qwen3', p)}", "qwen3", params=p, cache_dir=cache)
@@ -184,9 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         c = work / f"cache-{ctx}-{tag}"
         # kldcard: one decode's output rows in memory (llama-perplexity's layout: up to n_batch 2048 rows;
         # every:32: a 512-token prefill chunk's 16), held by the engine and by the compare's block, plus
-        # the runtime; the reference's scored rows (float32) on disk, and mapped (file-backed pages count
-        # in RSS) while the candidate is compared with them
-        need = 2 * (2048 if protocol else 512) * N_VOCAB * 4 + 1.5 * GB + n_pos * N_VOCAB * 4
+        # the runtime; the reference's scored rows (float32) on disk
+        need = 2 * (2048 if protocol else 512) * N_VOCAB * 4 + 1.5 * GB
         prj = project(work / f"p-{ctx}-{tag}.yaml", {"engine": "llama.cpp", "model": str(ref)},
                       {"name": "q4_k_m", "engine": "llama.cpp", "model": str(cand)}, texts[ctx], ctx, positions, c,
                       protocol)
@@ -209,12 +212,15 @@ def main(argv: list[str] | None = None) -> int:
         base_file = 20 + 4 * 2 * ctx + 2 * (N_VOCAB + 4) * scored
         base = work / f"base-{ctx}.kld"
         common = ["-f", str(texts[ctx]), "-c", str(ctx), "--chunks", "2", "-b", str(min(ctx, 2048))]
-        kldcard_run(ctx, "every:32")
+        if "every32" in jobs:
+            kldcard_run(ctx, "every:32")
+        if "llama-perplexity" not in jobs:
+            continue
         run("llama-perplexity --kl-divergence-base (F32)", ctx, logits * LP_OVERHEAD, base_file,
             [lp, "-m", str(ref), *common, "--kl-divergence-base", str(base)], [])
         run("llama-perplexity --kl-divergence (Q4_K_M)", ctx, logits * LP_OVERHEAD, 0,
             [lp, "-m", str(cand), *common, "--kl-divergence-base", str(base), "--kl-divergence"], [base])
-    for ctx in usable:
+    for ctx in usable if "positions" in jobs else []:
         kldcard_run(ctx, "second-half")
     rows.sort(key=lambda r: (r["n_ctx"], r["job"]))
 
