@@ -338,6 +338,66 @@ class RangeResult(ClosedModel):
     kld_mean: float
     kld_p99: float | None = None
     top1_agreement: float | None = None
+    kld_ci_low: float | None = Field(None, description="interval of kld_mean (level and method: aggregation.uncertainty)")
+    kld_ci_high: float | None = None
+    n_eff: float | None = Field(None, description="effective sample size of kld_mean (s²/se_block²); above n when "
+                                "neighbouring values are anti-correlated")
+
+
+class DepthOnset(ClosedModel):
+    """Where a candidate starts to disagree: the first depth (tokens of left context) at which the
+    per-position KLD or top-1 disagreement leaves the band of the early part of the window, by a
+    one-sided CUSUM whose threshold is set by block permutations for a stated false-alarm rate."""
+
+    detected: bool
+    depth: NonNegInt | None = Field(None, description="tokens of left context where the excursion that raised "
+                                    "the alarm began (agreement up to here)")
+    alarm_depth: NonNegInt | None = Field(None, description="where the CUSUM crossed its threshold")
+    series: Literal["kld", "top1"] | None = Field(None, description="which series crossed first")
+    baseline_end: NonNegInt = Field(description="the early part (the band) is depths below this")
+    test: str = Field(description="the sequential test, in words")
+    false_alarm_rate: float = Field(gt=0, lt=1, description="probability of an alarm on a series with no onset")
+    p_value: float | None = Field(None, ge=0, le=1)
+
+
+class DivergenceCluster(ClosedModel):
+    """A run of consecutive scored positions of one window where the top-1 token differs or the KLD
+    exceeds the early part's 99th percentile."""
+
+    window: NonNegInt
+    start: NonNegInt = Field(description="first position (depth in the window)")
+    end: NonNegInt = Field(description="last position (inclusive)")
+    n: PosInt = Field(description="scored positions in the run")
+    kld_share: float = Field(ge=0, le=1, description="share of the total KLD over all scored positions")
+
+
+class RangeDifference(ClosedModel):
+    """Mean KLD of a late output range minus an early one (nats), with its interval."""
+
+    early: Annotated[list[NonNegInt], Field(min_length=2, max_length=2)]
+    late: Annotated[list[NonNegInt], Field(min_length=2, max_length=2)]
+    early_mean: float
+    late_mean: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    level: float = Field(gt=0, lt=1)
+    method: str
+
+
+class DepthProfile(ClosedModel):
+    """Where divergence lives along the window: onset, clusters, late against early (nats)."""
+
+    max_depth: NonNegInt = Field(description="deepest scored position in a window")
+    onset: DepthOnset | None = Field(None, description="None: too few depth points for the test")
+    kld_threshold: float = Field(description="the early part's 99th percentile of KLD (a cluster criterion)")
+    n_clusters: NonNegInt
+    clusters_share: float = Field(ge=0, le=1, description="share of the total KLD inside clusters")
+    n_clusters_after_onset: NonNegInt | None = None
+    share_after_onset: float | None = Field(None, ge=0, le=1, description="share of the total KLD in the clusters "
+                                            "that start at or after the onset")
+    top_clusters: list[DivergenceCluster] = Field(default_factory=list, description="largest shares first")
+    late_vs_early: RangeDifference | None = None
 
 
 class ConfidenceBucket(ClosedModel):
@@ -374,6 +434,7 @@ class Results(ClosedModel):
         default_factory=list, description="the results by the reference's top-1 probability")
     label_in_top_k: list[TopK] = Field(
         default_factory=list, description="share of positions whose actual next token is in each side's top k")
+    depth: DepthProfile | None = Field(None, description="onset of disagreement, clusters, late against early ranges")
 
 
 class TensorTypes(ClosedModel):

@@ -147,6 +147,19 @@ def test_smaller_batch_gives_several_groups_and_still_matches(lp, capsys):
     _assert_same_block(_kldcard_block(lp, cand, lp["base"], capsys), theirs)
 
 
+def test_batch_smaller_than_the_chunk_streams_and_still_matches(lp, capsys):
+    """-b 64 at -c 128: one sequence, two decodes per chunk; kldcard hands each decode's scored rows
+    on as they come (memory: one decode's rows, never a chunk's) and the block is still
+    llama-perplexity's, digit for digit."""
+    theirs = _llama_kld(lp, lp["q8_0"], lp["base"], "-b", 64)
+    cand = _capture(lp, lp["q8_0"], "cap-q8_0-b64", capsys, "--n-batch", 64)
+    from kldcard.capture.store import open_capture
+
+    layout = open_capture(cand).manifest.stack.model_dump()["batch_layout"]
+    assert layout["sequences_per_decode"] == 1 and layout["n_batch"] == 64
+    _assert_same_block(_kldcard_block(lp, cand, lp["base"], capsys), theirs)
+
+
 def test_build_script_names_a_missing_cmake_in_one_line(tmp_path):
     """Without cmake (and with nothing cached) the build stops at once with one clear line, exit 3."""
     import shutil

@@ -263,6 +263,11 @@ def run_batch_layout(
     for g0, m in batching.groups(plan.n_chunk):
         engine.clear_sequences()
         chunks = plan.chunks[g0 : g0 + m]
+        if m == 1:  # one sequence per decode (n_ctx >= n_batch): its rows go to the sink decode by decode
+            _stream_chunk(engine, batching, plan, g0, sink, h)
+            if advance:
+                advance(n_ctx)
+            continue
         parts = []
         last = batching.decodes_per_chunk - 1
         for j in range(batching.decodes_per_chunk):
@@ -283,6 +288,31 @@ def run_batch_layout(
         if advance:
             advance(m * n_ctx)
     return None if h is None else h.hexdigest()
+
+
+def _stream_chunk(engine: SequenceDecoder, batching: LlamaPerplexityBatching, plan: LlamaPerplexityPlan, c: int,
+                  sink: Callable[[np.ndarray, np.ndarray], None] | None, h: Any) -> None:
+    """One chunk alone in its decodes: each decode's scored rows are handed on before the next decode,
+    so memory holds one decode's rows (n_batch x n_vocab), never the chunk's (n_ctx/2 x n_vocab). The
+    digest is the same bytes as the whole-chunk path: the chunk's positions, then its rows in order."""
+    n_ctx, first, per = plan.n_ctx, plan.first_scored, plan.per_chunk
+    pos = plan.chunk_positions(c)
+    if h is not None:
+        h.update(pos.astype("<i8"))
+    done = got = 0
+    for j in range(batching.decodes_per_chunk):
+        a, b = j * batching.n_batch, min((j + 1) * batching.n_batch, n_ctx)
+        rows = engine.decode_sequences([plan.chunks[c][a:b]], a, first)
+        got += len(rows)
+        take = min(len(rows), per - done)  # the chunk's last row (position n_ctx-1) is not scored
+        if take > 0:
+            if h is not None:
+                h.update(np.ascontiguousarray(rows[:take], dtype="<f4"))
+            if sink is not None:
+                sink(pos[done : done + take], rows[:take])
+            done += take
+    if got != n_ctx - first or rows.shape[1:] != (engine.n_vocab,):
+        raise RuntimeError(f"llama.cpp returned {got} logits rows, expected {n_ctx - first}")
 
 
 def llama_perplexity_text(text: str) -> str:

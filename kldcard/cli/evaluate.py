@@ -54,7 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--no-calibration", action="store_true",
                    help="disclose that no candidate used calibration data (no importance matrix)")
     p.add_argument("--card", metavar="README.md", help="the card to update (created when missing)")
-    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD")
+    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD (over depth, windows overlaid, onset "
+                   "and clusters marked, when windows reach 2,048 tokens) and, when sizes are known, KLD against "
+                   "bits per weight")
     p.add_argument("--cache", metavar="DIR", help="result cache (default .kldcard-cache next to the project); every "
                    "entry is verified before it is used (sha256 of its files and inputs, the reference capture's "
                    "shards), and one that fails is discarded with one line and computed again")

@@ -46,8 +46,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="write the card (atomic; unchanged cards are not touched)")
     mode.add_argument("--check", action="store_true", help="exit 1 when the card is not up to date (for CI)")
-    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it (and, when the "
-                   "candidates' sizes are known, mean KLD against bits per weight as kld_vs_size.png and .svg next to it)")
+    p.add_argument("--plot", metavar="PNG", help="also draw per-position KLD with top-1 disagreements and reference it "
+                   "(over depth, windows overlaid, onset and clusters marked, when windows reach 2,048 tokens; and, when "
+                   "the candidates' sizes are known, mean KLD against bits per weight as kld_vs_size.png and .svg next to it)")
     p.add_argument(
         "--per-token",
         metavar="FILE",
@@ -90,8 +91,13 @@ def run(args: argparse.Namespace) -> int:
     plot_ref = series = size_ref = None
     if args.plot:
         from kldcard.render.size_plot import size_chart_for
+        from kldcard.render.depth import is_long_context
 
         series = load_plot_series(args.results, args.per_token)
+        if is_long_context(evaluation):  # long windows: the depth plot (the same per-token files)
+            from kldcard.render.depth_plot import depth_series
+
+            series = depth_series([r for r in args.results if r not in _rank_files(args.results)], args.per_token)
         base = Path(args.card).resolve().parent if args.card else Path.cwd()
         plot_ref = Path(os.path.relpath(Path(args.plot).resolve(), base)).as_posix()
         size_chart = size_chart_for(evaluation, args.plot)
@@ -145,11 +151,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rank_files(paths: list[str]) -> set[str]:
+    """The ``kldcard rank`` files among the RESULT arguments (they carry no per-token values)."""
+    from kldcard.compare.rank import RANK_FORMAT
+    from kldcard.render.disclosures import read_structured
+
+    out = set()
+    for p in paths:
+        d = read_structured(p, "result")
+        if isinstance(d, dict) and d.get("format") == RANK_FORMAT:
+            out.add(p)
+    return out
+
+
 def _draw_plot(path: str | None, series: list | None, evaluation) -> None:
     if path is None or series is None:
         return
+    from kldcard.render.depth_plot import DepthSeries, plot_depth
     from kldcard.render.plot import plot_per_position
     from kldcard.render.size_plot import write_size_chart
 
-    plot_per_position(path, series)
+    if series and isinstance(series[0], DepthSeries):
+        plot_depth(path, series)
+    else:
+        plot_per_position(path, series)
     write_size_chart(evaluation, path)

@@ -14,7 +14,7 @@ from kldcard.card.numbers import fmt_n_eff
 from kldcard.compare.confidence import ConfidenceStats, TopKStats
 from kldcard.compare.summary import BootstrapOptions, RangeStats, Runs, Stats
 from kldcard.errors import InputError
-from kldcard.schema import ConfidenceBucket, RangeResult, RecordModel, Results, Summary, TopK
+from kldcard.schema import ConfidenceBucket, DepthProfile, RangeResult, RecordModel, Results, Summary, TopK
 
 RESULT_FORMAT = "kldcard-compare-result"
 FORWARD = "KL(P_ref || P_cand)"
@@ -130,6 +130,8 @@ class CompareResult(RecordModel):
                                               "probability (absent in format_version 1)")
     label_in_top_k: list[TopKStats] = Field(default_factory=list, description="k = 1..5 (absent in format_version 1)")
     disagreement_runs: Runs
+    depth: DepthProfile | None = Field(None, description="onset of disagreement along the window, its clusters, "
+                                       "late against early output range (absent in older results)")
     numerics: Numerics
     portability: list[str] = Field(default_factory=list, description="stack coordinates that differ between "
                                    "the two captures and change arithmetic (the reference is not a fixed target)")
@@ -159,9 +161,13 @@ class CompareResult(RecordModel):
                     kld_mean=r.forward_kl.mean,
                     kld_p99=r.forward_kl.percentiles.get("99"),
                     top1_agreement=r.top1_agreement,
+                    kld_ci_low=r.forward_kl.ci_low,
+                    kld_ci_high=r.forward_kl.ci_high,
+                    n_eff=r.forward_kl.n_eff,
                 )
                 for r in self.ranges
             ],
+            depth=self.depth,
             confidence=[ConfidenceBucket(low=b.low, high=b.high, n=b.n, kld_mean=b.forward_kl_mean,
                                          top1_agreement=b.top1_agreement) for b in self.confidence],
             label_in_top_k=[TopK(k=t.k, reference=t.reference, candidate=t.candidate) for t in self.label_in_top_k],

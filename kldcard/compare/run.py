@@ -21,6 +21,7 @@ import numpy as np
 
 from kldcard.capture.store import Capture, open_capture
 from kldcard.compare.confidence import confidence_stats, label_in_top_k
+from kldcard.compare.depth import depth_profile
 from kldcard.compare.divergence import TokenDivergence
 from kldcard.compare.provenance import check_provenance, check_same_text
 from kldcard.compare.io import write_per_token, write_result
@@ -208,10 +209,13 @@ def build_result(
         rms_delta_p=None if math.isnan(r) else r,
         rms_delta_p_se=r_se,
         perplexity=_perplexity(td.nll_ref[has_next], td.nll_cand[has_next]),
-        ranges=range_stats(win, td.forward_kl, td.reverse_kl, td.js, agree, dp, edges, percentiles=percentiles),
+        ranges=range_stats(win, td.forward_kl, td.reverse_kl, td.js, agree, dp, edges, percentiles=percentiles,
+                           bootstrap=boot, blocks=blocks),
         confidence=[] if td.p_top_ref is None else confidence_stats(td.p_top_ref, td.forward_kl, agree),
         label_in_top_k=[] if td.rank_ref is None else label_in_top_k(td.rank_ref, td.rank_cand),
         disagreement_runs=disagreement_runs(pos, agree),
+        depth=depth_profile(win, blocks, td.forward_kl, agree, edges, level=boot.level,
+                            resamples=boot.resamples, seed=boot.seed),
         numerics=Numerics(robust_rows=int(td.robust.sum()), threads=threads),
         portability=_portability(ref, cand),
     )

@@ -48,7 +48,6 @@ __all__ = [
     "log_softmax",
     "stack_label",
     "stack_names",
-    "write_plots",
 ]
 
 _BLOCK_BYTES = 1 << 28

@@ -258,21 +258,31 @@ def range_stats(
     edges: Sequence[int],
     *,
     percentiles: Sequence[float] = DEFAULT_PERCENTILES,
+    bootstrap: BootstrapOptions | None = None,
+    blocks: np.ndarray | None = None,
 ) -> list[RangeStats]:
-    """Per-bucket summaries (no bootstrap: SE only); empty buckets are left out."""
+    """Per-bucket summaries; empty buckets are left out. ``bootstrap`` (default: none, SE only) gives each
+    range's mean KLD the same kind of block interval and effective n as the whole (``blocks``: the
+    context window of each value; a range with fewer windows than the cluster method needs falls back
+    to circular blocks, as ``auto`` does for the whole)."""
     out = []
+    boot = bootstrap or BootstrapOptions(resamples=0)
     for a, b in zip(edges, edges[1:]):
         sel = (positions >= a) & (positions < b)
         if not sel.any():
             continue
         p, se = proportion(agree[sel])
         r, _ = rms(delta_p[sel])
+        ids = None if blocks is None else blocks[sel]
+        opts = boot
+        if boot.method == "cluster" and (ids is None or len(np.unique(ids)) < 2):
+            opts = boot.model_copy(update={"method": "circular-block"})
         out.append(
             RangeStats(
                 start=int(a),
                 end=int(b),
                 n=int(sel.sum()),
-                forward_kl=summarize(forward[sel], percentiles=percentiles, bootstrap=BootstrapOptions(resamples=0)),
+                forward_kl=summarize(forward[sel], percentiles=percentiles, bootstrap=opts, blocks=ids),
                 reverse_kl_mean=float(reverse[sel].mean()),
                 js_mean=float(js[sel].mean()),
                 top1_agreement=p,

@@ -102,12 +102,20 @@ def render_card(p, results: list, outcome, parity: dict | None, say: Callable[[s
         say("plot: skipped (pip install 'kldcard[plot]')")
         plot = None
     if plot is not None:
-        from kldcard.render.evaluation import plot_series
-        from kldcard.render.plot import plot_per_position
+        from kldcard.render.depth import is_long_context
 
-        plot_per_position(plot, plot_series([str(o.result_path) for o in outcome.candidates],
-                                            [str(o.per_token_path) for o in outcome.candidates],
-                                            [o.name for o in outcome.candidates]))
+        paths = [str(o.result_path) for o in outcome.candidates]
+        per_token = [str(o.per_token_path) for o in outcome.candidates]
+        names = [o.name for o in outcome.candidates]
+        if is_long_context(evaluation):  # long windows: KLD over depth, windows overlaid, onset and clusters
+            from kldcard.render.depth_plot import depth_series, plot_depth
+
+            plot_depth(plot, depth_series(paths, per_token, names))
+        else:
+            from kldcard.render.evaluation import plot_series
+            from kldcard.render.plot import plot_per_position
+
+            plot_per_position(plot, plot_series(paths, per_token, names))
     from kldcard.render.size_plot import write_size_chart
 
     size_plot = write_size_chart(evaluation, plot) if plot is not None else None

@@ -313,6 +313,11 @@ def evaluate(project: Project, *, say: Callable[[str], None] = print, progress: 
     if warm is not None:
         warm.join()
 
+    from kldcard.render.depth import LONG_CONTEXT, onset_words
+
+    for o, r in zip(out.candidates, results):  # long windows: where each candidate starts to disagree
+        if r.depth is not None and r.depth.max_depth + 1 >= LONG_CONTEXT:
+            say(f"{o.name}: {onset_words(r.depth)}")
     # A candidate measured across stacks on purpose carries the stack difference in its KLD: ranking it
     # with same-stack candidates would compare two different quantities, so it is left out (the card says so).
     specs = {c.name: c for c in p.candidates}

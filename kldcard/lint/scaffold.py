@@ -24,7 +24,7 @@ from kldcard.card.document import Card, parse_card
 from kldcard.card.splice import splice_block
 from kldcard.card.yaml import dump_yaml
 from kldcard.lint.reader import clean, read_card
-from kldcard.lint.placeholders import TODO, is_todo
+from kldcard.lint.placeholders import TODO
 from kldcard.lint.reading import ClaimReading, DisclosureReading, NumberReading
 
 MAX_CANDIDATES = 64

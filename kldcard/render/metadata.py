@@ -85,6 +85,9 @@ def compact_evaluation(evaluation: KldEvaluation, *, sidecar_file: str = SIDECAR
     for c in data["candidates"]:
         rt = c.pop("runtime")
         c["runtime_changes"] = {k: v for k, v in rt.items() if ref_rt.get(k) != v}
+        depth = (c.get("results") or {}).get("depth")
+        if depth:  # onset, shares and late-vs-early stay in the front matter (one line); the clusters in the sidecar
+            depth["top_clusters"] = []
     data["sidecar"] = {"file": sidecar_file, "sha256": hashlib.sha256(sidecar_bytes(evaluation)).hexdigest()}
     return KldEvaluation.model_validate(data)
 
@@ -103,7 +106,8 @@ def _flow_leaves(data: Any, limit: int = 2) -> Any:
     if isinstance(data, dict):
         if data and _depth(data) <= limit:
             return FlowMap({k: _flow_leaves(v, limit) for k, v in data.items()})
-        return {k: _flow_leaves(v, 1 if k == "runtime" else limit) for k, v in data.items()}
+        # a candidate's depth profile on one line (its clusters are in the sidecar)
+        return {k: _flow_leaves(v, 1 if k == "runtime" else 3 if k == "depth" else limit) for k, v in data.items()}
     if isinstance(data, list):
         if data and _depth(data) <= limit:
             return FlowSeq(_flow_leaves(v, limit) for v in data)

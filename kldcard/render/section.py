@@ -26,6 +26,7 @@ from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_c
 from kldcard.errors import InputError
 from kldcard.render.caveats import on_purpose_text, own_vocabulary_text
 from kldcard.render.fidelity import fidelity_context
+from kldcard.render.depth import depth_context, is_long_context, range_interval_cells
 from kldcard.render.uncertainty import (
     comparison_context,
     confidence_rows,
@@ -247,6 +248,7 @@ def _candidate_row(c: Candidate, ev: KldEvaluation) -> dict[str, Any]:
                 "mean": fmt_nats(rr.kld_mean, what),
                 "p99": _opt(rr.kld_p99, what),
                 "top1": "n/a" if rr.top1_agreement is None else fmt_percent(rr.top1_agreement, what),
+                **range_interval_cells(rr, what),
             }
             for rr in r.ranges
         ],
@@ -267,6 +269,8 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None, size_
     order of ``percentile_labels``, ascending), max, reverse_mean, js_mean, top1, ranges[]),
     ``percentile_labels``, ``more_percentiles`` (percentiles beyond p99/p99.9 exist), ``has_n_eff``,
     ``has_confidence``, ``has_top_k`` (candidate rows then carry n_eff, confidence[], top_k[]),
+    ``has_range_ci`` (range rows then carry ci and n_eff), ``long_context`` and ``depth`` (per candidate:
+    sentence, test, threshold, clusters[], n_clusters, late_vs_early; :mod:`kldcard.render.depth`),
     ``comparison`` (:func:`kldcard.render.uncertainty.comparison_context` or None), ``cross_stack``
     (names of candidates run on another stack than the reference without saying so), ``cross_stack_on_purpose``
     (one sentence per candidate whose ``cross_stack`` says it was measured across stacks on purpose),
@@ -295,6 +299,10 @@ def section_context(evaluation: KldEvaluation, *, plot: str | None = None, size_
         "has_reverse": "reverse" in ev.direction.reported or any(c.results.reverse_kld for c in ev.candidates),
         "has_js": "js" in ev.direction.reported or any(c.results.js for c in ev.candidates),
         "has_ranges": any(c.results.ranges for c in ev.candidates),
+        "has_range_ci": any(rr.kld_ci_low is not None for c in ev.candidates for rr in c.results.ranges),
+        "long_context": is_long_context(ev),
+        "depth": depth_context(ev) if is_long_context(ev) else [],
+        "depth_test": next((d["test"] for d in depth_context(ev) if d["test"]), "not run (too few depth points)"),
         "cross_stack": [md_cell(c.name) for c in ev.candidates
                         if not c.cross_stack and not _same_stack(c.runtime, ev.reference.runtime)],
         "cross_stack_on_purpose": [md_cell(on_purpose_text(c, ev.reference.runtime, _unranked(ev, c))) for c in ev.candidates

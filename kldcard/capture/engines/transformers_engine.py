@@ -1,8 +1,12 @@
 """transformers adapter: ``AutoModelForCausalLM`` with a KV cache, prefill in recorded chunks.
 
 Logits at the sampled positions only, through the model's own ``logits_to_keep`` argument (the
-hidden states are sliced before ``lm_head``, exactly as ``generate`` does), so the arithmetic is the
-engine's and the memory is ``len(keep) x n_vocab`` per chunk rather than ``chunk x n_vocab``.
+hidden states are sliced before ``lm_head``, exactly as ``generate`` does; older transformers: the
+body's hidden states, then the head on those rows), so the arithmetic is the engine's and the memory
+is ``len(keep) x n_vocab`` per chunk rather than ``chunk x n_vocab`` — never ``n_ctx x n_vocab``
+(``tests/test_long_context_memory.py``). Applying the head to the scored rows alone gives the same
+logits as the full head sliced afterwards, bit for bit on the tiny models on CPU
+(``tests/test_engines_head_rows.py``).
 """
 
 from __future__ import annotations
@@ -135,12 +139,20 @@ class TransformersModel(EngineModel):
         keep_t = torch.from_numpy(np.asarray(keep, dtype=np.int64)).to(self.device)
         if self._has_keep:
             kwargs["logits_to_keep"] = keep_t
-        out = self.model(input_ids=input_ids, **kwargs)
+            out = self.model(input_ids=input_ids, **kwargs)
+            self._cache = getattr(out, "cache", None) or out.past_key_values
+            return out.logits[0].float().cpu().numpy()
+        # transformers without logits_to_keep (< 4.50): the body to hidden states, then the output
+        # head on the scored rows only — what logits_to_keep does inside the model — so a chunk never
+        # holds chunk x n_vocab logits. Models with extra output processing get the full call.
+        body, head = getattr(self.model, "model", None), self.model.get_output_embeddings()
+        if body is None or head is None or getattr(self.model.config, "final_logit_softcapping", None):
+            out = self.model(input_ids=input_ids, **kwargs)
+            self._cache = getattr(out, "cache", None) or out.past_key_values
+            return out.logits[0][keep_t].float().cpu().numpy()
+        out = body(input_ids=input_ids, **kwargs)
         self._cache = getattr(out, "cache", None) or out.past_key_values
-        logits = out.logits[0]
-        if not self._has_keep:  # older transformers: full logits, then select
-            logits = logits[keep_t]
-        return logits.float().cpu().numpy()
+        return head(out.last_hidden_state[:, keep_t, :])[0].float().cpu().numpy()
 
     # -- provenance ---------------------------------------------------------------------------
 
