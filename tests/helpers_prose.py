@@ -1,9 +1,10 @@
 """Scoring the prose linter against the hand-labelled corpora: tests/data/prose_corpus/ (60 invented
 cards) and tests/data/real_cards/ (public cards; sources in its index.yaml).
 
-Card names are the invented corpus's file names, ``real/<file>`` for the real ones and ``real-d2/<file>`` for
-the second real development set (tests/data/real_cards/dev2, renderings). The development corpus (DEV) is
-every invented card plus the real-dev split (both real folders); the real-holdout split is scored apart.
+Card names are the invented corpus's file names, ``real/<file>`` for the real ones, ``real-d2/<file>`` for
+the second real development set (tests/data/real_cards/dev2, renderings) and ``real-h2/<file>`` for the second
+real holdout (tests/data/real_cards/holdout/). The development corpus (DEV) is every invented card plus the
+real-dev split (both real development folders); the real-holdout and real-holdout-2 splits are scored apart.
 ``python tests/helpers_prose.py`` prints the tables; ``--write-readme`` rewrites the README's table.
 """
 
@@ -17,12 +18,16 @@ import yaml
 
 from kldcard.card.document import read_card
 from kldcard.lint.prose import ProseReport, analyse
+from kldcard.lint.runner import lint_card
 
 CORPUS = Path(__file__).parent / "data" / "prose_corpus"
 REAL = Path(__file__).parent / "data" / "real_cards"
 REAL_PREFIX = "real/"
 REAL2 = REAL / "dev2"
 REAL2_PREFIX = "real-d2/"
+HOLDOUT2 = REAL / "holdout"
+HOLDOUT2_PREFIX = "real-h2/"
+HOLDOUT2_SPLIT = "real-holdout-2"
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
 DEV = INVENTED_SPLITS | {"real-dev"}
@@ -32,17 +37,21 @@ TABLE_END = "<!-- /prose-corpus-table -->"
 
 
 def labels() -> dict[str, dict[str, Any]]:
-    """Labels of both corpora, by card name (``real/<file>`` for the real cards)."""
+    """Labels of all corpora, by card name (``real/<file>``, ``real-h2/<file>`` for the real cards)."""
     out = yaml.safe_load((CORPUS / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     real = yaml.safe_load((REAL / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     out.update({REAL_PREFIX + name: lab for name, lab in real.items()})
     real2 = yaml.safe_load((REAL2 / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     # dev2 was collected in round 3, after the detector's tuning (see TUNED_ROUNDS)
     out.update({REAL2_PREFIX + name: {"round": 3, **lab} for name, lab in real2.items()})
+    holdout2 = yaml.safe_load((HOLDOUT2 / "labels.yaml").read_text(encoding="utf-8"))["cards"]
+    out.update({HOLDOUT2_PREFIX + name: lab for name, lab in holdout2.items()})
     return out
 
 
 def path(name: str) -> Path:
+    if name.startswith(HOLDOUT2_PREFIX):
+        return HOLDOUT2 / "cards" / name[len(HOLDOUT2_PREFIX) :]
     if name.startswith(REAL_PREFIX):
         return REAL / "cards" / name[len(REAL_PREFIX) :]
     if name.startswith(REAL2_PREFIX):
@@ -126,6 +135,30 @@ def score(splits: set[str] | None = None, rounds: set[int] | None = None, prefix
     return s
 
 
+def detection(split: str) -> dict[str, Any]:
+    """Whole-text detection over one split: KLD-claiming texts flagged (at least one claim found, or a lint
+    finding), negatives falsely flagged, and claim lines found / labelled / reported."""
+    out: dict[str, Any] = {"kld": 0, "flagged": 0, "neg": 0, "false_flags": 0, "lines": [0, 0, 0], "missed": []}
+    for name, lab in labels().items():
+        if lab["split"] != split:
+            continue
+        rep = report(name)
+        got = claim_lines(rep)
+        flagged = bool(got) or bool(lint_card(path(name)).findings)
+        if lab["claims"]:
+            out["kld"] += 1
+            out["flagged"] += flagged
+            if not flagged:
+                out["missed"].append(name)
+            out["lines"][0] += len(set(got) & set(lab["claims"]))
+            out["lines"][1] += len(lab["claims"])
+            out["lines"][2] += len(got)
+        else:
+            out["neg"] += 1
+            out["false_flags"] += flagged
+    return out
+
+
 NAMES = ["reference", "runtime", "eval text", "calibration", "context", "positions", "direction", "vocabulary", "aggregation"]
 
 
@@ -199,9 +232,14 @@ if __name__ == "__main__":  # pragma: no cover
         text = README.read_text(encoding="utf-8")
         README.write_text(text.replace(readme_block(text), readme_table()), encoding="utf-8")
     print("Development corpus:\n" + table(DEV))
-    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout"]:
+    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT]:
         print(f"\nsplit {split}:\n" + table({split}))
     print(f"\n{REAL2_PREFIX} (tests/data/real_cards/dev2) alone:\n" + table(prefix=REAL2_PREFIX))
+    d = detection(HOLDOUT2_SPLIT)
+    print(
+        f"\n{HOLDOUT2_SPLIT}: KLD-claiming texts flagged {d['flagged']}/{d['kld']}; negatives falsely flagged "
+        f"{d['false_flags']}/{d['neg']}; claim lines found {d['lines'][0]}/{d['lines'][1]}, {d['lines'][2]} reported"
+    )
 
 
 # ---- pathological cards (tests/test_lint_bad_input.py's complexity guards, benchmarks/lint_corpus.py) --
