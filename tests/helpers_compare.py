@@ -76,8 +76,11 @@ def capture_pair(tmp: Path, z_ref: np.ndarray, z_cand: np.ndarray, *, ids=None, 
     n = len(z_ref)
     pos = np.arange(n) if positions is None else np.asarray(positions)
     ids = np.arange(int(pos[-1]) + 2) % 97 if ids is None else ids
-    a = create_capture_from_arrays(tmp / names[0], z_ref, pos, ids, {**META, "model": {"name": names[0]}},
+    # the manifest says which positions it holds (compare checks that against the stored ones)
+    scheme = {"scheme": "all"} if len(pos) >= len(ids) - 2 else {"scheme": "explicit"}
+    meta = {**META, "positions": scheme}
+    a = create_capture_from_arrays(tmp / names[0], z_ref, pos, ids, {**meta, "model": {"name": names[0]}},
                                    dtype=dtype, shard_positions=shard_positions[0])
-    b = create_capture_from_arrays(tmp / names[1], z_cand, pos, ids, {**META, "model": {"name": names[1]}},
+    b = create_capture_from_arrays(tmp / names[1], z_cand, pos, ids, {**meta, "model": {"name": names[1]}},
                                    dtype=dtype, shard_positions=shard_positions[1])
     return a, b
