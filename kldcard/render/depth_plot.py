@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from kldcard.errors import InputError
-from kldcard.files import atomic_path
-from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot
+from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot, save_figure
 from kldcard.schema import DepthProfile
 
 __all__ = ["DepthSeries", "depth_series", "plot_depth"]
@@ -98,11 +97,7 @@ def plot_depth(path: str | os.PathLike[str], series: list[DepthSeries], *, title
         axes[-1, 0].set_xlabel("depth: token position in the context window")
         fig.suptitle(title or "Forward KL(P_ref ‖ P_cand) over depth, nats", fontsize=10)
         fig.tight_layout()
-        try:
-            with atomic_path(out, suffix=".png") as tmp:
-                fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
-        except OSError as exc:
-            raise InputError(f"{out}: cannot write the plot: {exc.strerror or exc}") from None
+        save_figure(fig, out, "the plot")
     finally:
         plt.close(fig)
     return out

@@ -53,6 +53,19 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, path: Path, what: str, *, svg: Path | None = None, **savefig) -> None:
+    """Write ``fig`` to ``path`` as PNG (and to ``svg`` as SVG), atomically and byte-reproducibly (no
+    software or date stamps); an OSError is one line naming ``what``."""
+    try:
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None}, **savefig)
+        if svg is not None:
+            with atomic_path(svg, suffix=".svg") as tmp:
+                fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None}, **savefig)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write {what}: {exc.strerror or exc}") from None
+
+
 def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *, title: str | None = None) -> Path:
     """Write a PNG of per-position forward KLD (nats, log scale) per candidate; positions where the
     candidate's top-1 token differs from the reference's are marked with a red ``x``. Atomic write."""
@@ -78,11 +91,7 @@ def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *,
         axes[-1, 0].set_xlabel("token position")
         fig.suptitle(title or "Per-position forward KL(P_ref ‖ P_cand), nats", fontsize=10)
         fig.tight_layout()
-        try:
-            with atomic_path(out, suffix=".png") as tmp:
-                fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
-        except OSError as exc:
-            raise InputError(f"{out}: cannot write the plot: {exc.strerror or exc}") from None
+        save_figure(fig, out, "the plot")
     finally:
         plt.close(fig)
     return out

@@ -14,9 +14,8 @@ import os
 from pathlib import Path
 
 from kldcard.errors import InputError
-from kldcard.files import atomic_path
 from kldcard.render.fidelity import SizePoint, size_points, standings
-from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot
+from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot, save_figure
 
 __all__ = ["SIZE_CHART", "SizePoint", "plot_kld_vs_size", "size_chart_for", "write_size_chart"]
 
@@ -78,13 +77,7 @@ def plot_kld_vs_size(path: str | os.PathLike[str], points: list[SizePoint], *, t
         ax.set_title(title or "Fidelity per bit: mean KLD with its interval, and p99, against size",
                      fontsize=10, loc="left")
         fig.tight_layout()
-        try:
-            with atomic_path(png, suffix=".png") as tmp:
-                fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None}, bbox_inches="tight")
-            with atomic_path(svg, suffix=".svg") as tmp:
-                fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
-        except OSError as exc:
-            raise InputError(f"{png}: cannot write the size chart: {exc.strerror or exc}") from None
+        save_figure(fig, png, "the size chart", svg=svg, bbox_inches="tight")
     finally:
         plt.close(fig)
     return png, svg
