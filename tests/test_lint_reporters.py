@@ -55,6 +55,15 @@ def test_text_colour_only_on_terminal_and_never_with_no_color(monkeypatch):
     assert not use_color(Tty())
 
 
+def test_json_output_of_an_unreadable_card_says_error_not_ok(capsys, tmp_path):
+    """A card that cannot be read is no pass: exit 2, and the JSON report's status says so (issue-28 review)."""
+    missing = tmp_path / "nonexist.md"
+    rc, out, _ = run_cli(capsys, "lint", "-o", "json", str(missing), str(COMPLIANT))
+    report = json.loads(out)
+    assert rc == 2 and report["status"] == "error" and str(missing) in report["unreadable"]
+    assert not list(_validator(ROOT / "schemas" / "lint-report.schema.json").iter_errors(report))
+
+
 def test_json_output_validates_against_published_schema(capsys):
     validator = _validator(ROOT / "schemas" / "lint-report.schema.json")
     rc, out, _ = run_cli(capsys, "lint", "-o", "json", *FAILING)

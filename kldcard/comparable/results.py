@@ -7,13 +7,13 @@ forward KL(P_ref ‖ P_cand) mean in nats. Evidence is a JSON pointer into the r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kldcard.comparable.numbers import Interval, Number
 from kldcard.lint.block_reading import reading
 from kldcard.errors import InputError
+from kldcard.files import loads_json
 from kldcard.lint.reading import DisclosureReading, Evidence
 
 RESULT_FORMAT = "kldcard-compare-result"  # kldcard.compare.result.RESULT_FORMAT (not imported: numpy)
@@ -28,10 +28,8 @@ def is_results(data: Any) -> bool:
 
 
 def parse_json(text: str, path: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+    # kldcard.files' one JSON reader: nesting limit, and no NaN, infinity or 4,300-digit integer (one line each)
+    return loads_json(text, path)
 
 
 def results_number(data: dict[str, Any], path: str) -> Number:

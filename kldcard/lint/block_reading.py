@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kldcard.card.document import Card
+from kldcard.lint.placeholders import is_todo
 from kldcard.lint.reading import DISCLOSURES, DisclosureReading, Evidence
 from kldcard.lint.structured import pointer_of
 
@@ -31,7 +32,8 @@ def reading(n: int, value: dict[str, Any], evidence: tuple[Evidence, ...] = (), 
             complete: tuple[str, ...] = ()) -> DisclosureReading:
     """A reading of disclosure ``n`` from ``value`` (None values dropped): ``missing`` when empty,
     ``stated`` when every key of ``complete`` is there, ``incomplete`` otherwise."""
-    value = {k: v for k, v in value.items() if v is not None}
+    # a scaffold's placeholder ("TODO: ...") says nothing yet: it is not a value to compare
+    value = {k: v for k, v in value.items() if v is not None and not is_todo(v)}
     if not value:
         return DisclosureReading(n, "missing", {}, evidence, (f"the {DISCLOSURES[n]}",))
     lacking = tuple(k for k in complete if k not in value)

@@ -52,8 +52,10 @@ def _block(card: Card, raw: dict[str, Any]) -> list[Finding]:
     comparison = block.get("comparison") if isinstance(block.get("comparison"), dict) else {}
     ranking = comparison.get("ranking") if isinstance(comparison.get("ranking"), list) else []
     cands = block.get("candidates") if isinstance(block.get("candidates"), list) else []
-    index = {c.get("name"): i for i, c in enumerate(cands) if isinstance(c, dict)}
-    ranked = [e.get("name") for e in ranking if isinstance(e, dict) and e.get("name") in index]
+    # names as YAML gave them: only strings name a candidate (a list or mapping there is a schema finding)
+    index = {c.get("name"): i for i, c in enumerate(cands) if isinstance(c, dict) and isinstance(c.get("name"), str)}
+    ranked = [e.get("name") for e in ranking if isinstance(e, dict) and isinstance(e.get("name"), str)
+              and e.get("name") in index]
     if len(ranked) < 2:
         return []
     verdict = compare_readings(ranked, [block_readings(card, block, index[n]) for n in ranked], one_card=True)

@@ -99,8 +99,10 @@ def summary_line(result: LintResult, fail_on: str = "info") -> str:
 
 
 def report_dict(result: LintResult, *, fail_on: str = "info") -> dict[str, Any]:
-    return {
-        "status": "fail" if failing(result, fail_on) else "ok",
+    # a card that could not be read is no pass: the run exits 2, and the report says so
+    status = "error" if result.unreadable else ("fail" if failing(result, fail_on) else "ok")
+    out = {
+        "status": status,
         "files": list(result.files),
         "errors": [
             {
@@ -116,6 +118,9 @@ def report_dict(result: LintResult, *, fail_on: str = "info") -> dict[str, Any]:
         ],
         "reading": {file: [c.to_json() for c in claims] for file, claims in result.readings.items()},
     }
+    if result.unreadable:  # only then, so that a clean run's keys stay as they were
+        out["unreadable"] = dict(result.unreadable)
+    return out
 
 
 def render_json(result: LintResult, *, fail_on: str = "info") -> str:
@@ -190,8 +195,14 @@ def report_schema() -> dict[str, Any]:
         "required": ["status", "files", "errors"],
         "properties": {
             "status": {
-                "enum": ["ok", "fail"],
-                "description": "fail when a finding is at or above the fail-on severity (exit code 1)",
+                "enum": ["ok", "fail", "error"],
+                "description": "error when a card could not be read (exit code 2); else fail when a finding is at or "
+                "above the fail-on severity (exit code 1)",
+            },
+            "unreadable": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "cards that could not be read or fetched: path or hf:// spec -> the one-line reason",
             },
             "files": {"type": "array", "items": {"type": "string"}, "description": "cards linted"},
             "errors": {
