@@ -189,7 +189,6 @@ def test_bad_positions_are_refused_when_the_command_line_is_parsed(command: str,
 
 
 def test_gguf_cut_to_its_magic_bytes_is_one_line(tmp_path: Path, capsys) -> None:
-    pytest.importorskip("llama_cpp")
     gguf, text = tmp_path / "cut.gguf", tmp_path / "t.txt"
     gguf.write_bytes(b"GGUF")
     text.write_text("hello\n", encoding="utf-8")

@@ -38,17 +38,7 @@ NAMES = {
 Status = Literal["stated", "incomplete", "inferred", "missing"]
 STATUSES: tuple[Status, ...] = ("stated", "incomplete", "inferred", "missing")
 
-DISCLOSURES = {
-    1: "reference checkpoint",
-    2: "runtime environment",
-    3: "evaluation text",
-    4: "calibration data",
-    5: "context length",
-    6: "sampled positions",
-    7: "KL direction",
-    8: "vocabulary truncation",
-    9: "aggregation",
-}
+DISCLOSURES = NAMES  # one table: the names a reading and a finding give the nine disclosures
 
 # The normalised value of each disclosure: the keys a reader may fill (all optional). Strings are as
 # the card writes them unless said otherwise; numbers are ints.
