@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from helpers_evaluate import write_project
 
 from kldcard.capture.quantization import contradiction, gguf_tensor_types, quantization_label
-from kldcard.demo.runner import DEMO_TEXT
 from kldcard.errors import InputError
 from kldcard.evaluate import evaluate, load_project
 from kldcard.evaluate.cache import check_free_disk
@@ -24,20 +24,6 @@ from kldcard.evaluate.cache import check_free_disk
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _project(tmp: Path, models: dict, candidates: list[dict], **extra) -> Path:
-    (tmp / "text.txt").write_text(DEMO_TEXT, encoding="utf-8")
-    data = {
-        "reference": {"engine": "llama.cpp", "model": str(models["gguf_f32"])},
-        "candidates": candidates,
-        "text": {"path": "text.txt", "name": "kldcard demo text", "source": {"url": "https://example.org/demo-text"}},
-        "positions": "all",
-        "disclosures": {"reference": {"model": "tiny-qwen3-f32.gguf"}, "calibration": {"none": True}},
-        "card": "card/README.md",
-        **extra,
-    }
-    path = tmp / "project.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
 
 
 def _gguf(models: dict, q: str) -> dict:
@@ -47,7 +33,7 @@ def _gguf(models: dict, q: str) -> dict:
 @pytest.fixture(scope="module")
 def evaluated(tiny_qwen3, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("evaluate")
-    path = _project(tmp, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
+    path = write_project(tmp, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
     return tmp, path, evaluate(load_project(path), say=lambda s: None)
 
 
@@ -185,7 +171,7 @@ def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_q
     from kldcard.capture.run import run_capture
     from kldcard.compare.run import compare
 
-    path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q4_k_m")], card=None)
+    path = write_project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q4_k_m")], card=None)
     out = evaluate(load_project(path), say=lambda s: None)
     with np.load(out.candidates[0].per_token_path) as f:
         streamed = {k: f[k] for k in f.files}
@@ -199,7 +185,7 @@ def test_streamed_compare_equals_compare_of_two_stored_captures(tmp_path, tiny_q
 
 
 def test_sigkill_mid_run_then_rerun_finishes_and_skips_finished_work(tmp_path, tiny_qwen3, evaluated):
-    path = _project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
+    path = write_project(tmp_path, tiny_qwen3, [_gguf(tiny_qwen3, "q8_0"), _gguf(tiny_qwen3, "q4_k_m")])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "kldcard", "evaluate", str(path), "--no-progress"]
     results = tmp_path / ".kldcard-cache" / "results"

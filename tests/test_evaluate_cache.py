@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers_evaluate import write_project
 
-from kldcard.demo.runner import DEMO_TEXT
 from kldcard.errors import InputError
 from kldcard.evaluate import evaluate, load_project
 from kldcard.files import sha256_file
@@ -24,19 +24,6 @@ REPO = Path(__file__).resolve().parents[1]
 Q8, Q4 = "tiny-qwen3-q8_0", "tiny-qwen3-q4_k_m"
 
 
-def _write_project(tmp: Path, models: dict, candidates: list[dict]) -> Path:
-    (tmp / "text.txt").write_text(DEMO_TEXT, encoding="utf-8")
-    data = {
-        "reference": {"engine": "llama.cpp", "model": str(models["gguf_f32"])},
-        "candidates": candidates,
-        "text": {"path": "text.txt", "name": "kldcard demo text", "source": {"url": "https://example.org/demo-text"}},
-        "positions": "all",
-        "disclosures": {"reference": {"model": "tiny-qwen3-f32.gguf"}, "calibration": {"none": True}},
-        "card": "card/README.md",
-    }
-    path = tmp / "project.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
 
 
 def _cands(models: dict) -> list[dict]:
@@ -58,7 +45,7 @@ def _by_name(tmp: Path) -> dict[str, tuple[str, float]]:
 def warm(tiny_qwen3, tmp_path_factory):
     """A project evaluated once: (directory, what its card says per candidate)."""
     tmp = tmp_path_factory.mktemp("warm")
-    evaluate(load_project(_write_project(tmp, tiny_qwen3, _cands(tiny_qwen3))), say=lambda s: None)
+    evaluate(load_project(write_project(tmp, tiny_qwen3, _cands(tiny_qwen3))), say=lambda s: None)
     return tmp, _by_name(tmp)
 
 
@@ -175,7 +162,7 @@ def test_model_file_edited_in_place_with_size_and_mtime_restored_is_hashed_again
 def test_candidate_name_unusable_as_a_file_name_is_refused_before_any_engine_runs(tmp_path, tiny_qwen3, name):
     cands = _cands(tiny_qwen3)
     cands[0]["name"] = name
-    path = _write_project(tmp_path, tiny_qwen3, cands)
+    path = write_project(tmp_path, tiny_qwen3, cands)
     with pytest.raises(InputError, match="candidate name") as exc:
         load_project(path)
     assert "\n" not in str(exc.value)
@@ -184,7 +171,7 @@ def test_candidate_name_unusable_as_a_file_name_is_refused_before_any_engine_run
 def test_push_dry_run_refuses_a_repo_id_that_is_no_repo_id(tmp_path, tiny_qwen3, capsys):
     from kldcard.cli.main import main
 
-    path = _write_project(tmp_path, tiny_qwen3, _cands(tiny_qwen3))
+    path = write_project(tmp_path, tiny_qwen3, _cands(tiny_qwen3))
     code = main(["evaluate", str(path), "--push", "../../x y", "--dry-run", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and "--push" in err and "repo id" in err and len(err.strip().splitlines()) == 1
@@ -192,7 +179,7 @@ def test_push_dry_run_refuses_a_repo_id_that_is_no_repo_id(tmp_path, tiny_qwen3,
 
 
 def test_partial_reference_of_a_killed_run_is_removed_by_the_next_run_but_not_a_live_ones(tmp_path, tiny_qwen3):
-    path = _write_project(tmp_path, tiny_qwen3, _cands(tiny_qwen3)[:1])
+    path = write_project(tmp_path, tiny_qwen3, _cands(tiny_qwen3)[:1])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     refs = tmp_path / ".kldcard-cache" / "reference"
     proc = subprocess.Popen([sys.executable, "-m", "kldcard", "evaluate", str(path), "--no-progress"], env=env,
