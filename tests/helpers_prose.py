@@ -124,8 +124,12 @@ def score(splits: set[str] | None = None, rounds: set[int] | None = None, prefix
         rep = report(name)
         s.claim_lines_exact += claim_lines(rep) == lab["claims"]
         got = statuses(rep)
+        partial = set(lab.get("incomplete") or ())
         for n in range(1, 10):
-            want = lab["D"][n]
+            # R8' (issue 28): a disclosure the old rules call missing but that the text states in part (an
+            # engine without version, ...) is labelled M with n in `incomplete`; the reading reports it as
+            # `incomplete`, so it is scored as found.
+            want = "S" if lab["D"][n] == "M" and n in partial else lab["D"][n]
             g, w = got[n] != "M", want != "M"
             s.tp[n] += g and w
             s.fp[n] += g and not w
