@@ -393,3 +393,21 @@ def test_llama_perplexity_statistics_block_as_stored():
     stats = [n.statistic for n in claim.numbers]
     assert stats[0] == "mean" and {"max", "p99.9", "p99", "median", "min"} <= set(stats)
     assert claim.numbers[-1].value == -0.000021
+
+
+def test_llama_kl_py_run():
+    running, summary = sample("llama_kl_pr5076.txt")
+    assert running.tool == summary.tool == "llama_kl.py" and running.kind == summary.kind == "tool-output"
+    assert len(running.numbers) == 13 and running.numbers[-1].value == 0.4387  # not the top1 agreement
+    assert [(n.value, n.statistic) for n in summary.numbers] == [(0.438655, "mean"), (1.052, "p90"), (1.654, "p95"), (3.744, "p99")]
+    d = summary.disclosures  # the script's own defaults (kldcard/lint/read/tools/llama_kl.py cites them)
+    assert d[7].status == "inferred" and d[7].value["direction"] == "reverse"
+    assert d[5].value == {"n_ctx": 512, "stride": 511} and d[8].value == {"scheme": "full"}
+
+
+def test_printed_output_outranks_a_mention_of_llama_perplexity():
+    text = (SAMPLES / "llama_kl_pr5076.txt").read_text(encoding="utf-8")
+    mentioned = "Checked against llama-perplexity --kl-divergence as well.\n\n" + text
+    assert {r.tool for r in claims(mentioned)} == {"llama_kl.py"}
+    printed = text + "\n```\n====== KL divergence statistics ======\nMean    KLD:   0.438100 ±   0.006000\n```\n"
+    assert recognise(scan(printed, 1).scanned).name == "llama-perplexity"  # its own block: its defaults

@@ -30,6 +30,11 @@ class Tool:
 def recognise(body: str | Text) -> Tool | None:
     """The KLD tool the card names, or None."""
     text = body if isinstance(body, Text) else Text(body)
+    # another tool's printed output outranks a mention of llama-perplexity ("checked against the new
+    # --kl-divergence mode" above pasted llama_kl.py output), not llama-perplexity's own printed labels
+    printed = _grammar(text, "printed")
+    if printed is not None and search(lp.PRINTED, text) is None:
+        return printed
     m = search(LLAMA_STRONG, text)
     if m is None:
         labels = list(finditer(LLAMA_LABELS, text))
@@ -48,11 +53,15 @@ def recognise(body: str | Text) -> Tool | None:
         return Tool("exllamav3 model_diff", m.start())
     # the other tools with documented defaults (kldcard.lint.read.tools): their printed output first,
     # then a name precise enough to be that tool (its command or package, not a word of prose)
-    for kind in ("printed", "names"):
-        for g in GRAMMARS:
-            p = getattr(g, kind)
-            if g.defaults and p is not None and (m := search(p, text)) is not None:
-                return Tool(g.name, m.start())
+    return printed or _grammar(text, "names")
+
+
+def _grammar(text: Text, kind: str) -> Tool | None:
+    """The first tool with documented defaults (read.tools.GRAMMARS) whose ``kind`` pattern the card holds."""
+    for g in GRAMMARS:
+        p = getattr(g, kind)
+        if g.defaults and p is not None and (m := search(p, text)) is not None:
+            return Tool(g.name, m.start())
     return None
 
 

@@ -43,3 +43,6 @@ LABELS = re.compile(r"PPL\(base\)|Same top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(ln\(
 UNIQUE = re.compile(r"PPL\(Q\)\s*/\s*PPL\(base\)|Same top[- ]p\b|RMS Δp|Final estimate: PPL", I)
 IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
 CTX_OPTION = re.compile(r"(?:^|\s)(?:-c|--ctx-size)\s+(\d{2,6})\b")
+# its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
+# defaults apply even where another tool's output is pasted too
+PRINTED = re.compile(r"=+\s*KL[- ]divergence statistics|^[ \t>*+-]*Mean\s+KLD\s*:|" + UNIQUE.pattern, I | re.MULTILINE)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.read.tools.heretic import GRAMMAR as HERETIC
+from kldcard.lint.read.tools.llama_kl import GRAMMAR as LLAMA_KL
 from kldcard.lint.read.tools.maxtext import GRAMMAR as MAXTEXT
 from kldcard.lint.read.tools.mlx_quant_fidelity import HEADING as MLX_REPORT
 
@@ -28,7 +29,7 @@ NAMED: dict[str, re.Pattern[str]] = {
     HERETIC.name: re.compile(r"\bheretic-llm\b|\bp-e-w/heretic\b|\bmade (?:with|using) \[?heretic\b|\bheretic v\d", I),
     "lm-evaluation-harness": re.compile(r"\blm[-_]eval(?:uation[-_]harness)?\b", I),
     "MaxText": re.compile(r"\bMaxText\b", I),
-    "llama_kl.py": re.compile(r"\bllama_kl\.py\b", I),
+    LLAMA_KL.name: LLAMA_KL.names,
 }
 # a tool's own report printed on the card: its numbers are that tool's, whatever else the card
 # mentions ("llama.cpp's --kl-divergence-base" in a sentence does not make it llama-perplexity output)
