@@ -411,3 +411,8 @@ def test_printed_output_outranks_a_mention_of_llama_perplexity():
     assert {r.tool for r in claims(mentioned)} == {"llama_kl.py"}
     printed = text + "\n```\n====== KL divergence statistics ======\nMean    KLD:   0.438100 ±   0.006000\n```\n"
     assert recognise(scan(printed, 1).scanned).name == "llama-perplexity"  # its own block: its defaults
+
+
+def test_a_top_level_kl_bullet_is_no_heretic_trial_line():
+    (claim,) = claims("Results:\n\n* KL divergence: 0.16\n* Refusals: 3/100\n")
+    assert claim.kind != "tool-output" and claim.numbers[0].value == 0.16

@@ -25,8 +25,9 @@ from kldcard.lint.read.tools.grammar import NUMBER, PASTE_PREFIX, Grammar
 
 I = re.IGNORECASE | re.ASCII
 
-# a trial's evaluation line (Rich's [bold] markup is not printed on a terminal)
-TRIAL = re.compile(PASTE_PREFIX + r"[ \t]*\*[ \t]+KL divergence:[ \t]*" + NUMBER, I)
+# a trial's evaluation line, indented two spaces under "* Evaluating..." (Rich's [bold] markup is not
+# printed on a terminal); a top-level "* KL divergence: 0.16" bullet is a card's own list, not this
+TRIAL = re.compile(PASTE_PREFIX + r"[ \t]{2,}\*[ \t]+KL divergence:[ \t]*" + NUMBER, I)
 # a line of the trial-selection menu (the selected one starts with "»", the prompt with "?")
 MENU = re.compile(
     PASTE_PREFIX + r"[ \t»>*-]*\[Trial\s+\d+\]\s+Refusals:\s*\d+\s*/\s*\d+\s*,\s*KL divergence:\s*" + NUMBER, I
