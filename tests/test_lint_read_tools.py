@@ -4,7 +4,8 @@ card languages, and the printed output of the tools (kldcard.lint.read.numbers, 
 Samples are kept as the tools printed them (numbers and labels) or as the cards wrote the terms;
 sources: issue 28 (an EXL3 Hugging Face card's model_diff line; two non-English cards' decimal-comma
 rows), llama.cpp PR 19661 (the current llama-perplexity per-chunk rows), turboderp-org/exllamav3
-eval/model_diff.py (its print format), tests/data/real_cards (index.yaml)."""
+eval/model_diff.py (its print format), tests/data/real_cards (index.yaml), and one real output per tool
+grammar under tests/data/tool_samples (its index.yaml cites each)."""
 
 from __future__ import annotations
 

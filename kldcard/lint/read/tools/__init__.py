@@ -8,10 +8,14 @@ llama_perplexity and exllamav3 have block structures of their own (read by the c
 the others are a :class:`~kldcard.lint.read.tools.grammar.Grammar` each, listed in ``GRAMMARS``.
 """
 
+from __future__ import annotations
+
+import re
+
 from kldcard.lint.read.tools import heretic, llama_kl, maxtext, mlx_quant_fidelity
 from kldcard.lint.read.tools.grammar import Grammar
 
 GRAMMARS: tuple[Grammar, ...] = (heretic.GRAMMAR, maxtext.GRAMMAR, llama_kl.GRAMMAR, mlx_quant_fidelity.GRAMMAR)
 BY_NAME: dict[str, Grammar] = {g.name: g for g in GRAMMARS}
 # (tool name, pattern) of every printed KLD line the claim finder reads
-LINES: tuple[tuple[str, object], ...] = tuple((g.name, p) for g in GRAMMARS for p in g.lines)
+LINES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((g.name, p) for g in GRAMMARS for p in g.lines)
