@@ -3,14 +3,15 @@ refusals and the KL divergence from the original model. What it prints:
 
 - each trial's evaluation, "  * KL divergence: 0.1055" under "  * Obtaining first-token probability
   distributions..." (src/heretic/evaluator.py, ``get_score``; code index id 394771035);
-- the Pareto-front menu, one line per trial: "[Trial  97] Refusals:  3/100, KL divergence: 0.1055";
+- the Pareto-front menu, one line per trial: "[Trial  97] Refusals:  3/100, KL divergence: 0.1055" (as
+  pasted in p-e-w/heretic PR 196; forks that keep the menu or the card table, e.g. Bruno, read as Heretic);
 - the model card it writes on upload, a table row "| **KL divergence** | 0.0535 | 0 *(by
   definition)* |" under "## Performance" (src/heretic/utils.py ``get_readme_intro``; code index id
   53109616094). That row is a pipe table: the claim finder reads it as a table; here it only
   says that the card prints Heretic's own output.
 
-Documented defaults (p-e-w/heretic, evaluator.py id 394771035 and config.py; the settings below are
-``good_evaluation_prompts``' default, the same in every stored version of config.py, e.g. id 67171849097):
+Documented defaults (p-e-w/heretic: evaluator.py, code index id 394771035; config.py's
+``good_evaluation_prompts`` default, code index id 53731021468, commit 0290bb5):
 the KL divergence is ``F.kl_div(logprobs, base_logprobs, reduction="batchmean", log_target=True)``,
 i.e. KL(P_original ‖ P_abliterated) in nats, over the full vocabulary of the first generated token's
 distribution ("first-token probability distributions"), averaged over the evaluation prompts, which
