@@ -18,6 +18,7 @@ from kldcard.lint.claims import find_claims
 from kldcard.lint.markdown import scan
 from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_int, parse_number
 from kldcard.lint.read.terms import FULL_VOCABULARY, KL_TERMS, POSITION_WORDS, REFERENCE_AFTER, REFERENCE_NOUNS, VERSUS_WORDS
+from kldcard.lint.read.tools import BY_NAME as GRAMMARS_BY_NAME
 from kldcard.lint.reader import read_card
 from kldcard.lint.tool_defaults import recognise
 
@@ -332,17 +333,15 @@ def test_heretic_pareto_menu():
     assert claim.kind == "tool-output" and claim.tool == "heretic"
     values = [n.value for n in claim.numbers]
     assert len(values) == 16 and values[0] == 0.1055 and values[-1] == 0.0011  # not the refusal counts
-    d = claim.disclosures  # Heretic's documented defaults (kldcard/lint/read/tools/heretic.py cites them)
-    assert {n: d[n].status for n in (3, 6, 7, 8, 9)} == dict.fromkeys((3, 6, 7, 8, 9), "inferred")
-    assert d[7].value["direction"] == "forward" and d[6].value == {"scheme": "first-token", "count": 100}
-    assert d[3].value["source"] == "mlabonne/harmless_alpaca" and d[9].value["statistic"] == "mean"
-    assert d[7].evidence[0].tool == "heretic"
+    d = claim.disclosures  # Heretic's defaults live in its source and config (heretic.py cites them): named, not inferred
+    assert {n: d[n].status for n in (3, 6, 7, 8)} == dict.fromkeys((3, 6, 7, 8), "missing")
+    assert GRAMMARS_BY_NAME["heretic"].defaults and not GRAMMARS_BY_NAME["heretic"].infer
 
 
 def test_heretic_model_card_table():
     (claim,) = sample("heretic_card_performance.md")
     assert claim.kind == "table" and claim.tool == "heretic" and [n.value for n in claim.numbers] == [0.0535]
-    assert claim.disclosures[7].status == "inferred" and claim.disclosures[8].value == {"scheme": "full"}
+    assert claim.disclosures[7].status == "missing" and claim.disclosures[8].status == "missing"
 
 
 def test_a_heretic_trial_line_from_its_print_format():
@@ -354,7 +353,7 @@ def test_a_heretic_trial_line_from_its_print_format():
 
 def test_heretic_named_without_its_output_is_named_but_the_word_alone_infers_nothing():
     (named,) = claims("Abliterated with `pip install heretic-llm`.\n\n| Model | KL divergence |\n|---|---|\n| ours | 0.16 |\n")
-    assert named.tool == "heretic" and named.disclosures[6].status == "inferred"
+    assert named.tool == "heretic" and named.disclosures[6].status == "missing"
     (word,) = claims("A heretic take on quantization.\n\n| Model | KLD |\n|---|---|\n| Q4_K_M | 0.0123 |\n")
     assert word.tool is None and word.disclosures[6].status == "missing"
 
@@ -365,8 +364,7 @@ def test_maxtext_logit_checker():
     assert [(n.value, n.statistic) for n in claim.numbers] == [(0.000409, "mean"), (0.003497, "max")]
     d = claim.disclosures
     assert d[7].status == "stated" and d[7].value["direction"] == "forward"  # "D_KL(P_golden || Q_model)" on the line
-    assert d[8].status == "inferred" and d[8].value == {"scheme": "full"} and d[6].value == {"scheme": "all"}
-    assert d[3].status == "missing"  # the golden prompts vary by model: not inferred
+    assert d[8].status == d[6].status == d[3].status == "missing"  # the checker's defaults: in its source only
 
 
 def test_mlx_quant_fidelity_report():
@@ -401,9 +399,8 @@ def test_llama_kl_py_run():
     assert running.tool == summary.tool == "llama_kl.py" and running.kind == summary.kind == "tool-output"
     assert len(running.numbers) == 13 and running.numbers[-1].value == 0.4387  # not the top1 agreement
     assert [(n.value, n.statistic) for n in summary.numbers] == [(0.438655, "mean"), (1.052, "p90"), (1.654, "p95"), (3.744, "p99")]
-    d = summary.disclosures  # the script's own defaults (kldcard/lint/read/tools/llama_kl.py cites them)
-    assert d[7].status == "inferred" and d[7].value["direction"] == "reverse"
-    assert d[5].value == {"n_ctx": 512, "stride": 511} and d[8].value == {"scheme": "full"}
+    d = summary.disclosures  # the script's own defaults (llama_kl.py cites them) are in its source only
+    assert d[7].status == d[5].status == d[8].status == "missing"
 
 
 def test_printed_output_outranks_a_mention_of_llama_perplexity():

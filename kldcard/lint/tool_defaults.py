@@ -68,7 +68,8 @@ def _grammar(text: Text, kind: str) -> Tool | None:
 def defaults(tool: Tool) -> dict[int, str]:
     """Disclosure number -> the value the tool's default implies, in words."""
     if tool.name in BY_NAME:
-        return dict(BY_NAME[tool.name].defaults)
+        g = BY_NAME[tool.name]
+        return dict(g.defaults) if g.infer else {}
     if tool.name.endswith("llama-perplexity"):
         n = tool.n_ctx or 512
         floor = 24 if tool.name.startswith("ik_llama") else 16
@@ -98,7 +99,8 @@ def defaults(tool: Tool) -> dict[int, str]:
 def default_values(tool: Tool) -> dict[int, dict[str, object]]:
     """Disclosure number -> the normalised value (reading.VALUE_KEYS) the tool's default implies."""
     if tool.name in BY_NAME:
-        return {n: dict(v) for n, v in BY_NAME[tool.name].values.items()}
+        g = BY_NAME[tool.name]
+        return {n: dict(v) for n, v in g.values.items()} if g.infer else {}
     if tool.name.endswith("llama-perplexity"):
         n = tool.n_ctx or 512
         return {

@@ -28,3 +28,10 @@ class Grammar:
     # each module cites the source line that documents it. Empty: named only, nothing inferred.
     defaults: dict[int, str] = field(default_factory=dict)
     values: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # whether the reading infers those defaults (status ``inferred``) or only names the tool and keeps them
+    # as documentation. Inferred only where the tool's user documentation states them, so a reviewer can
+    # look them up: the corpus's labelling conventions (tests/data/real_cards/CONVENTIONS.md, R-rules in
+    # labels.yaml) give "I" for llama-perplexity and exllamav3 model_diff alone. Defaults found in a tool's
+    # source only (Heretic, the MaxText checker, llama_kl.py) can be changed per run by a config option or
+    # a fork, and a card that does not say it kept them has not disclosed them.
+    infer: bool = False
