@@ -182,11 +182,12 @@ def test_a_prose_number_without_a_unit_says_so(tmp_path, capsys):
 # 7. lint --explain is honoured or refused, never silently dropped -------------------------------------
 
 @pytest.mark.parametrize("argv", [("-o", "sarif"), ("-o", "github"), ("-o", "gitlab"), ("-o", "junit"),
-                                  ("--statistics",), ("--diff",)])
-def test_lint_explain_where_it_cannot_go_is_one_line_exit_2(capsys, argv):
+                                  ("--statistics",), ("--diff",), ("--write-baseline", "{tmp}/b.json")])
+def test_lint_explain_where_it_cannot_go_is_one_line_exit_2(tmp_path, capsys, argv):
+    argv = [a.format(tmp=tmp_path) for a in argv]
     rc, out, err = run_cli(capsys, "lint", "--explain", *argv, EXAMPLES / "KLD301-prose-reference-missing.md")
     _one_line_exit_2(rc, out, err)
-    assert "--explain" in err
+    assert "--explain" in err and not (tmp_path / "b.json").exists()
 
 
 def test_lint_explain_with_json_carries_the_reading(capsys):
@@ -213,6 +214,12 @@ def test_hostile_inputs_are_one_line_exit_2(tmp_path, capsys, kind):
     assert "nothing to lint" not in err
 
 
+def test_stdin_dash_is_one_line(capsys):
+    rc, out, err = run_cli(capsys, "comparable", "-", COMPLIANT)
+    _one_line_exit_2(rc, out, err)
+    assert "not standard input" in err
+
+
 def test_bom_and_crlf_read_as_the_same_card(tmp_path, capsys):
     text = COMPLIANT.read_bytes()
     bom, crlf = tmp_path / "bom.md", tmp_path / "crlf.md"
@@ -227,3 +234,18 @@ def test_a_results_json_with_a_bom_is_read(tmp_path, capsys):
     results.write_bytes(b"\xef\xbb\xbf" + (V1 / "candidate-q8_0.json").read_bytes())
     rc, out, err = run_cli(capsys, "comparable", results, V1 / "candidate-q4_k_m.json")
     assert rc == 0 and err == "" and "q8_0 0.00407853 nats" in out
+
+
+def _table(path, rows: int):
+    lines = ["# x", "", "Mean KLD vs BF16 on wikitext-2 test.", "", "| quant | ctx | mean KLD |", "|---|---|---|"]
+    path.write_text("\n".join(lines + [f"| Q{i} | {512 + i} | 0.0{i % 9 + 1} |" for i in range(rows)]) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_a_table_whose_every_row_reads_differently_is_capped_not_a_stall(tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "comparable", _table(tmp_path / "big.md", 2000))  # about 85 s before the cap
+    _one_line_exit_2(rc, out, err)
+    assert "2000 columns" in err and "at most 100" in err
+    rc, out, _ = run_cli(capsys, "comparable", _table(tmp_path / "ok.md", 40))
+    assert rc == 1 and "different context (512 vs 513 vs 514 vs 515 vs 516 vs ... vs 551 (40 values))" in out

@@ -114,8 +114,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--explain", action="store_true",
         help="before the findings, print the reading of each KLD claim of a free-form card: per disclosure its status "
         "(stated/incomplete/inferred/missing), the value read and the evidence (line:col and quoted text, or front-matter key); "
-        "text and full formats (json and json-lines carry it as 'reading'; other formats, --statistics and --diff "
-        "refuse it, exit 2)",
+        "text and full formats (json and json-lines carry it as 'reading'; other formats, --statistics, --diff and "
+        "--write-baseline refuse it, exit 2)",
     )
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes (YAML 1.1 exponents, model-index from the block, section markers), then report what is left")
@@ -215,8 +215,9 @@ def run(args: argparse.Namespace) -> int:
     if fmt not in OUTPUT_FORMATS:
         raise UsageError(f"{OUTPUT_FORMAT_ENV}={fmt!r}: not an output format; use one of {', '.join(OUTPUT_FORMATS)}")
     if args.explain:  # never silently dropped: the reading goes where the format can carry it, or nowhere
-        if args.statistics or args.diff:
-            other = "--statistics prints counts only" if args.statistics else "--diff prints only the diff"
+        if args.statistics or args.diff or args.write_baseline:
+            other = ("--statistics prints counts only" if args.statistics else "--diff prints only the diff"
+                     if args.diff else "--write-baseline prints no report")
             raise UsageError(f"--explain prints the reading and {other}; pass one of them")
         if fmt not in EXPLAIN_FORMATS:
             raise UsageError(f"--explain: the {fmt} format cannot carry the reading; use -o text or full (the "

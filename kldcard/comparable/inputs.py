@@ -48,6 +48,8 @@ def parse_arg(text: str) -> Spec:
     """``CARD``, ``CARD#LINE`` or ``CARD::NAME`` (a file whose name has ``#`` or ``::`` is taken whole)."""
     if not text:
         raise InputError("an empty argument; give a card, hf://OWNER/NAME, CARD#LINE, CARD::NAME or a results JSON")
+    if text == "-" and not os.path.exists(text):
+        raise InputError("-: comparable reads files, not standard input; save the card to a file and pass its path")
     if hub.is_hub_spec(text) or not os.path.exists(text):
         if "::" in text:
             path, _, name = text.rpartition("::")

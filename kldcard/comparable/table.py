@@ -15,7 +15,14 @@ from typing import Any
 
 from kldcard.comparable.numbers import Column, Number, Source, Unreadable
 from kldcard.comparable.ranking import Advice, advise
+from kldcard.errors import InputError
 from kldcard.lint.quantity_verdict import Verdict, compare_readings, readings_key
+
+
+# Columns are numbers that read differently; a real card has a handful. Beyond this many the table is
+# unreadable and the pairwise row verdicts grow with the square of the count (a 2,000-row table whose
+# every row names its own context is a stall, not a comparison).
+MAX_COLUMNS = 100
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,9 @@ def compare_sources(sources: Sequence[Source], names: Sequence[str]) -> Comparis
     whose value cannot be a mean KL divergence (negative, not finite, absurdly large) is named in
     ``values`` and is not ranked."""
     columns = columns_of(sources, names)
+    if len(columns) > MAX_COLUMNS:
+        raise InputError(f"the inputs give {len(columns)} columns (numbers that read differently); comparable puts "
+                         f"at most {MAX_COLUMNS} side by side: narrow an input with CARD#LINE or CARD::NAME")
     verdict = compare_readings([c.name for c in columns], [c.readings for c in columns], one_card=one_card(sources))
     values = tuple(f"{c.name} {n.label}: {why}" for c in columns for n in c.numbers if (why := n.implausible()))
     unread = tuple((name, u) for src, name in zip(sources, names) for u in src.unreadable)
