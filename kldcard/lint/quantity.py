@@ -252,6 +252,8 @@ def rules_markdown() -> str:
         "left is unusable input: one line, exit 2. A disclosure the block leaves out altogether (a KLD1xx",
         "\"is missing\" error) is read for what it is, not stated, and so is a scaffold's `TODO` placeholder",
         "(KLD013). A card without a block is read from its prose; a kldcard results JSON from its manifests.",
+        "At most 100 columns (numbers that read differently) are put side by side; more is one line, exit 2",
+        "(narrow an input with `CARD#LINE`, any line of a claim or candidate, or `CARD::NAME`).",
         "",
         "**Values.** A KL divergence is >= 0. A negative or non-finite value, or one above 100 nats (a",
         "quantization's mean KLD is well under 1 nat; more is a unit, scale or transcription error), is named",
