@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
 from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
+from kldcard.lint.read.tools import LINES as TOOL_LINES
 from kldcard.lint.scan import search, spans_with
 from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CONTEXT are read from here by prose and evidence)
     AFTER_GAP,
@@ -69,7 +70,8 @@ class Claim:
     text: str  # the header row, first statistic line, or the sentence
     labelled: bool  # every number says which statistic it is (mean, median, p99, ...)
     numbers: list[KldNumber] = field(default_factory=list)
-    # pasted output: "llama-perplexity", "llama-perplexity-chunks", "model_diff" or "result-lines"
+    # pasted output: "llama-perplexity", "llama-perplexity-chunks", "model_diff", "result-lines" or the
+    # name of another tool whose grammar read the line (kldcard.lint.read.tools)
     tool: str | None = None
 
 
@@ -102,29 +104,38 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     )
     diffs = diffs | doc.lines_with(MODEL_DIFF_PER_TOKEN)
     chunk_heads = doc.lines_with(LLAMA_CHUNK_HEADER)
-    visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads))
+    printed: dict[int, tuple[str, re.Match[str]]] = {}  # the other tools' printed lines (read.tools)
+    for name, pattern in TOOL_LINES:
+        for i in doc.lines_with(pattern):
+            if i not in printed and (m := pattern.match(doc.lines[i])):
+                printed[i] = (name, m)
+    visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads, printed))
     old_block = False  # inside the first-format block, right under its header
-    previous = -2
+    previous = header = -2
     for i in visit:
         # the current per-chunk rows come each under its own header, a blank line apart: one block
-        chunking = current is not None and current.tool == "llama-perplexity-chunks"
-        if i != previous + 1 and not (chunking and all(not doc.lines[j].strip() for j in range(previous + 1, i))):
+        chunking = current is not None and (current.tool == "llama-perplexity-chunks" or current.tool in _GRAMMAR_TOOLS)
+        # (blank lines, and an elision "..." where a paste cut rows, do not end a run of rows)
+        if i != previous + 1 and not (chunking and all(doc.lines[j].strip() in ("", "...", "…") for j in range(previous + 1, i))):
             current, old_block = None, False
         previous = i
         line = doc.lines[i]
         if i in chunk_heads and LLAMA_CHUNK_HEADER.match(line):
             lines.add(i)
+            header = i
             continue
         old_block = old_block and i in old and bool(OLD_STAT.match(line))
         llama = stat.get(i) or (old_block and OLD_STAT.match(line))
         diff = (MODEL_DIFF_STAT.match(line) or MODEL_DIFF_PER_TOKEN.match(line)) if i in diffs else None
         chunk = LLAMA_CHUNK.match(line) if i in chunks else None
-        result = doc.code[i] and not (llama or diff or chunk) and i in results and CODE_RESULT.match(line)
+        tool_line = printed.get(i) if not (llama or diff or chunk) else None
+        result = doc.code[i] and not (llama or diff or chunk or tool_line) and i in results and CODE_RESULT.match(line)
         if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
             if current is None or current.tool != "llama-perplexity-chunks":
-                current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool="llama-perplexity-chunks")
+                at = header if header == i - 1 else i  # the rows' header, right above them, is where they start
+                current = Claim("tool-output", doc.starts[at], doc.lines[at].strip(), labelled=False, tool="llama-perplexity-chunks")
                 claims.append(current)
             current.numbers.extend(_numbers(chunk.group("kld"), doc.starts[i] + chunk.start("kld")))
             lines.add(i)
@@ -136,6 +147,13 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             colon = line.index(":", diff.end() - len(diff.group(0).split(":")[-1]) - 1) if diff else line.index(":")
             current.numbers.extend(_numbers(line[colon + 1 :], doc.starts[i] + colon + 1))
             lines.add(i)
+        elif tool_line:  # a line another tool prints, its number in the grammar's "kld" group
+            name, m = tool_line
+            if current is None or current.tool != name:
+                current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool=name)
+                claims.append(current)
+            current.numbers.extend(_numbers(m.group("kld"), doc.starts[i] + m.start("kld")))
+            lines.add(i)
         elif result:
             if current is None or current.tool != "result-lines":
                 current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool="result-lines")
@@ -146,9 +164,12 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             lines.add(i)
             current = None
             old_block = True
-        else:  # any other line (blank, header, Δp block) ends the block
+        elif not (chunking and line.strip() in ("...", "…")):  # any other line (blank, header, Δp block) ends the block
             current = None
     return claims, lines
+
+
+_GRAMMAR_TOOLS = frozenset(name for name, _ in TOOL_LINES)
 
 
 def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
