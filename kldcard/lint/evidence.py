@@ -34,6 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
+from kldcard.lint.read import runtime
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -155,6 +156,20 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
     return sorted(_all(doc, [D4_NONE]) + _all(doc, [D4_WORD], veto), key=lambda m: m.start())
 
 
+def _d2_all(doc: Doc) -> list[re.Match[str]]:
+    # an engine with its version, or hardware; and (kldcard.lint.read.runtime) the engine named without a
+    # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
+    # runs, not where it was measured.
+    def veto(s: str, m: re.Match[str]) -> bool:
+        hardware = m.re is D2[2] or m.re is runtime.PATTERNS[-1]
+        # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
+        quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
+        near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
+        return quantizer or (hardware and bool(DEPLOYMENT.search(s))) or runtime.veto(s, m, *near)
+
+    return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())
+
+
 def _d7_all(doc: Doc) -> list[re.Match[str]]:
     out = _all(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
@@ -170,7 +185,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     return {
         1: _all(doc, D1),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
-        2: _all(doc, D2, lambda s, m: bool(QUANTIZER.search(s)) or (m.re is D2[2] and bool(DEPLOYMENT.search(s)))),
+        2: _d2_all(doc),
         3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(s, m) or (m.re is D5_K_CONTEXT and bool(SERVING.search(s)))),
