@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import runtime
+from kldcard.lint.read import calibration, runtime
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -153,7 +153,13 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence)
 
-    return sorted(_all(doc, [D4_NONE]) + _all(doc, [D4_WORD], veto), key=lambda m: m.start())
+    def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
+        if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence):
+            return True
+        return calibration.veto(sentence, m, doc.text[max(0, m.start() - 200) : m.start()], doc.text)
+
+    found = _all(doc, [D4_NONE]) + _all(doc, [D4_WORD], veto) + _all(doc, calibration.PATTERNS, veto_more)
+    return sorted(found, key=lambda m: m.start())
 
 
 def _d2_all(doc: Doc) -> list[re.Match[str]]:
