@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.read import claim_numbers
 from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
 from kldcard.lint.scan import search, spans_with
 from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CONTEXT are read from here by prose and evidence)
@@ -177,10 +178,31 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if not rows:
             continue
         window = line[max(0, term.start() - 8) : term.end() + 8]
-        numbers = [n for r in rows for n in _numbers(lines[r], doc.starts[r])]
+        numbers = _flat_numbers(doc, line, rows)
         claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
         consumed.update([i, *rows])
     return claims
+
+
+def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
+    """The numbers under the KLD words of a flattened table's header (claim_numbers.flat_column); every
+    number of the rows when a row's KLD value cannot be told."""
+    terms = [(m.start(), m.end()) for m in KLD_TERM.finditer(header)]
+    if claim_numbers.prose_like(header):
+        terms = []
+    out: list[KldNumber] = []
+    for r in rows:
+        spans = {claim_numbers.flat_column(header, term, doc.lines[r]) for term in terms}
+        if None in spans or not spans:
+            return [n for r in rows for n in _numbers(doc.lines[r], doc.starts[r])]
+        out += [n for s, e in sorted(spans) for n in _numbers(doc.lines[r][s:e], doc.starts[r] + s)]  # type: ignore[misc]
+    return out
+
+
+def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
+    """The KLD numbers of a table cell under a KLD header (not a percent or size beside the value)."""
+    cell = _cell_text(text)
+    return [n for n in _numbers(cell, off) if claim_numbers.is_kld(cell, n.offset - off, len(n.text), cell=True)]
 
 
 def _table(doc: Doc, t: Table) -> list[Claim]:
@@ -189,7 +211,7 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
     claims: list[Claim] = []
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
-        numbers = [n for off, text in cells for n in _numbers(_cell_text(text), off)]
+        numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
         if numbers and all(THRESHOLD_CELL.search(text) for _, text in cells if NUMBER.search(text)):
             return claims
         if numbers:
@@ -208,7 +230,7 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
         if k is None:
             continue
-        numbers = [n for off, text in cells[k + 1 :] for n in _numbers(_cell_text(text), off)]
+        numbers = [n for off, text in cells[k + 1 :] for n in _kld_cell_numbers(text, off)]
         if not numbers:
             continue
         labelled = bool(STAT_LABEL.search(cells[k][1]))
@@ -236,7 +258,8 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
             if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):
                 continue
             near = _Terms(terms)
-            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)]
+            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)
+                       and claim_numbers.is_kld(text, n.offset - off, len(n.text))]
             if numbers:
                 labelled = all(_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
@@ -302,6 +325,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
             n
             for n in _numbers(sentence, start)
             if doc.line_index(n.offset) not in tool_lines and _attached(sentence, n.offset - start, len(n.text), near)
+            and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))
         ]
         if not numbers:
             continue
