@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import calibration, runtime
+from kldcard.lint.read import calibration, reference, runtime
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -162,6 +162,15 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
     return sorted(found, key=lambda m: m.start())
 
 
+def _d1_all(doc: Doc) -> list[re.Match[str]]:
+    # the reference named by a comparison, a label or a KL's argument; and (kldcard.lint.read.reference) by
+    # its role or an assignment ("the original BF16 output distribution", "base = the f16-KV logits")
+    def veto(s: str, m: re.Match[str]) -> bool:
+        return bool(HYPOTHETICAL.search(s)) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
+
+    return sorted(_all(doc, D1) + _all(doc, reference.PATTERNS, veto), key=lambda m: m.start())
+
+
 def _d2_all(doc: Doc) -> list[re.Match[str]]:
     # an engine with its version, or hardware; and (kldcard.lint.read.runtime) the engine named without a
     # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
@@ -189,7 +198,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     candidates the reader (:mod:`kldcard.lint.reader`) picks from for each claim."""
     calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
     return {
-        1: _all(doc, D1),
+        1: _d1_all(doc),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _d2_all(doc),
         3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
