@@ -185,18 +185,12 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
 
 
 def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
-    """The numbers under the KLD words of a flattened table's header (claim_numbers.flat_column); every
-    number of the rows when a row's KLD value cannot be told."""
-    terms = [(m.start(), m.end()) for m in KLD_TERM.finditer(header)]
-    if claim_numbers.prose_like(header):
-        terms = []
-    out: list[KldNumber] = []
-    for r in rows:
-        spans = {claim_numbers.flat_column(header, term, doc.lines[r]) for term in terms}
-        if None in spans or not spans:
-            return [n for r in rows for n in _numbers(doc.lines[r], doc.starts[r])]
-        out += [n for s, e in sorted(spans) for n in _numbers(doc.lines[r][s:e], doc.starts[r] + s)]  # type: ignore[misc]
-    return out
+    """The numbers under the KLD words of a flattened table's header (every number of the rows when a row's
+    KLD value cannot be told: claim_numbers.flat_spans)."""
+    spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
+    if any(s is None for s in spans):
+        return [n for r in rows for n in _numbers(doc.lines[r], doc.starts[r])]
+    return [n for r, ss in zip(rows, spans) for s, e in ss or () for n in _numbers(doc.lines[r][s:e], doc.starts[r] + s)]
 
 
 def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.claims_patterns import KLD_TERM
+
 I = re.IGNORECASE
 
 UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
@@ -79,3 +81,14 @@ def flat_column(header: str, term: tuple[int, int], row: str) -> tuple[int, int]
         return None
     v = values[len(values) - 1 - right]
     return v.start(), v.end()
+
+
+def flat_spans(header: str, row: str) -> list[tuple[int, int]] | None:
+    """The spans of ``row``'s values under every KLD word of a flattened ``header``, left to right; None when
+    the header is a wrapped sentence or a value cannot be told."""
+    if prose_like(header):
+        return None
+    spans = {flat_column(header, (m.start(), m.end()), row) for m in KLD_TERM.finditer(header)}
+    if not spans or None in spans:
+        return None
+    return sorted(s for s in spans if s is not None)
