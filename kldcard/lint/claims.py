@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.read import claim_numbers
 from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
 from kldcard.lint.read.tools import LINES as TOOL_LINES
 from kldcard.lint.scan import search, spans_with
@@ -198,10 +199,25 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if not rows:
             continue
         window = line[max(0, term.start() - 8) : term.end() + 8]
-        numbers = [n for r in rows for n in _numbers(lines[r], doc.starts[r])]
+        numbers = _flat_numbers(doc, line, rows)
         claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
         consumed.update([i, *rows])
     return claims
+
+
+def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
+    """The numbers under the KLD words of a flattened table's header (every number of the rows when a row's
+    KLD value cannot be told: claim_numbers.flat_spans)."""
+    spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
+    if any(s is None for s in spans):
+        return [n for r in rows for n in _numbers(doc.lines[r], doc.starts[r])]
+    return [n for r, ss in zip(rows, spans) for s, e in ss or () for n in _numbers(doc.lines[r][s:e], doc.starts[r] + s)]
+
+
+def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
+    """The KLD numbers of a table cell under a KLD header (not a percent or size beside the value)."""
+    cell = _cell_text(text)
+    return [n for n in _numbers(cell, off) if claim_numbers.is_kld(cell, n.offset - off, len(n.text), cell=True)]
 
 
 def _table(doc: Doc, t: Table) -> list[Claim]:
@@ -210,7 +226,7 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
     claims: list[Claim] = []
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
-        numbers = [n for off, text in cells for n in _numbers(_cell_text(text), off)]
+        numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
         if numbers and all(THRESHOLD_CELL.search(text) for _, text in cells if NUMBER.search(text)):
             return claims
         if numbers:
@@ -229,7 +245,7 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
         if k is None:
             continue
-        numbers = [n for off, text in cells[k + 1 :] for n in _numbers(_cell_text(text), off)]
+        numbers = [n for off, text in cells[k + 1 :] for n in _kld_cell_numbers(text, off)]
         if not numbers:
             continue
         labelled = bool(STAT_LABEL.search(cells[k][1]))
@@ -257,7 +273,8 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
             if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):
                 continue
             near = _Terms(terms)
-            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)]
+            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)
+                       and claim_numbers.is_kld(text, n.offset - off, len(n.text))]
             if numbers:
                 labelled = all(_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
@@ -323,6 +340,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
             n
             for n in _numbers(sentence, start)
             if doc.line_index(n.offset) not in tool_lines and _attached(sentence, n.offset - start, len(n.text), near)
+            and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))
         ]
         if not numbers:
             continue
