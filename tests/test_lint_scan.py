@@ -21,7 +21,7 @@ from kldcard.lint import scan
 from kldcard.lint.markdown import scan as scan_markdown
 
 MODULES = ["evidence", "evidence_patterns", "claims", "claims_patterns", "tool_defaults", "prose", "markdown", "interval_prose",
-           "read.tools.llama_perplexity", "read.tools.exllamav3", "read.tools.named"]
+           "read.tools.llama_perplexity", "read.tools.exllamav3", "read.tools.named", "read.direction", "read.vocabulary", "read.aggregation"]
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:

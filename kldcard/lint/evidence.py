@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import calibration, reference, runtime
+from kldcard.lint.read import aggregation, calibration, direction, reference, runtime, vocabulary
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -187,6 +187,8 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
 
 def _d7_all(doc: Doc) -> list[re.Match[str]]:
     out = _all(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
+    # and (kldcard.lint.read.direction) a formula under another name or joined by an arrow, roles, code, words
+    out += _all(doc, direction.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or not direction.is_formula(m))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
     out += [a for a in arrows if (a.group(2), a.group(1)) in pairs][:MAX_PER_PATTERN]
@@ -206,8 +208,9 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         5: _all(doc, D5, lambda s, m: calib_only(s, m) or (m.re is D5_K_CONTEXT and bool(SERVING.search(s)))),
         6: _all(doc, D6, calib_only),
         7: _d7_all(doc),
-        8: _all(doc, D8),
-        9: _all(doc, D9, lambda s, _m: bool(TRAINING_CONTEXT.search(s))),
+        8: sorted(_all(doc, D8 + vocabulary.PATTERNS, lambda s, m: vocabulary.veto(s, m, doc.text)), key=lambda m: m.start()),
+        9: sorted(_all(doc, D9 + aggregation.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or aggregation.veto(s, m, doc.text)),
+                  key=lambda m: m.start()),
     }
 
 

@@ -26,7 +26,7 @@ from kldcard.card.document import Card
 from kldcard.lint.claims import Claim, KldNumber, find_claims
 from kldcard.lint.evidence import collect
 from kldcard.lint.markdown import HEADING, Doc, scan
-from kldcard.lint.read import front_matter, values
+from kldcard.lint.read import aggregation, front_matter, values
 from kldcard.lint.read.complete import is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
 from kldcard.lint.scan import search
@@ -186,6 +186,8 @@ class _Reader:
         owners = self.candidates(c)
         numbers = tuple(self.number(x, columns.get(x.offset) or self.line_label(c, x) or label, unit, owners.get(x.offset))
                         for x in c.numbers)
+        if readings[9].status == "missing":  # the statistic the numbers carry (read.aggregation)
+            readings[9] = aggregation.from_numbers(numbers, line, col, clean(c.text)) or readings[9]
         tool = _CLAIM_TOOLS.get(c.tool or "") or self.named
         return ClaimReading(c.kind, line, col, clean(c.text, 200), numbers, readings, tool)
 
@@ -214,7 +216,8 @@ class _Reader:
             table = self.row_tables.get(r)
             if table is None or table.header == self.doc.line_index(c.offset) or not table.cells[r]:
                 return None
-            return values.statistic(table.cells[r][0][1][: QUOTE_LIMIT * 4])
+            cells = table.cells[r]
+            return values.statistic(cells[0][1][: QUOTE_LIMIT * 4]) or aggregation.row_note(cells, values.statistic)
         if c.kind != "tool-output":
             return None
         i = self.doc.line_index(x.offset)

@@ -60,7 +60,8 @@ VALUE_KEYS: dict[int, tuple[str, ...]] = {
     # direction: "forward" (KL(P_ref ‖ P_cand)) | "reverse" | "js" | "symmetric" | "both" (both printed
     # side by side) | "as-written" (a formula whose sides the reader cannot tell); unit: "nats" | "bits"
     7: ("direction", "unit"),
-    # scheme: "full" | "top-k" | "floor"; k; floor (nats)
+    # scheme: "full" | "top-k" | "floor" | "sampled-token" (a per-token log-ratio: only the sampled token's
+    # probability, read.vocabulary); k; floor (nats)
     8: ("scheme", "k", "floor"),
     # statistic: "mean" | "median" | "max" | "min" | "p99" | "p99.9" | ... (the claim's numbers; several
     # joined by "+"; "labelled" when the claim's label names one the reader does not know);

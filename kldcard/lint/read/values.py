@@ -12,7 +12,9 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read import direction as more_direction
 from kldcard.lint.read import runtime as more_runtime
+from kldcard.lint.read import vocabulary as more_vocabulary
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
@@ -283,6 +285,10 @@ def direction(span: str, around: str) -> dict[str, Any]:
             out["direction"] = "both"
         else:  # a direction statement the words above do not classify: given as the card writes it
             out["direction"] = "as-written"
+    if out["direction"] in ("as-written", "both"):  # the other notations, roles, code and languages (read.direction)
+        more = more_direction.classify(span)
+        if more is not None and more != "as-written":
+            out["direction"] = more
     u = UNITS.search(around)
     if u is not None:
         out["unit"] = "bits" if u.group(1).lower().startswith("bit") else "nats"
@@ -290,6 +296,9 @@ def direction(span: str, around: str) -> dict[str, Any]:
 
 
 def vocabulary(span: str, around: str) -> dict[str, Any]:
+    more = more_vocabulary.value(span)  # the statements read.vocabulary finds
+    if more is not None:
+        return more
     low = span.lower()
     if "floor" in low or "-nat" in low:
         m = re.search(r"(\d{2})-nat", span)

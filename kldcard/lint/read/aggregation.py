@@ -1,0 +1,79 @@
+"""D9, the aggregation: which statistic a claim's numbers are, beyond evidence_patterns.D9's words.
+
+- statistic words for a KL mean written apart from the KL term: "KL is the mean per-token log-ratio",
+  "averaged across windows", "Ø KLD", the median's words in the card languages ("中央値", "mediana");
+- an interval named by its letters next to numbers ("CI +4.5 to +6.6", "(CI [0.011, 0.013])");
+- the statistic the claim's own numbers carry (a column header "Mean KLD", a tool's "Median KLD:" line, a
+  transposed row labelled "Mean" under a "KLD" section row, a note cell "bits/token moyen"):
+  :func:`from_numbers` makes it the claim's D9 reading when no statement was found. An uncertainty read
+  from a bare "±" is not one (R6: a "±" next to an unlabelled KLD says no statistic).
+
+A statistic word that belongs to another metric is vetoed (:func:`veto`): in a table row that names KL in
+another cell ("| avg per task | median | ... | KLD |": the median is the duration's), in a sentence about
+speed ("0.79 +/- 0.02 tok/s (SEM)"), or a test said not to have been run ("no bootstrap"). Samples in
+tests/test_lint_read_d789.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kldcard.lint.read.terms import STATISTIC_WORDS
+from kldcard.lint.reading import DisclosureReading, Evidence, NumberReading
+
+I = re.IGNORECASE
+
+PATTERNS = [
+    re.compile(
+        r"\bmean\s+per[- ](?:token|position|sequence|window|row|sample)\b|\b(?:mean|average|avg)\s*\(\s*[\w.\[\]]{0,30}?(?:log|kl)|\b(?:averaged|mean)\s+across\b|"
+        r"Ø\s*(?:KLD|KL\b)|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])",
+        I,
+    ),
+    re.compile(r"(?<![\w-])CI\s*[:=]?\s*[\[(]?\s*[+\-−]?\d"),  # an interval by its letters ("CI +4.5 to +6.6")
+]
+
+KL_WORD = re.compile(r"KL|divergen|散度", I)
+SPEED = re.compile(r"\btok(?:ens)?/s\b|\bt/s\b|\bpass@\d|\blatency\b|\bthroughput\b", I)
+NOT_RUN = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|\bsin\b|\bsans\b|\bohne\b|\bnão\b|\bни\b|未)[^.\n]{0,80}$", I)
+
+
+def veto(sentence: str, m: re.Match[str], text: str) -> bool:
+    """Whether a D9 match states no statistic of a KLD claim (another metric's, or a test not run)."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start : end if end >= 0 else len(text)]
+    cells = line.strip().strip("|").split("|")
+    if line.lstrip().startswith("|") and KL_WORD.search(line) and not KL_WORD.search(cells[0]):
+        # a header row with a KL column: the statistic must stand in that cell ("| Mean KLD |"), not in another
+        # column's (a row labelled KL holds KL values in every cell)
+        at = m.start() - start
+        left, right = line.rfind("|", 0, at), line.find("|", at)
+        cell = line[left + 1 : right if right >= 0 else len(line)]
+        if not KL_WORD.search(cell):
+            return True
+    if SPEED.search(sentence) and not KL_WORD.search(sentence):
+        return True
+    return bool(NOT_RUN.search(text[max(0, m.start() - 80, start) : m.start()])) and not KL_WORD.search(sentence)
+
+
+SAMPLE_STATS = frozenset({"se", "ci_low", "ci_high"})  # what a "±" or "[a, b]" makes a number: not its statistic
+
+
+def from_numbers(numbers: Iterable[NumberReading], line: int, column: int, quote: str) -> DisclosureReading | None:
+    """The claim's D9 reading from the statistics its numbers carry (header, line or row labels), or None."""
+    stats = sorted({n.statistic for n in numbers if n.statistic and n.statistic not in SAMPLE_STATS and n.statistic != "labelled"})
+    if not stats:
+        return None
+    return DisclosureReading(9, "stated", {"statistic": "+".join(stats)}, (Evidence(quote, line, column),))
+
+
+def row_note(cells: list[tuple[int, str]], statistic: object) -> str | None:
+    """The statistic a transposed KLD row names in any of its cells other than the label ("bits/token moyen")."""
+    for _, text in cells[1:]:
+        if any(ch.isdigit() for ch in text):  # a value cell ("0.0752 (+5.5 %, CI ...)"): its "%" is no percentile
+            continue
+        s = statistic(text[:320])  # type: ignore[operator]
+        if s is not None:
+            return str(s)
+    return None

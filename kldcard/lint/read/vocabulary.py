@@ -1,0 +1,75 @@
+"""D8, the vocabulary a KLD was summed over: the ways cards say it beyond evidence_patterns.D8's "full
+vocabulary", "top-40 logprobs" and "16-nat floor".
+
+- a top-k comparison by what it compares: "the top-4096 comparison", "top-40 logits", "over the top 100
+  tokens", "top-k (k = 64)", "truncated to the top 20", a scoring option ("--score-topk 100", "--kl-topk=32");
+  "上位100トークン", "前100个token";
+- the vocabulary size stated for the comparison: "vocab size 151,936", a logits tensor's shape
+  ("logits ... [2047, 154880]": positions by vocabulary);
+- a per-token log-ratio estimator, which reads only the sampled token's probability: "each token's
+  logprob", "log p_ref(t*) - log p_q(t*)" (read.direction.LOGRATIO), "the log-ratio of the trajectory token".
+
+A top-k that is another metric ("top-10 tokens matching", "top-5 overlap", "top-1 agreement") is not a
+vocabulary statement (:func:`veto`). :func:`value` gives the scheme ("top-k" with k, "full", or
+"sampled-token"); samples in tests/test_lint_read_d789.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.read.direction import LOGRATIO
+
+I = re.IGNORECASE
+
+COUNT = r"\d{1,3}(?:,\d{3})+|\d{4,6}"
+TOP_K = re.compile(
+    r"\btop[- _]?(?P<k>\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
+    r"KLD|KL\b|tokens?)|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
+    r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)",
+    I,
+)
+# an option of a scoring tool that keeps the top k ("--score-topk 100"); a sampler's "--top-k 40" is not one
+OPTION = re.compile(r"--(?=[\w-]*(?:score|kl|logit|logprob))(?=[\w-]*top-?k)[\w-]{4,40}[= ]\s*(?P<k>\d{1,6})\b", I)
+VOCAB_SIZE = re.compile(
+    r"\bvocab(?:ulary)?(?:[ _-]size)?\s*(?:of|=|:|is)?\s*(?P<v>" + COUNT + r")\b(?!\s*(?:tokens?\s+(?:of|from)|positions))", I
+)
+# a logits tensor's shape, positions by vocabulary ("[2047, 154880]", "(1, 512, 151936)"); read only near "logits"
+SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[\])]")
+SAMPLED = re.compile(
+    r"\b(?:each|every|the)\s+(?:sampled\s+|generated\s+|observed\s+|target\s+)?token'?s\s+log-?prob\w*|"
+    r"\blog-?ratio\s+of\s+the\s+(?:\w+\s+)?token\b",
+    I,
+)
+
+PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, SAMPLED, LOGRATIO]
+
+# a top-k that names another metric: agreement, overlap, hits
+OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
+LOGITS_NEAR = 200  # characters around a tensor shape in which "logits" must stand
+
+
+def veto(sentence: str, m: re.Match[str], text: str) -> bool:
+    """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
+    if m.re is SHAPE:
+        return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
+    if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE:
+        return False
+    if "top" in m.group(0).lower() or m.re is OPTION:
+        near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
+        return bool(OTHER_METRIC.search(near)) and m.re is not OPTION
+    return False
+
+
+def value(span: str) -> dict[str, object] | None:
+    """The scheme a span found by :data:`PATTERNS` states; None when none of them reads it."""
+    for p in (TOP_K, OPTION):
+        m = p.search(span)
+        if m is not None:
+            k = next((g for g in m.groups() if g), None)
+            return {"scheme": "top-k", "k": int(k)} if k else {"scheme": "top-k"}
+    if SAMPLED.search(span) or LOGRATIO.search(span):
+        return {"scheme": "sampled-token"}
+    if VOCAB_SIZE.search(span) or SHAPE.search(span):
+        return {"scheme": "full"}
+    return None

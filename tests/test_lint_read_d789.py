@@ -1,0 +1,134 @@
+"""D7-D9 recognisers (kldcard.lint.read.direction, .vocabulary, .aggregation): the direction, vocabulary and
+statistic as cards write them, read from short texts in the project's own words."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.reader import read_card
+
+CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
+
+
+def reading(text: str, n: int, claim: str = CLAIM):
+    return read_card(parse_card((claim + text).encode(), "README.md"))[0].disclosures[n]
+
+
+# ---- D7 direction -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        ("Scored as KLD(BF16-teacher ‖ quant) over the panel.\n", "forward"),
+        ("We report KL-div(p_ref ‖ p_q) per token.\n", "forward"),
+        ("The divergence is D_KL[p_q || p_ref] here.\n", "reverse"),
+        ("The number is KL(base→quant), summed over the vocabulary.\n", "forward"),
+        ("Divergence runs from the reference to the quantized model.\n", "forward"),
+        ("Distilled teacher → student, KL per position.\n", "forward"),
+        ("Code: `F.kl_div(log_q, log_p, log_target=True)`.\n", "forward"),
+        ("Code: `torch.nn.functional.kl_div(log_p_ref, log_q)`.\n", "reverse"),
+        ("KL is the mean of log p_official(t) - log p_arm(t) along the text.\n", "forward"),
+        ("It is mean(target_logprob − baseline_logprob) over the tokens.\n", "reverse"),
+        ("我们报告正向KL。\n", "forward"),
+        ("逆KLで評価した。\n", "reverse"),
+        ("Se usa la divergencia KL directa.\n", "forward"),
+        ("On mesure la KL inverse.\n", "reverse"),
+        ("Gemessen wird die Vorwärts-KL.\n", "forward"),
+        ("Reported as reverse KLD throughout.\n", "reverse"),
+    ],
+)
+def test_direction_notations_are_read(text, direction):
+    d = reading(text, 7)
+    assert d.status == "stated" and d.value["direction"] == direction, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Quant | KLD (O6, test 3) |\n|---|---|\n| a | 0.1 |\n",  # a label in parentheses, not a formula
+        "The table gives the KL divergence (BF16 → AWQ) per file.\n",  # one arrow after a name: ambiguous
+        "Training used a KL(policy ‖ reference) penalty.\n",  # a training objective
+    ],
+)
+def test_direction_lookalikes_are_not_read(text):
+    assert reading(text, 7).status == "missing"
+
+
+# ---- D8 vocabulary ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The top-4096 comparison keeps most of the mass.\n", {"scheme": "top-k", "k": 4096}),
+        ("Divergence over the top 100 tokens of the reference.\n", {"scheme": "top-k", "k": 100}),
+        ("Scored with `--score-topk 64 --context 8192`.\n", {"scheme": "top-k", "k": 64}),
+        ("Both sides are truncated to the top 20 before the sum.\n", {"scheme": "top-k", "k": 20}),
+        ("The tensor holds logits, shape `[2047, 154880]`.\n", {"scheme": "full"}),
+        ("Vocab size 151,936 on both sides.\n", {"scheme": "full"}),
+        ("Each token's logprob is recorded by forced decoding.\n", {"scheme": "sampled-token"}),
+        ("上位100トークンで計算した。\n", {"scheme": "top-k", "k": 100}),
+    ],
+)
+def test_vocabulary_statements_are_read(text, value):
+    d = reading(text, 8)
+    assert d.status == "stated" and d.value == value, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Greedy output matched, with all top-10 tokens matching too.\n",  # an agreement metric
+        "Top-5 overlap was 4.1 of 5.\n",
+        "Sampling used `--top-k 40` for the chat demo.\n",  # a sampler's option
+        "The image is `[1024, 76800]` pixels wide.\n",  # a shape, not the logits'
+    ],
+)
+def test_vocabulary_lookalikes_are_not_read(text):
+    assert reading(text, 8).status == "missing"
+
+
+# ---- D9 aggregation ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "KL is the mean per-token log-ratio along each reply.\n",
+        "Gen KLD is mean(target_logprob - baseline_logprob) over the generated text.\n",
+        "The 中央値 is given for each quant.\n",
+    ],
+)
+def test_statistic_words_apart_from_the_term_are_read(text):
+    d = reading(text, 9)
+    assert d.status != "missing" and d.evidence, d
+
+
+def test_an_interval_by_its_letters_is_the_uncertainty():
+    claim = "| Check | off | on |\n|---|---|---|\n| KLD vs FP8 | 0.0713 | 0.0752 (+5.5 %, CI +4.5 to +6.6) |\n"
+    d = read_card(parse_card(claim.encode(), "README.md"))[0].disclosures[9]
+    assert d.status != "missing", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Quant | pass@1 | median | KLD |\n|---|---|---|---|\n| a | 0.5 | 12 s | 0.0100 |\n",  # the duration's median
+        "Speed: 0.79 +/- 0.02 tok/s (SEM).\n",  # a speed's standard error
+        "No significance test was run (bootstrap).\n",  # a test not run
+    ],
+)
+def test_other_metrics_statistics_are_not_read(text):
+    rs = read_card(parse_card((CLAIM + text).encode(), "README.md"))
+    assert all(r.disclosures[9].status == "missing" for r in rs), rs
+
+
+def test_statistic_of_the_numbers_is_the_claims_aggregation():
+    # a transposed table: the "KLD" section row, then a row labelled by its statistic
+    card = "| Measurement | A | B |\n|---|---|---|\n| Mean KLD | 0.691 | 0.933 |\n"
+    assert read_card(parse_card(card.encode(), "README.md"))[0].disclosures[9].value["statistic"] == "mean"
+    note = "| metric | value | note |\n|---|---|---|\n| **KLD vs F16** | 0,0023 | bits/token moyen |\n"
+    d = read_card(parse_card(note.encode(), "README.md"))[0].disclosures[9]
+    assert d.status == "stated" and d.value["statistic"] == "mean", d
+
+
+def test_a_bare_plus_minus_is_no_statistic():
+    # R6: "±" next to an unlabelled KLD column says nothing about the statistic
+    card = "| Quant | KLD |\n|---|---|\n| Q4_K_M | 0.0231 ± 0.0004 |\n"
+    assert read_card(parse_card(card.encode(), "README.md"))[0].disclosures[9].status == "missing"
