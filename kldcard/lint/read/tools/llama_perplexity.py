@@ -38,9 +38,9 @@ STRONG = re.compile(
     I,
 )
 # its label set; two distinct ones identify pasted or tabulated output
-LABELS = re.compile(r"PPL\(base\)|Same top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(ln\(PPL\(Q\)\)", I)
+LABELS = re.compile(r"PPL\(base\)|Same[- ]top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(ln\(PPL\(Q\)\)", I)
 # labels only it prints: one alone names the tool (real cards tabulate one or two of its columns)
-UNIQUE = re.compile(r"PPL\(Q\)\s*/\s*PPL\(base\)|Same top[- ]p\b|RMS Δp|Final estimate: PPL", I)
+UNIQUE = re.compile(r"PPL\(Q\)\s*/\s*PPL\(base\)|Same[- ]top[- ]p\b|RMS Δp|Final estimate: PPL", I)
 IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
 CTX_OPTION = re.compile(r"(?:^|\s)(?:-c|--ctx-size)\s+(\d{2,6})\b")
 # its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
