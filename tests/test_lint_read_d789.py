@@ -132,3 +132,13 @@ def test_a_bare_plus_minus_is_no_statistic():
     # R6: "±" next to an unlabelled KLD column says nothing about the statistic
     card = "| Quant | KLD |\n|---|---|\n| Q4_K_M | 0.0231 ± 0.0004 |\n"
     assert read_card(parse_card(card.encode(), "README.md"))[0].disclosures[9].status == "missing"
+
+
+def test_direction_from_a_model_index_metric_name():
+    card = (
+        "---\nmodel-index:\n- name: m\n  results:\n  - task: {type: text-generation}\n    dataset: {type: org/set, name: set}\n"
+        "    metrics:\n    - {type: kl_divergence, name: \"mean KL(p_ref ‖ p_q), all rows\", value: 0.017}\n---\n"
+        "The mean KL divergence is 0.017.\n"
+    )
+    d = read_card(parse_card(card.encode(), "README.md"))[0].disclosures[7]
+    assert d.status == "stated" and d.value["direction"] == "forward" and d.evidence[0].key.endswith("/name"), d

@@ -120,3 +120,12 @@ def is_formula(m: re.Match[str]) -> bool:
         return False
     roles = [bool(REF_SIDE.match(s)) for s in (a, b)], [bool(CAND_SIDE.match(s)) for s in (a, b)]
     return (roles[0][0] and roles[1][1]) or (roles[0][1] and roles[1][0])  # one side each: KL(p_ref, p_q)
+
+
+def in_words(text: str) -> str | None:
+    """The direction a short text states (a front-matter metric name: "mean KL(target ‖ model)"), or None."""
+    for p in PATTERNS:
+        m = p.search(text)
+        if m is not None and is_formula(m):
+            return classify(m.group(0)) or "as-written"
+    return None

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kldcard.lint.read import direction
+
 # base_model_relation values under which base_model is the checkpoint the card's model was made from
 # without training (the KLD reference a reader assumes); "finetune", "adapter", "merge" are not.
 REFERENCE_RELATIONS = {None, "quantized"}
@@ -111,6 +113,9 @@ def _protocol(at: str, result: dict[str, Any], k: int, metric: dict[str, Any]) -
         if isinstance(e, str) and "full_vocab" in e.lower():
             values.setdefault(8, {"scheme": "full"})
             keys.setdefault(8, f"{where}/estimator")
+    name = metric.get("name")  # "mean KL(target ‖ model)": the metric's name may give the direction (read.direction)
+    if isinstance(name, str) and 7 not in values and (d := direction.in_words(name[:200])) is not None:
+        values[7], keys[7] = {"direction": d}, f"{at}/metrics/{k}/name"
     for n, value in values.items():
         out[n] = MetaEvidence(n, keys[n], ", ".join(f"{x}: {y}" for x, y in value.items()), value)
     return out
