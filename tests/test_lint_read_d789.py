@@ -142,3 +142,41 @@ def test_direction_from_a_model_index_metric_name():
     )
     d = read_card(parse_card(card.encode(), "README.md"))[0].disclosures[7]
     assert d.status == "stated" and d.value["direction"] == "forward" and d.evidence[0].key.endswith("/name"), d
+
+
+# ---- claim kinds (kldcard.lint.read.claim_terms, numbers) ----------------------------------------------
+def claim_lines(text: str) -> list[int]:
+    from kldcard.lint.markdown import scan
+    from kldcard.lint.claims import find_claims
+
+    doc = scan(text, 1)
+    return sorted({doc.position(c.offset)[0] for c in find_claims(doc)})
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("Setup.\n\nThe checker prints `max_kl_div` as 2.4e-05 on short prompts.\n", [3]),
+        ("| Engine | mean_kld nats |\n|---|---|\n| a | 0.021 |\n", [1]),
+        ("| ctx | KLD_95 |\n|---|---|\n| 512 | 0.1287 |\n", [1]),
+        ("The KLD runs show it.\n\nThe new mix has 22% lower KLD than the old one.\n", [3]),
+        ("KLD tables follow.\n\nIt lands at 1.66× lower divergence than the FP8 release.\n", [3]),
+        ("Resumen del KLD.\n\nLa línea nueva da un 69 % menos KLD.\n", [3]),
+        ("Engine notes.\n\nSGLang gives 0.021 nats of mean KL drift on this model.\n", [3]),
+        ("Two CPU dumps are apart by a mean KLD of about 4e-5 nat.\n", [1]),
+    ],
+)
+def test_claim_kinds_are_found(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The checker asserts equal logits (`--max_kl_div=0.03`).\n",  # a threshold given to a tool
+        "| Mean KLD | Reads as |\n|---|---|\n| 1e-3 to 5e-3 | very near |\n| > 1e-1 | far |\n",  # a scale of bands
+        "Training used lr 1e-5 and a KL penalty.\n",
+    ],
+)
+def test_claim_kind_lookalikes_are_not_claims(text):
+    assert claim_lines(text) == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
+from kldcard.lint.read import claim_terms
 from kldcard.lint.read.numbers import KLD_VALUE
 from kldcard.lint.read.terms import KL_TERMS, STATISTIC_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
@@ -23,7 +24,8 @@ I = re.IGNORECASE | re.ASCII
 # "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
 KLD_TERM = re.compile(
     r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS),  # and the other languages' own (kldcard.lint.read.terms)
+    r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS)  # and the other languages' own (kldcard.lint.read.terms)
+    + "|" + claim_terms.IDENTIFIERS,  # and metric names in snake case ("KLD_95", "mean_kld": read.claim_terms)
     I,
 )
 # Decimal numbers that could be a divergence, as people write them (kldcard.lint.read.numbers: a decimal
@@ -39,7 +41,7 @@ STAT_LABEL = re.compile(
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
 # Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
-AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
+AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*(?:of\s+(?:the\s+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
 # Other metrics: a number right after one of these belongs to it, not to KLD.
 OTHER_METRIC = re.compile(
     r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d+|top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same top|"
@@ -81,7 +83,8 @@ RELATIVE = re.compile(
     r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
     r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)|"
     r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
-    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)",  # "adds +19% KLD vs the baseline"
+    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)|"  # "adds +19% KLD vs the baseline"
+    + claim_terms.RELATIVE_MORE,  # "22% lower KLD", "1.66× lower divergence", "69 % menos KLD" (read.claim_terms)
     I,
 )
 
@@ -91,5 +94,5 @@ RELATIVE = re.compile(
 BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=)\s*[~≈]?\s*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
-THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+\s*(?:-|–|to)\s*-?[\d.]+\s*$", I)
+THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+(?:e-?\d+)?\s*(?:-|–|to)\s*-?[\d.]+(?:e-?\d+)?\s*$", I)
 HEADING_OR_ITEM = re.compile(HEADING.pattern + "|" + LIST_ITEM.pattern)
