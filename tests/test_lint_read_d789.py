@@ -180,3 +180,11 @@ def test_claim_kinds_are_found(text, lines):
 )
 def test_claim_kind_lookalikes_are_not_claims(text):
     assert claim_lines(text) == []
+
+
+def test_a_kld_section_row_then_statistic_rows_is_one_claim():
+    # R1: a value-less "KLD" row, then rows labelled by their statistic; the claim is the first of them
+    card = "Measurement | A | B |\n---|---|---|\nSize (GB) | 26.3 | 24.6 |\nKLD | | |\nMean | 0.691 | 0.933 |\n99.9% | 9.91 | 10.8 |\nNotes | x | y |\n"
+    assert claim_lines(card) == [5]
+    d = read_card(parse_card(card.encode(), "README.md"))[0]
+    assert [n.statistic for n in d.numbers] == ["mean", "mean", "p99.9", "p99.9"] and d.disclosures[9].status == "stated"

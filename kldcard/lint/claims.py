@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
-from kldcard.lint.read import claim_numbers
+from kldcard.lint.read import claim_numbers, section_rows
 from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
 from kldcard.lint.read.tools import LINES as TOOL_LINES
 from kldcard.lint.scan import search, spans_with
@@ -246,6 +246,12 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         if k is None:
             continue
         numbers = [n for off, text in cells[k + 1 :] for n in _kld_cell_numbers(text, off)]
+        if not numbers and k == 0 and (stats := section_rows.statistic_rows(t, r)):  # R1: "KLD", then "Mean | ..."
+            numbers = [n for row in stats for off, text in t.cells[row][1:] for n in _kld_cell_numbers(text, off)]
+            if numbers:
+                claims.append(Claim("table", t.cells[stats[0]][0][0], doc.lines[stats[0]].strip(), True, numbers))
+                previous = stats[-1]
+            continue
         if not numbers:
             continue
         labelled = bool(STAT_LABEL.search(cells[k][1]))
