@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
-from kldcard.lint.read import claim_numbers, section_rows
+from kldcard.lint.read import claim_numbers, claim_terms, section_rows
 from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
 from kldcard.lint.read.tools import LINES as TOOL_LINES
 from kldcard.lint.scan import search, spans_with
@@ -196,7 +196,7 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         while j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j] and len(NUMBER.findall(lines[j])) >= 2:
             rows.append(j)
             j += 1
-        if not rows:
+        if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
             continue
         window = line[max(0, term.start() - 8) : term.end() + 8]
         numbers = _flat_numbers(doc, line, rows)

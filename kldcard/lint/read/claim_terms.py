@@ -9,9 +9,15 @@ tests/test_lint_read_d789.py):
 - (claims_patterns.AFTER_GAP) a number given in nats before the term: "0.021 nats of mean KL drift".
 
 A bare "divergence" is a KL term only in a relative measurement here: alone it names too many other things.
+
+And one kind of text that only looks like a flattened table (R2): a sentence wrapped after its KL term, its
+numbers on the next line ("... interval of the KL delta is" / "[+0.2957, +0.4025] nats/token, far from
+zero."): :func:`wrapped_sentence` tells it apart, and the sentence is read as prose.
 """
 
 from __future__ import annotations
+
+import re
 
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
 # (not a command-line option: "--max_kl_div=0.03" is a threshold the tool is given)
@@ -28,3 +34,14 @@ RELATIVE_MORE = (
     r"(?<![\w.])~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\s+(?:de\s+)?(?:mean\s+|median\s+)?"
     r"(?:KLD|KL\b|KL[- ]div\w*|divergence\b)"
 )
+
+# a table header ends with a column's name, a wrapped sentence often with a word that needs what follows
+FUNCTION_WORD_END = re.compile(
+    r"\b(?:is|are|was|were|be|by|of|the|to|and|or|at|from|a|an|with|than|for|in|on|as|into|that|which|its|their)[\s*_`]*$", re.I
+)
+SENTENCE_END = re.compile(r"[.:;!?。：；][\s*_`)\]]*$")
+
+
+def wrapped_sentence(header: str, first_row: str) -> bool:
+    """Whether a "header" line naming KL and the numbered line under it are one sentence wrapped in two."""
+    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()))
