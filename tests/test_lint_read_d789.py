@@ -164,6 +164,8 @@ def claim_lines(text: str) -> list[int]:
         ("Resumen del KLD.\n\nLa línea nueva da un 69 % menos KLD.\n", [3]),
         ("Engine notes.\n\nSGLang gives 0.021 nats of mean KL drift on this model.\n", [3]),
         ("Two CPU dumps are apart by a mean KLD of about 4e-5 nat.\n", [1]),
+        # a table whose separator row has "+" at its joints (psql, org-mode)
+        ("| Quant | PPL | KLD |\n|------+-----+-----|\n| q8_0 | 6.23 | 0.000743 ± 0.000003 |\n", [1]),
         # a sentence wrapped after its KL term is prose, not a flattened table: the claim is the number's line
         ("The paired bootstrap interval of the KL delta is\n**[+0.2957, +0.4025] nats/token**, far from zero.\n", [2]),
     ],

@@ -16,7 +16,8 @@ from kldcard.card.regions import fenced
 from kldcard.lint.scan import Text, spans_with
 
 # Each run of spaces is matched by one quantifier only (no "\s*\|?\s*"): a line of spaces is linear.
-TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:\|\s*+:?-{2,}:?\s*+)*(?:\|\s*+)?$")
+# (a "+" at the joints too, as psql and org-mode print it: "|------+------|")
+TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:[|+]\s*+:?-{2,}:?\s*+)*(?:\|\s*+)?$")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0",
