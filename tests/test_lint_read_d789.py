@@ -192,3 +192,11 @@ def test_a_kld_section_row_then_statistic_rows_is_one_claim():
     assert claim_lines(card) == [5]
     d = read_card(parse_card(card.encode(), "README.md"))[0]
     assert [n.statistic for n in d.numbers] == ["mean", "mean", "p99.9", "p99.9"] and d.disclosures[9].status == "stated"
+
+
+def test_a_table_whose_label_column_names_kld_is_read_transposed():
+    # R1: the header row names KLD first (its claim line); the rows are statistics, the columns candidates
+    card = "| Model-12B, KLD vs BF16 | Q8 | Q4 |\n|---|---|---|\n| Mean KLD | 0.184 | 0.915 |\n| Median KLD | 0.020 | 0.312 |\n"
+    assert claim_lines(card) == [1]
+    r = read_card(parse_card(card.encode(), "README.md"))[0]
+    assert [(n.candidate, n.statistic) for n in r.numbers] == [("Q8", "mean"), ("Q4", "mean"), ("Q8", "median"), ("Q4", "median")]

@@ -232,7 +232,9 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         if numbers:
             labelled = all(_header_labelled(header[k][1]) for k in cols) or _caption_labels(doc, t.header)
             claims.append(Claim("table", header[cols[0]][0], doc.lines[t.header].strip(), labelled, numbers))
-        return claims
+        if numbers or cols != [0]:
+            return claims
+        # only the label column names KL ("| Gemma-12B, KLD vs BF16 | Q8 | Q6 |"): a transposed table (R1), below
     # Transposed tables: the KLD statistic is a row ("| Mean KLD | 0.021 | 0.004 |"), its label in the
     # first cell or, in a table with a category column, the second ("| **基礎性能** | KL Divergence |").
     # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
@@ -261,6 +263,8 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         else:
             claims.append(Claim("table", cells[k][0], doc.lines[r].strip(), labelled, numbers))
         previous = r
+    if claims and cols:  # R1: the header row names KLD first, so it is the claim's line
+        claims[0].offset, claims[0].text = header[0][0], doc.lines[t.header].strip()
     if not claims:
         claims.extend(_cell_sentences(doc, t))
     return claims

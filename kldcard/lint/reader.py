@@ -23,9 +23,9 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from kldcard.card.document import Card
-from kldcard.lint.claims import Claim, KldNumber, find_claims
+from kldcard.lint.claims import KLD_TERM, Claim, KldNumber, find_claims
 from kldcard.lint.evidence import collect
-from kldcard.lint.markdown import HEADING, Doc, scan
+from kldcard.lint.markdown import HEADING, Doc, Table, scan
 from kldcard.lint.read import aggregation, front_matter, values
 from kldcard.lint.read.complete import is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
@@ -214,7 +214,7 @@ class _Reader:
         if c.kind == "table":
             r = self.doc.line_index(x.offset)
             table = self.row_tables.get(r)
-            if table is None or table.header == self.doc.line_index(c.offset) or not table.cells[r]:
+            if table is None or self.column_claim(table, self.doc.line_index(c.offset)) or not table.cells[r]:
                 return None
             cells = table.cells[r]
             return values.statistic(cells[0][1][: QUOTE_LIMIT * 4]) or aggregation.row_note(cells, values.statistic)
@@ -224,6 +224,12 @@ class _Reader:
         before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
         label = values.KLD_VALUE.split(before)[-1]  # the words since the previous number ("p90 ")
         return values.statistic(label) or values.statistic(before)
+
+    @staticmethod
+    def column_claim(table: Table, i: int) -> bool:
+        """Whether a table claim at line ``i`` is a KLD column's (its header names KL past the label column),
+        not a transposed table's whose header names KL only in its label cell ("| Gemma-12B, KLD vs BF16 | Q8 |")."""
+        return table.header == i and any(KLD_TERM.search(text) for _, text in table.cells[i][1:])
 
     def columns(self, c: Claim) -> dict[int, str | None]:
         """For a pipe-table claim: number offset -> the statistic its column header names."""
@@ -264,7 +270,7 @@ class _Reader:
                     words = self.doc.lines[r].split()
                     labels[r] = clean(words[0], 60) if words else ""
                 label = labels[r]
-            elif table.header == i:  # a KLD column: the row's first cell
+            elif self.column_claim(table, i):  # a KLD column: the row's first cell
                 if r not in labels:
                     cells = table.cells[r]
                     labels[r] = clean(cells[0][1].strip("*_` "), 60) if cells else ""
