@@ -166,6 +166,9 @@ def claim_lines(text: str) -> list[int]:
         ("Two CPU dumps are apart by a mean KLD of about 4e-5 nat.\n", [1]),
         # a table whose separator row has "+" at its joints (psql, org-mode)
         ("| Quant | PPL | KLD |\n|------+-----+-----|\n| q8_0 | 6.23 | 0.000743 ± 0.000003 |\n", [1]),
+        # a table of prose rows: a KLD row, and a later row whose sentence gives a KLD number
+        ("| date | topic | result |\n|---|---|---|\n| 09-18 | MXFP8 KLD gap | mean KLD 0.0459 to 0.0178 |\n"
+         "| 09-20 | new reference | measured, its BF16 KLD is 0.12529 |\n", [3, 4]),
         # a sentence wrapped after its KL term is prose, not a flattened table: the claim is the number's line
         ("The paired bootstrap interval of the KL delta is\n**[+0.2957, +0.4025] nats/token**, far from zero.\n", [2]),
     ],

@@ -265,8 +265,9 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         previous = r
     if claims and cols:  # R1: the header row names KLD first, so it is the claim's line
         claims[0].offset, claims[0].text = header[0][0], doc.lines[t.header].strip()
-    if not claims:
-        claims.extend(_cell_sentences(doc, t))
+    # rows with KL numbers in a cell's words, beside the KLD rows or alone ("| date | ... KLDは0.12529 |")
+    used = {doc.line_index(n.offset) for c in claims for n in c.numbers}
+    claims.extend(c for c in _cell_sentences(doc, t) if doc.line_index(c.offset) not in used)
     return claims
 
 
