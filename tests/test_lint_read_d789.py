@@ -169,6 +169,9 @@ def claim_lines(text: str) -> list[int]:
         # a table of prose rows: a KLD row, and a later row whose sentence gives a KLD number
         ("| date | topic | result |\n|---|---|---|\n| 09-18 | MXFP8 KLD gap | mean KLD 0.0459 to 0.0178 |\n"
          "| 09-20 | new reference | measured, its BF16 KLD is 0.12529 |\n", [3, 4]),
+        # a comparison or another statistic of the same measurement carries the KLD on to the next number
+        ("The larger file is worse here (KLD 0.979\nagainst 0.491) at its size.\n", [1, 2]),
+        ("Mean KL to the teacher falls from 0.019\nto 0.017 with the bigger backbone.\n", [1, 2]),
         # a sentence wrapped after its KL term is prose, not a flattened table: the claim is the number's line
         ("The paired bootstrap interval of the KL delta is\n**[+0.2957, +0.4025] nats/token**, far from zero.\n", [2]),
     ],
@@ -203,3 +206,7 @@ def test_a_table_whose_label_column_names_kld_is_read_transposed():
     assert claim_lines(card) == [1]
     r = read_card(parse_card(card.encode(), "README.md"))[0]
     assert [(n.candidate, n.statistic) for n in r.numbers] == [("Q8", "mean"), ("Q4", "mean"), ("Q8", "median"), ("Q4", "median")]
+
+
+def test_a_number_after_another_metric_is_not_chained():
+    assert claim_lines("The quant has KLD 0.0123 and\nagainst that a PPL of 6.51 on the text.\n") == [1]

@@ -347,12 +347,10 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):
             continue
         near = _Terms(terms)
-        numbers = [
-            n
-            for n in _numbers(sentence, start)
-            if doc.line_index(n.offset) not in tool_lines and _attached(sentence, n.offset - start, len(n.text), near)
-            and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))
-        ]
+        candidates = [n for n in _numbers(sentence, start) if doc.line_index(n.offset) not in tool_lines
+                      and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))]
+        numbers = [n for n in candidates if _attached(sentence, n.offset - start, len(n.text), near)]
+        numbers = claim_terms.chain(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers
         if not numbers:
             continue
         labelled = all(_labelled(sentence, n.offset - start, len(n.text), near) for n in numbers)

@@ -12,12 +12,14 @@ A bare "divergence" is a KL term only in a relative measurement here: alone it n
 
 And one kind of text that only looks like a flattened table (R2): a sentence wrapped after its KL term, its
 numbers on the next line ("... interval of the KL delta is" / "[+0.2957, +0.4025] nats/token, far from
-zero."): :func:`wrapped_sentence` tells it apart, and the sentence is read as prose.
+zero."): :func:`wrapped_sentence` tells it apart, and the sentence is read as prose. A number linked to a
+KLD number before it by a comparison or another statistic is a KLD number too (:func:`chain`).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
 # (not a command-line option: "--max_kl_div=0.03" is a threshold the tool is given)
@@ -45,3 +47,31 @@ SENTENCE_END = re.compile(r"[.:;!?。：；][\s*_`)\]]*$")
 def wrapped_sentence(header: str, first_row: str) -> bool:
     """Whether a "header" line naming KL and the numbered line under it are one sentence wrapped in two."""
     return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()))
+
+
+# Between a KLD number and the next number of its sentence: a comparison or another statistic of the same
+# measurement makes that number a KLD number too ("KLD 0.979 against 0.491", "falls from 0.019 to 0.017",
+# "0.00023 nat on average (p99 0.001", "0.010513 比 `rk2v4-e8` 的 0.043619").
+LINK = re.compile(
+    r"\b(?:vs\.?|versus|against|compared\s+(?:to|with)|to|from|than|frente\s+a|contra|contre|gegenüber|"
+    r"p\d{1,2}(?:\.\d)?|median|max(?:imum)?|mean)\b|→|->|⟶|比|对|對|相比|より",
+    re.IGNORECASE,
+)
+LINK_GAP = 40  # characters between the two numbers
+
+
+def chain(sentence: str, start: int, candidates: list[Any], attached: list[Any], other: re.Pattern[str]) -> list[Any]:
+    """``attached`` (the sentence's KLD numbers) and the ``candidates`` (its other numbers, in order, each with
+    ``offset`` and ``text``) linked to a KLD number before them by :data:`LINK`, with no other metric between."""
+    kept = {n.offset for n in attached}
+    previous = None
+    for n in candidates:
+        if n.offset in kept:
+            previous = n
+            continue
+        if previous is not None and previous.offset in kept:
+            gap = sentence[previous.offset + len(previous.text) - start : n.offset - start]
+            if len(gap) <= LINK_GAP and LINK.search(gap) and not other.search(gap) and "\n\n" not in gap:
+                kept.add(n.offset)
+        previous = n
+    return [n for n in candidates if n.offset in kept]
