@@ -169,6 +169,9 @@ def claim_lines(text: str) -> list[int]:
         # a table of prose rows: a KLD row, and a later row whose sentence gives a KLD number
         ("| date | topic | result |\n|---|---|---|\n| 09-18 | MXFP8 KLD gap | mean KLD 0.0459 to 0.0178 |\n"
          "| 09-20 | new reference | measured, its BF16 KLD is 0.12529 |\n", [3, 4]),
+        # a relative measurement wrapped over two lines; a share of a KL quantity
+        ("The allocator cut KLD by 11.9% on the short window and by\n7.7% on the long panel.\n", [1, 2]),
+        ("KLD notes.\n\nThe predictor closes 61% of the KLD gap between the two mixes.\n", [3]),
         # a comparison or another statistic of the same measurement carries the KLD on to the next number
         ("The larger file is worse here (KLD 0.979\nagainst 0.491) at its size.\n", [1, 2]),
         ("Mean KL to the teacher falls from 0.019\nto 0.017 with the bigger backbone.\n", [1, 2]),

@@ -375,11 +375,12 @@ def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:
         if "%" not in sentence and "x" not in sentence.lower() and "×" not in sentence:
             continue
         for m in RELATIVE.finditer(sentence):
-            line = doc.line_index(start + m.start())
-            if line in tool_lines or line in taken or TRAINING_CONTEXT.search(sentence):
-                continue
-            taken.add(line)
-            out.append(Claim("sentence", start + m.start(), sentence.strip(), bool(STAT_LABEL.search(m.group(0)))))
+            for at in [m.start(), *claim_terms.further(sentence, m.end())]:  # "... by 11.9% ... and by 7.7%"
+                line = doc.line_index(start + at)
+                if line in tool_lines or line in taken or TRAINING_CONTEXT.search(sentence):
+                    continue
+                taken.add(line)
+                out.append(Claim("sentence", start + at, sentence.strip(), bool(STAT_LABEL.search(m.group(0)))))
     return out
 
 
