@@ -169,6 +169,8 @@ def claim_lines(text: str) -> list[int]:
         # a table of prose rows: a KLD row, and a later row whose sentence gives a KLD number
         ("| date | topic | result |\n|---|---|---|\n| 09-18 | MXFP8 KLD gap | mean KLD 0.0459 to 0.0178 |\n"
          "| 09-20 | new reference | measured, its BF16 KLD is 0.12529 |\n", [3, 4]),
+        # a measured value checked against a gate is a measurement; the gate's number is not one
+        ("The port passes: max KL divergence = 3.7e-03 against the 0.1 threshold.\n", [1]),
         # a relative measurement wrapped over two lines; a share of a KL quantity
         ("The allocator cut KLD by 11.9% on the short window and by\n7.7% on the long panel.\n", [1, 2]),
         ("KLD notes.\n\nThe predictor closes 61% of the KLD gap between the two mixes.\n", [3]),
@@ -189,6 +191,7 @@ def test_claim_kinds_are_found(text, lines):
         "The checker asserts equal logits (`--max_kl_div=0.03`).\n",  # a threshold given to a tool
         "| Mean KLD | Reads as |\n|---|---|\n| 1e-3 to 5e-3 | very near |\n| > 1e-1 | far |\n",  # a scale of bands
         "Training used lr 1e-5 and a KL penalty.\n",
+        "The port must keep KL below a 0.03 threshold on every prompt.\n",  # a gate, no measurement
     ],
 )
 def test_claim_kind_lookalikes_are_not_claims(text):

@@ -344,11 +344,13 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         if ("." not in sentence and "," not in sentence) or NUMBER.search(sentence) is None:  # no number, no claim
             continue
         terms = list(KLD_TERM.finditer(sentence))
-        if not terms or TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence):
+        # (a measured value "against a 0.03 threshold" is still a measurement: read.claim_terms.GATE)
+        if not terms or TRAINING_CONTEXT.search(claim_terms.without_gates(sentence)) or GENERIC_CONTEXT.search(sentence):
             continue
         near = _Terms(terms)
         candidates = [n for n in _numbers(sentence, start) if doc.line_index(n.offset) not in tool_lines
-                      and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))]
+                      and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))
+                      and not claim_terms.is_gate(sentence, n.offset - start, len(n.text))]
         numbers = [n for n in candidates if _attached(sentence, n.offset - start, len(n.text), near)]
         numbers = claim_terms.chain(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers
         if not numbers:

@@ -86,3 +86,22 @@ FURTHER = re.compile(r"\bby\s+~?(?P<n>\d+(?:\.\d+)?)\s*%")
 def further(sentence: str, end: int) -> list[int]:
     """Positions in ``sentence`` of the further "by N%" amounts (their numbers) after a relative measurement ending at ``end``."""
     return [m.start("n") for m in FURTHER.finditer(sentence, end)]
+
+
+# A measured value checked against a gate: "`max_kl_div` is 2.4e-05 ..., against a 0.03 threshold". The gate's
+# phrase makes the sentence no training or target statement (claims_patterns.TRAINING_CONTEXT reads the rest),
+# and its number is no measurement.
+GATE = re.compile(
+    r"\b(?:against|below|under|within|vs\.?)\s+(?:a|the|its|our)\s+[<≤]?\s*\d[\d.]*(?:e-?\d+)?\s+(?:threshold|gate|limit|cut-?off)\b", re.I
+)
+GATE_AFTER = re.compile(r"\s*(?:threshold|gate|limit|cut-?off)\b", re.I)
+
+
+def without_gates(sentence: str) -> str:
+    """``sentence`` with its "against a 0.03 threshold" phrases blanked (same length)."""
+    return GATE.sub(lambda m: " " * len(m.group(0)), sentence)
+
+
+def is_gate(sentence: str, pos: int, length: int) -> bool:
+    """Whether the number at ``pos`` names a gate ("a 0.03 threshold"), not a measured value."""
+    return GATE_AFTER.match(sentence, pos + length) is not None
