@@ -43,12 +43,13 @@ RELATIVE_MORE = (
 FUNCTION_WORD_END = re.compile(
     r"\b(?:is|are|was|were|be|by|of|the|to|and|or|at|from|a|an|with|than|for|in|on|as|into|that|which|its|their)[\s*_`]*$", re.I
 )
+SENTENCE_INSIDE = re.compile(r"[.!?](?:\*\*)?\s+\S|[，。、；]")  # a sentence ends, or a clause, inside the "header"
 SENTENCE_END = re.compile(r"[.:;!?。：；][\s*_`)\]]*$")
 
 
 def wrapped_sentence(header: str, first_row: str) -> bool:
     """Whether a "header" line naming KL and the numbered line under it are one sentence wrapped in two."""
-    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()))
+    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()) or SENTENCE_INSIDE.search(header))
 
 
 # Between a KLD number and the next number of its sentence: a comparison or another statistic of the same
