@@ -66,6 +66,7 @@ def test_direction_lookalikes_are_not_read(text):
         ("Vocab size 151,936 on both sides.\n", {"scheme": "full"}),
         ("Each token's logprob is recorded by forced decoding.\n", {"scheme": "sampled-token"}),
         ("上位100トークンで計算した。\n", {"scheme": "top-k", "k": 100}),
+        ("The sum runs over the entire vocabulary.\n", {"scheme": "full"}),
     ],
 )
 def test_vocabulary_statements_are_read(text, value):
@@ -93,6 +94,8 @@ def test_vocabulary_lookalikes_are_not_read(text):
         "KL is the mean per-token log-ratio along each reply.\n",
         "Gen KLD is mean(target_logprob - baseline_logprob) over the generated text.\n",
         "The 中央値 is given for each quant.\n",
+        "Values are given as mean ± SE over windows.\n",
+        "Se da el promedio de la KLD por token.\n",
     ],
 )
 def test_statistic_words_apart_from_the_term_are_read(text):

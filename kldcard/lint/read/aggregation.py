@@ -2,7 +2,8 @@
 
 - statistic words for a KL mean written apart from the KL term: "KL is the mean per-token log-ratio",
   "averaged across windows", "Ø KLD", the median's words in the card languages ("中央値", "mediana");
-- an interval named by its letters next to numbers ("CI +4.5 to +6.6", "(CI [0.011, 0.013])");
+- an interval named by its letters next to numbers ("CI +4.5 to +6.6", "(CI [0.011, 0.013])"), a "±" named
+  ("± SE", "± 1σ");
 - the statistic the claim's own numbers carry (a column header "Mean KLD", a tool's "Median KLD:" line, a
   transposed row labelled "Mean" under a "KLD" section row, a note cell "bits/token moyen"):
   :func:`from_numbers` makes it the claim's D9 reading when no statement was found. An uncertainty read
@@ -27,10 +28,13 @@ I = re.IGNORECASE
 PATTERNS = [
     re.compile(
         r"\bmean\s+per[- ](?:token|position|sequence|window|row|sample)\b|\b(?:mean|average|avg)\s*\(\s*[\w.\[\]]{0,30}?(?:log|kl)|\b(?:averaged|mean)\s+across\b|"
-        r"Ø\s*(?:KLD|KL\b)|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])",
+        r"Ø\s*(?:KLD|KL\b)|(?<![^\W\d_])(?:mean|average|median|" + "|".join(STATISTIC_WORDS["mean"] + STATISTIC_WORDS["median"])
+        + r")\s+(?:\w{1,4}\s+){1,2}(?:KLD|KL\b)|"  # "the mean of the KLD", "promedio de la KLD", "moyenne de la KL"
+        r"(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])",
         I,
     ),
     re.compile(r"(?<![\w-])CI\s*[:=]?\s*[\[(]?\s*[+\-−]?\d"),  # an interval by its letters ("CI +4.5 to +6.6")
+    re.compile(r"±\s*(?:1\s*)?(?:SE|s\.e\.|SEM|σ|std)(?![\w.])"),  # the "±" named: "mean ± SE", "± 1σ"
 ]
 
 KL_WORD = re.compile(r"KL|divergen|散度", I)

@@ -22,7 +22,7 @@ KL_TERMS: dict[str, tuple[str, ...]] = {
 
 # statistic -> its words in the card languages (English is the claim finder's STAT_LABEL)
 STATISTIC_WORDS: dict[str, tuple[str, ...]] = {
-    "mean": ("平均", "media", "medio", "moyenne", "moyen", "Mittelwert", "mittlere", "[Сс]реднее", "[Сс]редняя",
+    "mean": ("平均", "media", "medio", "promedio", "moyenne", "moyen", "Mittelwert", "mittlere", "[Сс]реднее", "[Сс]редняя",
              "média", "médio", "평균"),
     "median": ("中位数", "中央値", "mediana", "médiane", "медиана", "Медиана", "중앙값"),
 }

@@ -4,6 +4,7 @@ vocabulary", "top-40 logprobs" and "16-nat floor".
 - a top-k comparison by what it compares: "the top-4096 comparison", "top-40 logits", "over the top 100
   tokens", "top-k (k = 64)", "truncated to the top 20", a scoring option ("--score-topk 100", "--kl-topk=32");
   "上位100トークン", "前100个token";
+- the whole vocabulary in other words ("over the entire vocabulary", "all 151,936 tokens of the vocabulary");
 - the vocabulary size stated for the comparison: "vocab size 151,936", a logits tensor's shape
   ("logits ... [2047, 154880]": positions by vocabulary);
 - a per-token log-ratio estimator, which reads only the sampled token's probability: "each token's
@@ -36,13 +37,15 @@ VOCAB_SIZE = re.compile(
 )
 # a logits tensor's shape, positions by vocabulary ("[2047, 154880]", "(1, 512, 151936)"); read only near "logits"
 SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[\])]")
+# the whole vocabulary in other words: "over the entire vocabulary", "all 151,936 tokens of the vocabulary"
+WHOLE = re.compile(r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab", I)
 SAMPLED = re.compile(
     r"\b(?:each|every|the)\s+(?:sampled\s+|generated\s+|observed\s+|target\s+)?token'?s\s+log-?prob\w*|"
     r"\blog-?ratio\s+of\s+the\s+(?:\w+\s+)?token\b",
     I,
 )
 
-PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, SAMPLED, LOGRATIO]
+PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO]
 
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
@@ -70,6 +73,6 @@ def value(span: str) -> dict[str, object] | None:
             return {"scheme": "top-k", "k": int(k)} if k else {"scheme": "top-k"}
     if SAMPLED.search(span) or LOGRATIO.search(span):
         return {"scheme": "sampled-token"}
-    if VOCAB_SIZE.search(span) or SHAPE.search(span):
+    if VOCAB_SIZE.search(span) or SHAPE.search(span) or WHOLE.search(span):
         return {"scheme": "full"}
     return None
