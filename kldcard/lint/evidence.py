@@ -34,6 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
+from kldcard.lint.read import eval_text
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -65,7 +66,7 @@ NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:check|disc
 CALIBRATION_SOURCE = re.compile(r"(?:imatrix|calibration|calibrated)\s+(?:\w+\s+){0,3}?(?:from|on|with|using|:)\s*[`'\"(\[]*$", I)
 
 
-OTHER_MEASUREMENT = re.compile(r"\bbenchmarks?\b|\brefusals?\b", I)
+OTHER_MEASUREMENT = re.compile(r"(?<![\w/.\-])benchmarks?\b(?![/.\-]\w)|\brefusals?\b", I)  # not a path's folder
 
 
 def _calibration_only(sentence: str) -> bool:
@@ -77,11 +78,13 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
     return (
         _calibration_only(sentence)
         or bool(HYPOTHETICAL.search(sentence))
-        or (sentence.lstrip().startswith("|") and not EVAL_WORDS.search(sentence))  # a benchmark-score row
+        # a table row: the match's own cell or the row's label speaks of a text (not a benchmark's score column)
+        or (sentence.lstrip().startswith("|") and not eval_text.in_text_cell(doc.text, m))
         or bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
         # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
         or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence))
+        or eval_text.benchmark_only(sentence, m)
     )
 
 
@@ -171,7 +174,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         1: _all(doc, D1),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _all(doc, D2, lambda s, m: bool(QUANTIZER.search(s)) or (m.re is D2[2] and bool(DEPLOYMENT.search(s)))),
-        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
+        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or (m.re in eval_text.PATTERNS and eval_text.vetoed(doc.text, s, m))),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(s, m) or (m.re is D5_K_CONTEXT and bool(SERVING.search(s)))),
         6: _all(doc, D6, calib_only),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import eval_text
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     POSITION_WORDS,
@@ -153,6 +154,7 @@ D3 = [
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,
     ),
+    *eval_text.PATTERNS,  # a text by its source alone, or described (kldcard.lint.read.eval_text)
 ]
 
 # ---- D4 calibration ---------------------------------------------------------------------------

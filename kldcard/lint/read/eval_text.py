@@ -1,0 +1,149 @@
+"""D3, the evaluation text, as cards state it without a corpus name the main patterns know.
+
+:data:`kldcard.lint.evidence_patterns.D3` finds the texts by name (wikitext, wiki.test.raw, C4, ...) and
+by the usual English phrases. Cards also give the text in ways that name no known corpus:
+
+- its source only: a Hub dataset link or id (``huggingface.co/datasets/org/name``), or a command line's
+  text option (``--corpus``, ``--dataset``, ``--eval-file``);
+- a description without a source ("on the same 25-window panel", "36 sequences ... the corpus mixes
+  English, code and prose", "200 validation documents", "8 prompts × 128 tokens", "250,000 tokens taken
+  from coding and chat"): the reading is ``incomplete`` and asks for the name and source;
+- in the card's own language ("评测文本", "評価テキスト", "texto de evaluación", "Korpus").
+
+A description is evidence only in a sentence that speaks of the measurement (:data:`LOOSE` patterns:
+a KL term or a measuring word in the sentence, see :func:`vetoed`), since "prompts" or "corpus" alone
+also describe serving, training or calibration.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.read.terms import alternation
+
+I = re.IGNORECASE | re.ASCII
+
+# "the evaluation text" and "corpus"/"prompts" in the card languages (words other than the English ones)
+TEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示"),
+    "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "プロンプト"),
+    "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "프롬프트"),
+    "es": ("texto de evaluación", "textos de evaluación", "texto de prueba", "conjunto de evaluación", "conjunto de prueba",
+           "conjunto de datos de fidelidad", "conjunto de datos de evaluación"),
+    "pt": ("texto de avaliação", "conjunto de avaliação", "conjunto de teste"),
+    "fr": ("texte d'évaluation", "texte de test", "jeu d'évaluation", "jeu de test"),
+    "de": ("Testtext", "Evaluationstext", "Testdaten", "Evaluationskorpus"),
+    "ru": ("тестовый текст", "тестовом тексте", "тестовый корпус", "тестовом корпусе"),
+}
+
+# the text's source alone: a Hub dataset (link or "datasets/org/name"), or a command line's text option
+SOURCE = re.compile(
+    r"(?:huggingface\.co|hf\.co)/datasets/[\w.\-]+/[\w.\-]+|(?<![\w/])datasets/[\w.\-]+/[\w.\-]+|"
+    r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b",
+    I,
+)
+DESCRIBED = [
+    # a panel of windows ("a sealed 25-window panel", "the same public panel"); a corpus that is pinned or
+    # counted ("the 36-sequence quality corpus (sha256 ...)", "an evaluation corpus"): "a natural-text corpus"
+    # or "the same corpus" alone describes a text without saying which
+    re.compile(
+        r"\b(?:[\w-]+[- ])?panel\b|(?<![\w.,])\d[\d,.]*-\w+\s+(?:[\w-]+\s+)?corpus\b|"
+        r"\b(?:evaluation|eval|test|held-out|KLD?|fidelity|quality)\s+corpus\b|\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
+        I,
+    ),
+    # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
+    re.compile(
+        r"(?<![\w.,])\d[\d,.]*\s*[kKM]?\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts)\b|"
+        r"(?<![\w.,])\d[\d,.]*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
+        I,
+    ),
+    # what the KL was scored on: "on the short prompts", "on verifier-backed synthetic hard text" (not a
+    # genre alone: "on prose" / "on code" sorts the numbers, it does not say which text)
+    re.compile(
+        r"\b(?:on|over|across)\s+(?:(?:the|a|an|these|those|its|our|their)\s+(?:[\w.\-`'\"]+\s+){0,4}?|(?:[\w.\-`'\"]+\s+){1,4}?)"
+        r"(?:prompts?|text|texts|prose|documents|excerpts|transcripts|conversations|drafts)\b",
+        I,
+    ),
+    # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
+    re.compile(
+        r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
+        r"\bfidelity\s+(?:dataset|data|suite|set)\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b",
+        I,
+    ),
+    re.compile(alternation(TEXT_WORDS), I),
+]
+PATTERNS = [SOURCE, *DESCRIBED]
+
+# a sentence about the measurement: a KL term, or a measuring / scoring word
+MEASUREMENT = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|\bPPL\b|"
+    r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
+    I,
+)
+# a text for something else: serving, speed, training, quantizing or calibrating
+OTHER_USE = re.compile(
+    r"\b(?:calibrat\w*|imatrix|importance matrix|train(?:ed|ing)?|fine-?tun\w*|serv(?:e|es|ing)|throughput|speed|"
+    r"refusals?|harmful|jailbreak|system prompt|chat template)\b|\bt/s\b|tok(?:ens)?/s|校准|キャリブレーション|校正|訓練|训练",
+    I,
+)
+# "does not specify the evaluation corpus", "no prompts given": the text is said to be unstated
+NEGATION = re.compile(r"\b(?:not|nor|no|without|unknown|unstated|unspecified)\b[^.;]{0,40}$", I)
+# where a clause ends: punctuation, a full stop that is not a decimal point
+# or a line break that starts a new item (a wrapped line continues its clause)
+BOUNDARY = re.compile(r"[,;:()\[\]|!?。，；：（）]|\.(?!\d)|\n(?=[ \t]*(?:[-*+#>]|\d+\.\s|\n))")
+REACH = 200  # characters either side read for the clause
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause holding ``text[start:end]`` (punctuation inside the match itself is kept)."""
+    lo = max(0, start - REACH)
+    before = [b.end() for b in BOUNDARY.finditer(text, lo, start)]
+    after = BOUNDARY.search(text, end, end + REACH)
+    return text[before[-1] if before else lo : after.start() if after else min(len(text), end + REACH)]
+
+
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    """Veto for :data:`PATTERNS`: the sentence says nothing of a measurement; or the clause of the
+    match says it is the text of something else (calibration, training, serving speed, refusal counts)
+    without speaking of the measurement; or it says the text is not given."""
+    if not MEASUREMENT.search(sentence):
+        return True
+    clause = _clause(text, m.start(), m.end())
+    if OTHER_USE.search(clause) and not MEASUREMENT.search(clause):
+        return True
+    return bool(NEGATION.search(clause[: max(0, clause.find(m.group(0)))]))
+
+
+# a table cell that speaks of a text or a measurement on it ("PPL (WikiText-2, ctx=512)", "| corpus | x.txt |")
+CELL_WORDS = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|perplexity|\beval|\btext|\bcorpus|\bdata(?:set)?\b|\bprompts?\b|\bsplit\b|"
+    r"\bwindows?\b|\bchunks?\b|\bctx\b|\bcontext\b|\btokens\b|文本|语料|テキスト|コーパス|texto|texte",
+    I,
+)
+
+
+def in_text_cell(text: str, m: re.Match[str]) -> bool:
+    """For a match in a table row: its own cell or the row's label cell speaks of a text or of a
+    measurement on one. A benchmark's name heading its own score column ("| GSM8K (%) |") is not the
+    text a KLD in another column was scored on."""
+    lo = text.rfind("\n", 0, m.start()) + 1
+    hi = text.find("\n", m.end())
+    row = text[lo : len(text) if hi < 0 else hi]
+    at = m.start() - lo
+    cells = row.split("|")
+    first = next((c for c in cells if c.strip()), "")
+    k = row.rfind("|", 0, at) + 1
+    j = row.find("|", at)
+    own = row[k : len(row) if j < 0 else j]
+    return bool(CELL_WORDS.search(own.replace(m.group(0), " ", 1)) or CELL_WORDS.search(first.replace(m.group(0), " ", 1)))
+
+
+# task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare
+BENCHMARK = re.compile(r"^(?:MT-Bench|Arena-Hard|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?)$", I)
+KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|ダイバージェンス|散度", I)
+
+
+def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
+    """A task suite's name in a sentence without a KL term: its scores, not the KLD's text."""
+    return bool(BENCHMARK.match(m.group(0))) and not KL_TERM.search(sentence)

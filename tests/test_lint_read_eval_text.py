@@ -1,0 +1,81 @@
+"""D3, the evaluation text, stated without a corpus name the main patterns know
+(kldcard.lint.read.eval_text): by its source alone, described without a source (``incomplete``: the
+reading asks for the name and source), in another language; and what is not the KLD's text."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.prose import check_prose
+from kldcard.lint.reader import read_card as read_claims_of
+
+
+def card(text: str):
+    return parse_card(text.encode(), "README.md")
+
+
+def d3(text: str):
+    return read_claims_of(card(text))[0].disclosures[3]
+
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} on the same sealed 25-window panel as the other rows.\n",
+        f"{CLAIM} over 200 validation documents.\n",
+        f"{CLAIM}; 8 prompts × 128 tokens, teacher-forced.\n",
+        f"{CLAIM} on the short prompts and 0.09 on the long probing prompt.\n",
+        f"{CLAIM} over 120,000 tokens taken from chat, code and tool calls.\n",
+        f"{CLAIM} on the held-out drafts of the evaluation set.\n",
+        f"{CLAIM}, scored on the 36-sequence quality corpus.\n",
+        f"{CLAIM}.\n\n| Setting | Value |\n|---|---|\n| corpus | `slices/mixed-2048.txt` |\n",
+        "Q4_K_M 的 KLD 为 0.0231（评测文本为自建对话）。\n",
+        f"{CLAIM}（評価テキストは社内の記事）。\n",
+        f"{CLAIM} (texto de evaluación: notas propias).\n",
+    ],
+)
+def test_a_described_text_is_incomplete_and_asks_for_its_source(text):
+    d = d3(text)
+    assert d.status == "incomplete", d
+    assert any("source" in need for need in d.needs)
+    assert "KLD303" not in {f.rule_id for f in check_prose(card(text))}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}, scored on windows of https://huggingface.co/datasets/someone/fidelity-panel-v1.\n",
+        f"{CLAIM} (`kld-bench --corpus https://example.org/eval.txt --context 8192`).\n",
+    ],
+)
+def test_a_text_given_by_its_source_is_stated(text):
+    assert d3(text).status == "stated"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the text of something else: speed, calibration, a benchmark score
+        f"{CLAIM}. The file runs at 50 tok/s on long chat prompts.\n",
+        f"{CLAIM}. The imatrix was computed over 200 chat prompts.\n",
+        f"{CLAIM}. Q4_K_M also scores 41.7 on GSM8K.\n",
+        "| Quant | KLD | GSM8K (%) |\n|---|---|---|\n| Q4_K_M | 0.0231 | 41.7 |\n",
+        # a genre sorts the numbers, it is not a text; a corpus alone, or said to be unstated, is no text either
+        "Q4_K_M has a KLD of 0.0268 on prose and 0.031 on code.\n",
+        f"{CLAIM} on a natural-text corpus.\n",
+        f"{CLAIM}. The table does not specify the evaluation corpus.\n",
+        # a panel or prompts in a sentence about something other than the measurement
+        f"{CLAIM}.\n\nThe settings panel lists 12 prompts for the demo.\n",
+    ],
+)
+def test_what_is_not_the_kld_text_is_missing(text):
+    assert d3(text).status == "missing"
+
+
+def test_a_perplexity_cell_names_the_text_of_a_kld_table():
+    text = "| Quant | KLD | PPL (wikitext-2, ctx 512) |\n|---|---|---|\n| Q4_K_M | 0.0231 | 6.59 |\n"
+    assert d3(text).status == "incomplete"
