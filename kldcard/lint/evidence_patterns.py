@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import eval_text
+from kldcard.lint.read import context, eval_text
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     POSITION_WORDS,
@@ -197,6 +197,7 @@ D5 = [
         r"\bseq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*\d{3,6}\b|\brows?\s*[×x]\s*\d{3,6}\b",
         I,
     ),
+    *context.PATTERNS,  # thousands separators, short forms, the card languages (kldcard.lint.read.context)
 ]
 
 # ---- D6 positions -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read import context as context_forms
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
@@ -231,6 +232,8 @@ def context(span: str, around: str) -> dict[str, Any]:
         s = STRIDE.search(src)
         if s is not None and "stride" not in out:
             out["stride"] = _int(_first_group(s))
+    for k, v in context_forms.read(span).items():  # "64 chunks × 512", "`c512`", "上下文长度 4096"
+        out.setdefault(k, v)
     return out
 
 

@@ -1,0 +1,119 @@
+"""D5, the context length, in the ways cards write it that :data:`kldcard.lint.evidence_patterns.D5` does not.
+
+- windows × length with a thousands separator or a word between ("4 × 2,048 tokens", "10 x 2,048
+  WikiText tokens", "64 chunks × 512", "64 chunk × 512");
+- the length as a compound or a short form: "a 5,120-context population", "the first 2,048 tokens"
+  (of a text, then scored), "chunk 2048", "`c512`", "max_length=1024", "--seq-len 4096";
+- in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
+  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048".
+
+:func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
+:func:`kldcard.lint.read.values.context`. :func:`vetoed` drops what is not a scoring window: a short
+form whose number is no multiple of 64 (a chunk index, a part number), a match that runs across a
+paragraph break ("49/100" then "Context: 40k"), and a first-N-tokens that no measuring word goes with.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import alternation
+
+I = re.IGNORECASE | re.ASCII
+
+# "context length" in the card languages, written before the number
+CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("上下文长度", "上下文長度", "上下文窗口", "上下文"),
+    "ja": ("コンテキスト長さ", "コンテキスト長", "コンテキストサイズ", "コンテキスト", "文脈長"),
+    "ko": ("컨텍스트 길이", "컨텍스트", "문맥 길이"),
+    "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de"),
+    "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de"),
+    "fr": ("longueur de contexte", "longueur du contexte", "fenêtre de contexte", "contexte de"),
+    "de": ("Kontextlänge", "Kontextfenster", "Kontext von"),
+    "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
+}
+N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
+PATTERNS = [
+    # windows × length: "4 × 2,048 tokens", "10 x 2,048 WikiText tokens", "64 chunks × 512"
+    re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
+    re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?![\w,]|\.\d)", I),
+    # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
+    re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?![\w,]|\.\d)(?!\s*(?:GB|MB|px|pixels))", I),
+    # a compound or a short form: "5,120-context", "the first 2,048 tokens", "chunk 2048", "`c512`",
+    # "max_length=1024", "--seq-len 4096"
+    re.compile(r"(?<![\w.,])" + N + r"-context\b", I),
+    re.compile(r"\bfirst\s+" + N + r"\s+tokens\b", I),
+    re.compile(r"\bchunk(?:[ _=:]|\s+size\s+)?(\d{3,5})\b", I),
+    re.compile(r"(?<![\w.\-/])c(\d{3,5})\b"),
+    re.compile(r"\bmax[_-]?len(?:gth)?\s*[=:]?\s*(\d{3,6})\b|--seq[-_]len(?:gth)?[= ]\s*(\d{3,6})\b", I),
+    # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
+    re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?![\w,]|\.\d)", I),
+]
+SHORT = PATTERNS[2:3] + PATTERNS[5:7]  # "chunk 2048", "c512": a window length is a multiple of 64
+FIRST = PATTERNS[4]
+MEASUREMENT = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|KL[- ]?div|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
+    r"\bpositions?\b|\blogits?\b|\bteacher\b",
+    I,
+)
+
+
+def _numbers(m: re.Match[str]) -> list[int]:
+    return [parse_int(g) or 0 for g in m.groups() if g]
+
+
+LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
+COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s*([kK]\b)?")
+
+
+def _largest(text: str) -> int:
+    return max((int(g.replace(",", "")) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
+
+
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
+        return True
+    if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
+        return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
+    if m.re not in PATTERNS:
+        return False
+    numbers = _numbers(m)
+    length = numbers[-1] if numbers else 0
+    if m.re in SHORT and length % 64:
+        return True
+    return m.re is FIRST and not MEASUREMENT.search(sentence)
+
+
+def read(span: str) -> dict[str, Any]:
+    """``n_ctx`` (and ``chunks`` for windows × length) as one of :data:`PATTERNS` writes it in ``span``."""
+    for p in PATTERNS:
+        m = p.search(span)
+        if m is None:
+            continue
+        numbers = [n for n in _numbers(m) if n]
+        if not numbers:
+            continue
+        out: dict[str, Any] = {"n_ctx": numbers[-1]}
+        if p in PATTERNS[:3] and len(numbers) == 2:
+            out["chunks"] = numbers[0]
+        return out
+    return {}
+
+
+CJK_STOPS = "。！？"
+
+
+def cjk_sentence(text: str, sentence: str, m: re.Match[str]) -> str:
+    """The sentence of ``m`` cut at the CJK full stops (the sentence splitter ends sentences at ". "
+    only: "...、context2048。...calibration250×2048、..." is one "sentence" there, two here)."""
+    if not any(c in sentence for c in CJK_STOPS):
+        return sentence
+    s0 = text.rfind(sentence[:40], max(0, m.start() - len(sentence)), m.start() + 1)
+    if s0 < 0:
+        return sentence
+    s1 = s0 + len(sentence)
+    lo = max(text.rfind(c, s0, m.start()) for c in CJK_STOPS)
+    his = [h for h in (text.find(c, m.end(), s1) for c in CJK_STOPS) if h >= 0]
+    return text[lo + 1 if lo >= 0 else s0 : min(his) + 1 if his else s1]

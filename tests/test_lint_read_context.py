@@ -1,0 +1,62 @@
+"""D5, the context length, as cards write it beyond the main patterns (kldcard.lint.read.context):
+thousands separators, windows × length, short forms, the card languages; and what is a model's or a
+deployment's context, not the measurement's."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.reader import read_card as read_claims_of
+
+
+def card(text: str):
+    return parse_card(text.encode(), "README.md")
+
+
+def reading(text: str, n: int):
+    return read_claims_of(card(text))[0].disclosures[n]
+
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "status"),
+    [
+        (f"{CLAIM} over 4 × 2,048 tokens.\n", {"n_ctx": 2048, "chunks": 4}, "stated"),
+        (f"{CLAIM} over 10 x 2,048 WikiText tokens.\n", {"n_ctx": 2048, "chunks": 10}, "stated"),
+        (f"{CLAIM}, computed over 64 chunks × 512.\n", {"n_ctx": 512, "chunks": 64}, "stated"),
+        (f"{CLAIM} (openwebtext 8x2048).\n", {"n_ctx": 2048, "chunks": 8}, "stated"),
+        (f"{CLAIM} on the 5,120-context population.\n", {"n_ctx": 5120}, "incomplete"),
+        (f"{CLAIM}; the run takes the first 2,048 tokens of the text and scores every position.\n", {"n_ctx": 2048}, "incomplete"),
+        (f"{CLAIM} (prefill chunk 2048).\n", {"n_ctx": 2048}, "incomplete"),
+        (f"{CLAIM} (protocol `c512`, 580 chunks).\n", {"n_ctx": 512}, "stated"),
+        (f"{CLAIM} with max_length=1024.\n", {"n_ctx": 1024}, "incomplete"),
+        (f"{CLAIM} (`kld-eval --seq-len 4096`).\n", {"n_ctx": 4096}, "incomplete"),
+        ("Q4_K_M 的平均 KLD 为 0.0231，上下文长度 4096。\n", {"n_ctx": 4096}, "incomplete"),
+        (f"{CLAIM}。コンテキスト長 2048 で測定。\n", {"n_ctx": 2048}, "incomplete"),
+        (f"{CLAIM}.\n\n| Parámetro | Valor |\n|---|---|\n| Longitud de contexto | 4096 tokens |\n", {"n_ctx": 4096}, "incomplete"),
+        # a CJK full stop ends the sentence: the calibration run's "250×2048" does not veto the scoring's context
+        ("平均KLDは0.0231、context2048。imatrixはcalibration250×2048。\n", {"n_ctx": 2048}, "incomplete"),
+        (f"{CLAIM} (first KLD measurement, 32K context).\n", {"n_ctx": 32000}, "incomplete"),
+    ],
+)
+def test_context_forms_are_read_with_their_value(text, value, status):
+    d = reading(text, 5)
+    assert (d.status, {k: v for k, v in d.value.items() if k in value}) == (status, value), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}.\n\nRefusal rate: 49/100\n\nContext notes follow below.\n",  # a number of the paragraph before
+        f"{CLAIM}.\n\n- **262K context**\n- Apache-2.0\n",  # the model's window
+        f"{CLAIM}.\n\nDeployed as a daily default (Q4_K_M, 96k context).\n",
+        f"{CLAIM}.\n\n- Engine: llama.cpp b6510, context 163840\n",
+        f"{CLAIM} on 3x3090 GPUs.\n",  # a GPU count, not windows × length
+        f"{CLAIM}; see chunk 17 of the log.\n",  # a chunk's index
+    ],
+)
+def test_what_is_not_the_measurements_context_is_missing(text):
+    assert reading(text, 5).status == "missing"
