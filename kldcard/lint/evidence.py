@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import context, eval_text
+from kldcard.lint.read import context, eval_text, positions
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -178,7 +178,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
                 or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)),
-        6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)),
+        6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)),
         7: _d7_all(doc),
         8: _all(doc, D8),
         9: _all(doc, D9, lambda s, _m: bool(TRAINING_CONTEXT.search(s))),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import context, eval_text
+from kldcard.lint.read import context, eval_text, positions
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     POSITION_WORDS,
@@ -228,6 +228,7 @@ D6 = [
     ),
     re.compile(r"\b(?:two|three|four|five|six|eight|ten|twenty)\s+chunks\b", I),  # "four chunks"
     re.compile(r"\bprefill only\b|\bprompt tokens only\b|\b(?:response|prompt)[- ]only\b", I),
+    *positions.PATTERNS,  # compounds, step counts, schemes, the card languages (kldcard.lint.read.positions)
 ]
 
 # ---- D7 direction -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
 from kldcard.lint.read import context as context_forms
+from kldcard.lint.read import positions as position_forms
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
@@ -247,6 +248,8 @@ def positions(span: str, around: str) -> dict[str, Any]:
         n = parse_int(c.group(1))
         if n:
             out["count"] = n
+    for k, v in position_forms.read(span).items():  # "51,175-position", "the last token", "64 generated steps"
+        out.setdefault(k, v)
     return out  # a chunk count alone says how many windows were scored, not which positions: {}
 
 

@@ -1,0 +1,80 @@
+"""D6, the scored positions, in the ways cards write them that :data:`kldcard.lint.evidence_patterns.D6` does not.
+
+- a count: "a 51,175-position panel", "16,376 predicted tokens", "64 generated steps", "32 decode steps",
+  "125 held-out rows", "--gen-tokens 128", "229,348 个评分 token", "28 个窗口";
+- a scheme: "the last token" / "last-logit KLD", "first-token probability distributions", "full-window KL",
+  "matched prefix", "teacher-forced over the continuation", "every token"; and in the card languages
+  ("primer token", "最初のトークン", "所有位置").
+
+A scheme word is evidence only in a sentence that speaks of the measurement (:func:`vetoed`): "the
+first token's residuals" of an abliteration recipe is not where a KL was scored. :func:`read` gives the
+value (``scheme``, ``count``) for :func:`kldcard.lint.read.values.positions`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import alternation
+
+I = re.IGNORECASE | re.ASCII
+
+# scheme -> its words in the card languages (English below, in SCHEMES)
+SCHEME_WORDS: dict[str, tuple[str, ...]] = {
+    "first-token": ("primer token", "primeiro token", "premier token", "ersten Token", "первого токена", "первом токене",
+                    "第一个 ?token", "首个 ?token", "首 ?token", "最初のトークン", "先頭トークン", "첫 토큰"),
+    "last-token": ("último token", "dernier token", "letzten Token", "последнего токена", "最后一个 ?token", "最後のトークン",
+                   "末尾トークン", "마지막 토큰"),
+    "all": ("todas las posiciones", "todas as posições", "toutes les positions", "alle Positionen", "все позиции",
+            "所有位置", "全部位置", "全位置", "모든 위치"),
+}
+NUM = r"(\d{1,3}(?:,\d{3})+|\d+)"
+COUNTS = [
+    # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
+    re.compile(r"(?<![\w.,])" + NUM + r"-position\b", I),
+    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
+    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
+    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
+    re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
+    # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
+    re.compile(r"(?<![\d,])" + NUM + r"\s*[个個]?\s*(?:评分|計分|计分|評分|打分)\s*token|(?:评分|計分|计分|評分)\s*" + NUM + r"\s*[个個]?\s*token|"
+               r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),
+]
+SCHEMES = [
+    ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|logit|position)s?\b", I)),
+    ("first-token", re.compile(r"\bfirst[- ](?:token|generated token|position)s?\b", I)),
+    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b", I)),
+    ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
+    ("teacher-forced", re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
+    *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
+]
+PATTERNS = COUNTS + [p for _, p in SCHEMES]
+MEASUREMENT = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|"
+    r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测",
+    I,
+)
+
+
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    """A scheme word or a step count in a sentence that does not speak of the measurement."""
+    return m.re in PATTERNS[2:3] + [p for _, p in SCHEMES] and not MEASUREMENT.search(sentence)
+
+
+def read(span: str) -> dict[str, Any]:
+    """``scheme`` and ``count`` as :data:`PATTERNS` write them in ``span``."""
+    out: dict[str, Any] = {}
+    for name, p in SCHEMES:
+        if p.search(span):
+            out["scheme"] = name
+            break
+    for p in COUNTS:
+        m = p.search(span)
+        if m is not None:
+            n = next((parse_int(g) for g in m.groups() if g), None)
+            if n:
+                out["count"] = n
+                break
+    return out

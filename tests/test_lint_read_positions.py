@@ -1,0 +1,64 @@
+"""D6, the scored positions, as cards write them beyond the main patterns (kldcard.lint.read.positions):
+compound and step counts, schemes, the card languages; a scheme word outside a sentence about the
+measurement is not evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.prose import check_prose
+from kldcard.lint.reader import read_card as read_claims_of
+
+
+def card(text: str):
+    return parse_card(text.encode(), "README.md")
+
+
+def reading(text: str, n: int):
+    return read_claims_of(card(text))[0].disclosures[n]
+
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"{CLAIM} on a sealed 25-window / 51,175-position panel.\n", {"count": 51175}),
+        (f"{CLAIM} over 16,376 predicted tokens.\n", {"count": 16376}),
+        ("Mean KLD per quarter over the 64 generated steps: 0.0231.\n", {"count": 64}),
+        (f"{CLAIM}; 8 prompts × 128 tokens, 32 decode steps.\n", {"count": 32}),
+        (f"{CLAIM} on 125 held-out rows.\n", {"count": 125}),
+        (f"{CLAIM} (`probe --prompts all --gen-tokens 128`).\n", {"count": 128}),
+        ("Q4_K_M 的 KLD 为 0.0231（229,348 个评分 token / 28 个窗口）。\n", {"count": 229348}),
+        (f"{CLAIM} as last-logit KLD on one prompt.\n", {"scheme": "last-token"}),
+        (f"{CLAIM}, from first-token probability distributions.\n", {"scheme": "first-token"}),
+        (f"{CLAIM} on full-window KL divergence.\n", {"scheme": "all"}),
+        (f"{CLAIM}, per-step KL over the matched prefix.\n", {"scheme": "matched-prefix"}),
+        ("La KL media del primer token es 0,0224.\n", {"scheme": "first-token"}),
+    ],
+)
+def test_position_forms_are_incomplete_with_their_value(text, value):
+    d = reading(text, 6)
+    assert (d.status, {k: v for k, v in d.value.items() if k in value}) == ("incomplete", value), d
+    assert d.needs  # a count asks for the scheme, a scheme for the count
+    assert "KLD306" not in {f.rule_id for f in check_prose(card(text))}
+
+
+def test_a_scheme_and_a_count_are_stated():
+    d = reading(f"{CLAIM} on the last token of each prompt, 4,096 positions in all.\n", 6)
+    assert (d.status, d.value) == ("stated", {"scheme": "last-token", "count": 4096})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a recipe's first token, training steps: no measurement in the sentence
+        f"{CLAIM}.\n\nThe direction is the mean difference of the first-token residuals.\n",
+        f"{CLAIM}.\n\nThe adapter was trained for 500 steps.\n",
+        f"{CLAIM}.\n\nRun 200 decode steps to warm the cache.\n",
+    ],
+)
+def test_what_is_not_the_scored_positions_is_missing(text):
+    assert reading(text, 6).status == "missing"
