@@ -36,6 +36,11 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         "Q4_K_M 的 KLD 为 0.0231（评测文本为自建对话）。\n",
         f"{CLAIM}（評価テキストは社内の記事）。\n",
         f"{CLAIM} (texto de evaluación: notas propias).\n",
+        f"{CLAIM} on a mix of chat, code and math.\n",
+        f"{CLAIM}; eight prompts give 15,520 scored positions.\n",
+        f"{CLAIM}; every engine reads the same `fixtures/prompts.json` before the logits are compared.\n",
+        # a calibration file used as the evaluation text is named by what it was made for, and still read
+        f"{CLAIM}, measured on the imatrix's own text (`calibration_datav3.txt`).\n",
     ],
 )
 def test_a_described_text_is_incomplete_and_asks_for_its_source(text):
@@ -57,6 +62,21 @@ def test_a_text_given_by_its_source_is_stated(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"{CLAIM} on the HuggingFaceH4/ultrachat_200k test split.\n",
+         {"name": "HuggingFaceH4/ultrachat_200k", "source": "HuggingFaceH4/ultrachat_200k test"}),
+        (f"{CLAIM}, measured on dataset `someone/eval-set`.\n", {"name": "someone/eval-set"}),
+        (f"{CLAIM} over 512 samples of OpenWebText.\n", {"name": "OpenWebText"}),
+        (f"{CLAIM} on UltraChat.\n", {"name": "UltraChat"}),
+    ],
+)
+def test_the_value_names_the_dataset(text, value):
+    d = d3(text)
+    assert {k: v for k, v in d.value.items() if k in value} == value, d
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # the text of something else: speed, calibration, a benchmark score
@@ -68,6 +88,10 @@ def test_a_text_given_by_its_source_is_stated(text):
         "Q4_K_M has a KLD of 0.0268 on prose and 0.031 on code.\n",
         f"{CLAIM} on a natural-text corpus.\n",
         f"{CLAIM}. The table does not specify the evaluation corpus.\n",
+        f"{CLAIM}. The prompts are deliberately not wikitext.\n",
+        # a known corpus named as the calibration set, in the clause that says so
+        f"{CLAIM} (with imatrix Wikitext).\n",
+        f"{CLAIM}. We compared no iMatrix and the full ~500k tokens of Wikitext with iMatrix.\n",
         # a panel or prompts in a sentence about something other than the measurement
         f"{CLAIM}.\n\nThe settings panel lists 12 prompts for the demo.\n",
     ],

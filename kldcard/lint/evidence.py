@@ -174,7 +174,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         1: _all(doc, D1),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _all(doc, D2, lambda s, m: bool(QUANTIZER.search(s)) or (m.re is D2[2] and bool(DEPLOYMENT.search(s)))),
-        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or (m.re in eval_text.PATTERNS and eval_text.vetoed(doc.text, s, m))),
+        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m)),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
                 or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)),

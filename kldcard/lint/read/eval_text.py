@@ -18,6 +18,7 @@ also describe serving, training or calibration.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from kldcard.lint.read.terms import alternation
 
@@ -36,10 +37,22 @@ TEXT_WORDS: dict[str, tuple[str, ...]] = {
     "ru": ("тестовый текст", "тестовом тексте", "тестовый корпус", "тестовом корпусе"),
 }
 
-# the text's source alone: a Hub dataset (link or "datasets/org/name"), or a command line's text option
+# the text's source alone: a Hub dataset (link, "datasets/org/name", "dataset `org/name`", "org/name test
+# split"), or a command line's text option
+HUB_ID = r"[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*"
+SPLIT = r"(?P<split>test|validation|eval|dev)\s+split"
 SOURCE = re.compile(
-    r"(?:huggingface\.co|hf\.co)/datasets/[\w.\-]+/[\w.\-]+|(?<![\w/])datasets/[\w.\-]+/[\w.\-]+|"
+    r"(?:huggingface\.co|hf\.co)/datasets/(?P<url>" + HUB_ID + r")|(?<![\w/])datasets/(?P<path>" + HUB_ID + r")|"
+    r"\bdataset\s+[`'\"]?(?P<named>" + HUB_ID + r")|(?<![\w.\-/])(?P<id>" + HUB_ID + r")`?\s*[,(]?\s*(?:the\s+)?" + SPLIT + r"|"
     r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b",
+    I,
+)
+# corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
+NAMED = re.compile(
+    r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
+    r"OpenAssistant|Alpaca|CodeAlpaca|Dolly(?:-15k)?|The Stack|OpenOrca|SlimOrca|Magpie\w*)\b|"
+    # a JSON file of prompts or test texts ("fixtures/prompts.json"; evidence_patterns.D3 reads .txt/.jsonl/...)
+    r"(?<![\w.\-])[\w.\-]*(?:prompt|eval|test|corpus|text|sample)[\w.\-]*\.json\b",
     I,
 )
 DESCRIBED = [
@@ -47,15 +60,15 @@ DESCRIBED = [
     # counted ("the 36-sequence quality corpus (sha256 ...)", "an evaluation corpus"): "a natural-text corpus"
     # or "the same corpus" alone describes a text without saying which
     re.compile(
-        r"\b(?:[\w-]+[- ])?panel\b|(?<![\w.,])\d[\d,.]*-\w+\s+(?:[\w-]+\s+)?corpus\b|"
+        r"\b(?:[\w-]+[- ])?panel\b|(?<![\w.,])\d+(?:[,.]\d+)*-\w+\s+(?:[\w-]+\s+)?corpus\b|"
         r"\b(?:evaluation|eval|test|held-out|KLD?|fidelity|quality)\s+corpus\b|\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
         I,
     ),
     # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
     re.compile(
-        r"(?<![\w.,])\d[\d,.]*\s*[kKM]?\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
         r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts)\b|"
-        r"(?<![\w.,])\d[\d,.]*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
+        r"(?<![\w.,])\d+(?:[,.]\d+)*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
         I,
     ),
     # what the KL was scored on: "on the short prompts", "on verifier-backed synthetic hard text" (not a
@@ -65,6 +78,8 @@ DESCRIBED = [
         r"(?:prompts?|text|texts|prose|documents|excerpts|transcripts|conversations|drafts)\b",
         I,
     ),
+    # a mix described by its parts: "a mix of chat, code and math", "a mixture of English and code prose"
+    re.compile(r"\b(?:a|the|an?\s+\w+)\s+mix(?:ture)?\s+of\s+(?:[\w-]+,?\s+){1,6}?(?:and|&|\+)\s+[\w-]+", I),
     # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
     re.compile(
         r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
@@ -73,7 +88,7 @@ DESCRIBED = [
     ),
     re.compile(alternation(TEXT_WORDS), I),
 ]
-PATTERNS = [SOURCE, *DESCRIBED]
+PATTERNS = [SOURCE, NAMED, *DESCRIBED]
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
 MEASUREMENT = re.compile(
@@ -81,10 +96,12 @@ MEASUREMENT = re.compile(
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
+# a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
+SELF_EVIDENT = re.compile(r"\b(?:evaluation|eval|test|held-out|validation|fidelity|quality|KLD?)\b", I)
 # a text for something else: serving, speed, training, quantizing or calibrating
 OTHER_USE = re.compile(
     r"\b(?:calibrat\w*|imatrix|importance matrix|train(?:ed|ing)?|fine-?tun\w*|serv(?:e|es|ing)|throughput|speed|"
-    r"refusals?|harmful|jailbreak|system prompt|chat template)\b|\bt/s\b|tok(?:ens)?/s|校准|キャリブレーション|校正|訓練|训练",
+    r"refusals?|harmful|jailbreak)\b|\bt/s\b|tok(?:ens)?/s|校准|キャリブレーション|校正|訓練|训练",
     I,
 )
 # "does not specify the evaluation corpus", "no prompts given": the text is said to be unstated
@@ -95,24 +112,45 @@ BOUNDARY = re.compile(r"[,;:()\[\]|!?。，；：（）]|\.(?!\d)|\n(?=[ \t]*(?:
 REACH = 200  # characters either side read for the clause
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause holding ``text[start:end]`` (punctuation inside the match itself is kept)."""
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets of the clause holding ``text[start:end]`` (punctuation inside the match itself is kept)."""
     lo = max(0, start - REACH)
     before = [b.end() for b in BOUNDARY.finditer(text, lo, start)]
     after = BOUNDARY.search(text, end, end + REACH)
-    return text[before[-1] if before else lo : after.start() if after else min(len(text), end + REACH)]
+    return (before[-1] if before else lo), (after.start() if after else min(len(text), end + REACH))
+
+
+def read(span: str) -> dict[str, Any]:
+    """``name`` and ``source`` as :data:`SOURCE` and :data:`NAMED` write them in ``span`` (a Hub id with its
+    split is a source; a link's id is the name and the link the source, read by the caller)."""
+    m = SOURCE.search(span)
+    if m is not None:
+        repo = m.group("url") or m.group("path") or m.group("named") or m.group("id")
+        if repo:
+            out: dict[str, Any] = {"name": repo.rstrip(".")}
+            if m.group("id"):
+                out["source"] = f"{repo} {m.group('split').lower()}"
+            elif m.group("url") or m.group("path"):
+                out["source"] = m.group(0).rstrip(".")
+            return out
+    n = NAMED.search(span)
+    return {"name": n.group(0)} if n is not None else {}
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
-    """Veto for :data:`PATTERNS`: the sentence says nothing of a measurement; or the clause of the
-    match says it is the text of something else (calibration, training, serving speed, refusal counts)
-    without speaking of the measurement; or it says the text is not given."""
-    if not MEASUREMENT.search(sentence):
+    """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
+    the clause of the match must not say it is the text of something else (calibration, training,
+    serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
+    speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
+    evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
+    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
         return True
-    clause = _clause(text, m.start(), m.end())
+    lo, hi = _clause(text, m.start(), m.end())
+    # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
+    clause = text[lo : m.start()] + " " + text[m.end() : hi]
     if OTHER_USE.search(clause) and not MEASUREMENT.search(clause):
         return True
-    return bool(NEGATION.search(clause[: max(0, clause.find(m.group(0)))]))
+    return bool(NEGATION.search(text[lo : m.start()]))
 
 
 # a table cell that speaks of a text or a measurement on it ("PPL (WikiText-2, ctx=512)", "| corpus | x.txt |")

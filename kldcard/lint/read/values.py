@@ -13,6 +13,7 @@ from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
 from kldcard.lint.read import context as context_forms
+from kldcard.lint.read import eval_text as eval_text_forms
 from kldcard.lint.read import positions as position_forms
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
@@ -176,16 +177,17 @@ def _text_name(text: str) -> str | None:
 
 
 def text_value(span: str, around: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(eval_text_forms.read(span))  # a Hub dataset id or link, a corpus by name
     f = FILE.search(span)
-    out["name"] = _text_name(span) or (f.group(1) if f else None) or _text_name(around) or span.strip()[:80]
+    out.setdefault("name", _text_name(span) or (f.group(1) if f else None) or _text_name(around)
+                   or eval_text_forms.read(around).get("name") or span.strip()[:80])
     split = CONFIG_SPLIT.search(around)
     if split is not None:  # a dataset config and its split name the source ("wikitext-2-raw-v1 test split")
         config = split.group(1).lower()
         out["source"] = f"{CONFIGS[config]} {config} {split.group(2).lower()}"
     src = URL.search(around)
     found = [r for r in repos(around) if "wiki" in r.lower() or "dataset" in around.lower() or r.lower().endswith(("text", "set", "data"))]
-    if src is not None:
+    if src is not None and "source" not in out:
         out["source"] = src.group(0).rstrip(".,;")
     elif found and "source" not in out:
         out["source"] = found[0]
