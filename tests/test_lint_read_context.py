@@ -39,7 +39,14 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM}.\n\n| Parámetro | Valor |\n|---|---|\n| Longitud de contexto | 4096 tokens |\n", {"n_ctx": 4096}, "incomplete"),
         # a CJK full stop ends the sentence: the calibration run's "250×2048" does not veto the scoring's context
         ("平均KLDは0.0231、context2048。imatrixはcalibration250×2048。\n", {"n_ctx": 2048}, "incomplete"),
-        (f"{CLAIM} (first KLD measurement, 32K context).\n", {"n_ctx": 32000}, "incomplete"),
+        (f"{CLAIM} (first KLD measurement, 32K context).\n", {"n_ctx": 32768}, "incomplete"),
+        (f"{CLAIM} at 4k context.\n", {"n_ctx": 4096}, "incomplete"),
+        (f"{CLAIM} at contexts of 512, 2048 and 8192 tokens.\n", {"n_ctx": 512}, "incomplete"),
+        (f"{CLAIM} at 512/2048/8192 context.\n", {"n_ctx": 512}, "incomplete"),
+        # a table's context column, or a settings table's context row
+        ("| Quant | ctx | Mean KLD |\n|---|---|---|\n| Q4_K_M | 512 | 0.0231 |\n", {"n_ctx": 512}, "incomplete"),
+        ("| Quant | Mean KLD | n_ctx | chunks |\n|---|---|---|---|\n| Q4_K_M | 0.0231 | 2,048 | 40 |\n", {"n_ctx": 2048}, "incomplete"),
+        (f"{CLAIM}.\n\n| Setting | Value |\n|---|---|\n| Context length | 4096 |\n", {"n_ctx": 4096}, "incomplete"),
     ],
 )
 def test_context_forms_are_read_with_their_value(text, value, status):
@@ -56,6 +63,8 @@ def test_context_forms_are_read_with_their_value(text, value, status):
         f"{CLAIM}.\n\n- Engine: llama.cpp b6510, context 163840\n",
         f"{CLAIM} on 3x3090 GPUs.\n",  # a GPU count, not windows × length
         f"{CLAIM}; see chunk 17 of the log.\n",  # a chunk's index
+        # a spec table's context column, without a measurement in its header
+        f"{CLAIM}.\n\n| Model | Params | Context |\n|---|---|---|\n| Q4_K_M | 8B | 4096 |\n",
     ],
 )
 def test_what_is_not_the_measurements_context_is_missing(text):

@@ -37,6 +37,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM} on full-window KL divergence.\n", {"scheme": "all"}),
         (f"{CLAIM}, per-step KL over the matched prefix.\n", {"scheme": "matched-prefix"}),
         ("La KL media del primer token es 0,0224.\n", {"scheme": "first-token"}),
+        (f"{CLAIM}; 204,800 tokens scored.\n", {"count": 204800}),
+        (f"{CLAIM}; 250k tokens were evaluated.\n", {"count": 250000}),
     ],
 )
 def test_position_forms_are_incomplete_with_their_value(text, value):

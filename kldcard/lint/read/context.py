@@ -51,6 +51,29 @@ PATTERNS = [
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
     re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?![\w,]|\.\d)", I),
 ]
+# several lengths: "contexts of 512, 2048 and 8192 tokens", "at 512/2048/8192 context", "n_ctx ∈ {512, 4096}"
+LIST_N = r"(\d{1,3}(?:,\d{3})+|\d{3,6}|\d{1,3}\s*[kK])"
+SEP = r"\s*(?:,|/|\band\b|\bor\b|&)\s*"
+LIST = re.compile(
+    r"\b(?:contexts?|ctx|n_ctx|context (?:lengths|sizes))\s*(?:of|=|:|∈|in|at)?\s*[{\[(]?\s*" + LIST_N + r"(?:" + SEP + LIST_N + r")+|"
+    r"(?<![\w.,])" + LIST_N + r"(?:" + SEP + LIST_N + r")+\s*(?:-token\s+|tokens?\s+)?(?:contexts?|ctx)\b",
+    I,
+)
+# a table's context column or row: "| Quant | ctx | Mean KLD |" over "| Q4_K_M | 512 | 0.0231 |"; "| Context | 4096 |"
+CTX_LABEL = (r"(?:n_ctx|ctx|context(?:[ _](?:length|size|window|len))?|window(?:[ _](?:size|length))?|"
+             r"seq(?:uence)?[ _]?len(?:gth)?|max[ _]len(?:gth)?)")
+CELL_N = r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{3,6}|\d{1,3}\s*[kK])\**[ \t]*\|"
+MEASURED_HEADER = r"(?=[^\n]*(?:(?<![A-Za-z])(?:KLD?|PPL)(?![A-Za-z])|perplexity|KL[- ]div))"
+COLUMNS = [
+    re.compile(
+        r"^" + MEASURED_HEADER + r"\|(?:[^|\n]*\|){%d}[ \t]*\**" % k + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|[^\n]*\n"
+        r"\|[ \t:|-]+\n\|(?:[^|\n]*\|){%d}" % k + CELL_N,
+        re.I | re.M,
+    )
+    for k in range(6)
+]
+ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" + CELL_N, re.I | re.M)
+PATTERNS += [LIST, *COLUMNS, ROW]
 SHORT = PATTERNS[2:3] + PATTERNS[5:7]  # "chunk 2048", "c512": a window length is a multiple of 64
 FIRST = PATTERNS[4]
 MEASUREMENT = re.compile(
@@ -60,8 +83,16 @@ MEASUREMENT = re.compile(
 )
 
 
+KILO = re.compile(r"^\s*\d{1,3}\s*[kK]\s*$")
+
+
+def kilo(n: int, written: str) -> int:
+    """A context written in k is in units of 1024 tokens ("4k context" = 4096, "128K" = 131072)."""
+    return n // 1000 * 1024 if KILO.match(written) and n % 1000 == 0 else n
+
+
 def _numbers(m: re.Match[str]) -> list[int]:
-    return [parse_int(g) or 0 for g in m.groups() if g]
+    return [kilo(parse_int(g) or 0, g) for g in m.groups() if g]
 
 
 LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
@@ -95,7 +126,7 @@ def read(span: str) -> dict[str, Any]:
         numbers = [n for n in _numbers(m) if n]
         if not numbers:
             continue
-        out: dict[str, Any] = {"n_ctx": numbers[-1]}
+        out: dict[str, Any] = {"n_ctx": numbers[0] if p is LIST else numbers[-1]}
         if p in PATTERNS[:3] and len(numbers) == 2:
             out["chunks"] = numbers[0]
         return out

@@ -1,14 +1,16 @@
 """D6, the scored positions, in the ways cards write them that :data:`kldcard.lint.evidence_patterns.D6` does not.
 
 - a count: "a 51,175-position panel", "16,376 predicted tokens", "64 generated steps", "32 decode steps",
-  "125 held-out rows", "--gen-tokens 128", "229,348 个评分 token", "28 个窗口";
+  "125 held-out rows", "--gen-tokens 128", "204,800 tokens scored", "250k tokens were evaluated",
+  "229,348 个评分 token", "28 个窗口";
 - a scheme: "the last token" / "last-logit KLD", "first-token probability distributions", "full-window KL",
-  "matched prefix", "teacher-forced over the continuation", "every token"; and in the card languages
-  ("primer token", "最初のトークン", "所有位置").
+  "matched prefix", "teacher-forced over the continuation", "every token";
+  and in the card languages ("primer token", "最初のトークン", "所有位置").
 
 A scheme word is evidence only in a sentence that speaks of the measurement (:func:`vetoed`): "the
 first token's residuals" of an abliteration recipe is not where a KL was scored. :func:`read` gives the
-value (``scheme``, ``count``) for :func:`kldcard.lint.read.values.positions`.
+value (``scheme``, ``count``) for :func:`kldcard.lint.read.values.positions`. A stride is D5's (the
+windowing, with the context length), not a statement of which positions were scored.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ COUNTS = [
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
+    # "204,800 tokens scored", "250k tokens were evaluated"
+    re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
     re.compile(r"(?<![\d,])" + NUM + r"\s*[个個]?\s*(?:评分|計分|计分|評分|打分)\s*token|(?:评分|計分|计分|評分)\s*" + NUM + r"\s*[个個]?\s*token|"
                r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),

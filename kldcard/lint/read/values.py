@@ -226,7 +226,7 @@ def context(span: str, around: str) -> dict[str, Any]:
         if m is not None and "n_ctx" not in out:
             n = _int(_first_group(m))
             if n:
-                out["n_ctx"] = n
+                out["n_ctx"] = context_forms.kilo(n, _first_group(m))
         for c in CHUNKS.finditer(src) if "chunks" not in out else ():
             n = _int(_first_group(c))
             if n and n != out.get("n_ctx") and " per " not in c.group(0):  # "512 tokens per chunk" is a length
