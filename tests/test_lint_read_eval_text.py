@@ -103,3 +103,19 @@ def test_what_is_not_the_kld_text_is_missing(text):
 def test_a_perplexity_cell_names_the_text_of_a_kld_table():
     text = "| Quant | KLD | PPL (wikitext-2, ctx 512) |\n|---|---|---|\n| Q4_K_M | 0.0231 | 6.59 |\n"
     assert d3(text).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} on the same sealed 25-window panel.\n",
+        f"{CLAIM} on a mix of chat, code and math.\n",
+        f"{CLAIM} over 200 validation documents.\n",
+    ],
+)
+def test_a_text_described_without_a_name_asks_for_the_name_and_the_source(text):
+    d = d3(text)
+    assert (d.status, d.value) == ("incomplete", {})
+    assert d.needs[0] == "name the text" and "source" in d.needs[1]
+    message = next(f.message for f in check_prose(card(text)) if f.rule_id == "KLD333")
+    assert "name the text" in message and "give its source" in message

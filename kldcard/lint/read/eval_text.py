@@ -120,6 +120,13 @@ def _clause(text: str, start: int, end: int) -> tuple[int, int]:
     return (before[-1] if before else lo), (after.start() if after else min(len(text), end + REACH))
 
 
+def described(span: str) -> bool:
+    """Whether ``span`` (a D3 match) describes a text without naming it ("the same 25-window panel",
+    "200 validation documents"): its reading then asks for the name as well as the source."""
+    text = span.strip()
+    return any(p.fullmatch(text) for p in DESCRIBED) and not NAMED.search(text)
+
+
 def read(span: str) -> dict[str, Any]:
     """``name`` and ``source`` as :data:`SOURCE` and :data:`NAMED` write them in ``span`` (a Hub id with its
     split is a source; a link's id is the name and the link the source, read by the caller)."""

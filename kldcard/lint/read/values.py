@@ -179,8 +179,9 @@ def _text_name(text: str) -> str | None:
 def text_value(span: str, around: str) -> dict[str, Any]:
     out: dict[str, Any] = dict(eval_text_forms.read(span))  # a Hub dataset id or link, a corpus by name
     f = FILE.search(span)
-    out.setdefault("name", _text_name(span) or (f.group(1) if f else None) or _text_name(around)
-                   or eval_text_forms.read(around).get("name") or span.strip()[:80])
+    name = _text_name(span) or (f.group(1) if f else None) or _text_name(around) or eval_text_forms.read(around).get("name")
+    if name or not eval_text_forms.described(span):  # a text described, not named: the reading asks for its name
+        out.setdefault("name", name or span.strip()[:80])
     split = CONFIG_SPLIT.search(around)
     if split is not None:  # a dataset config and its split name the source ("wikitext-2-raw-v1 test split")
         config = split.group(1).lower()
