@@ -119,3 +119,19 @@ def test_a_text_described_without_a_name_asks_for_the_name_and_the_source(text):
     assert d.needs[0] == "name the text" and "source" in d.needs[1]
     message = next(f.message for f in check_prose(card(text)) if f.rule_id == "KLD333")
     assert "name the text" in message and "give its source" in message
+
+
+@pytest.mark.parametrize(
+    ("datasets", "status"),
+    [
+        ("- someone/model-fidelity-suite-v1\n", "stated"),  # an evaluation text by its name
+        ("- someone/model-BF16-Teacher-Logits\n", "stated"),
+        ("- someone/calib-mix-v2\n", "missing"),  # the calibration set (D4), not the evaluation text
+        ("- someone/jev-distill-corpus-v3\n", "missing"),  # a training set
+    ],
+)
+def test_front_matter_datasets_are_the_text_only_when_their_name_says_so(datasets, status):
+    d = d3(f"---\ndatasets:\n{datasets}---\n{CLAIM}.\n")
+    assert d.status == status
+    if status == "stated":
+        assert d.evidence[0].key == "/datasets/0"

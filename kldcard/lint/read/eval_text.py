@@ -120,6 +120,17 @@ def _clause(text: str, start: int, end: int) -> tuple[int, int]:
     return (before[-1] if before else lo), (after.start() if after else min(len(text), end + REACH))
 
 
+# front matter `datasets:` entries that are an evaluation text by their name (the Hub lists every dataset a
+# card used there: the calibration, training or distillation sets as well)
+EVAL_DATASET = re.compile(r"eval|test|fidelity|logits|kld|held-?out|wikitext|benchmark", re.IGNORECASE)
+NOT_EVAL_DATASET = re.compile(r"calib|imatrix|train|distill|sft|dpo|pretrain|instruct|preference", re.IGNORECASE)
+
+
+def front_matter_texts(names: list[str]) -> list[tuple[int, str]]:
+    """(index, name) of the ``datasets:`` entries whose name says they are an evaluation text."""
+    return [(i, n) for i, n in enumerate(names) if EVAL_DATASET.search(n) and not NOT_EVAL_DATASET.search(n)]
+
+
 def described(span: str) -> bool:
     """Whether ``span`` (a D3 match) describes a text without naming it ("the same 25-window panel",
     "200 validation documents"): its reading then asks for the name as well as the source."""
