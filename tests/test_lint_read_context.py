@@ -42,6 +42,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM} (first KLD measurement, 32K context).\n", {"n_ctx": 32768}, "incomplete"),
         (f"{CLAIM} at 4k context.\n", {"n_ctx": 4096}, "incomplete"),
         (f"{CLAIM} at contexts of 512, 2048 and 8192 tokens.\n", {"n_ctx": 512}, "incomplete"),
+        (f"{CLAIM}, sequence length of 2048.\n", {"n_ctx": 2048}, "incomplete"),
+        (f"{CLAIM}, window size 1024.\n", {"n_ctx": 1024}, "incomplete"),
         (f"{CLAIM} at 512/2048/8192 context.\n", {"n_ctx": 512}, "incomplete"),
         # a table's context column, or a settings table's context row
         ("| Quant | ctx | Mean KLD |\n|---|---|---|\n| Q4_K_M | 512 | 0.0231 |\n", {"n_ctx": 512}, "incomplete"),
@@ -63,6 +65,7 @@ def test_context_forms_are_read_with_their_value(text, value, status):
         f"{CLAIM}.\n\n- Engine: llama.cpp b6510, context 163840\n",
         f"{CLAIM} on 3x3090 GPUs.\n",  # a GPU count, not windows × length
         f"{CLAIM}; see chunk 17 of the log.\n",  # a chunk's index
+        f"{CLAIM}; the KV cache uses block size 100.\n",  # not a window length (no multiple of 64)
         # a spec table's context column, without a measurement in its header
         f"{CLAIM}.\n\n| Model | Params | Context |\n|---|---|---|\n| Q4_K_M | 8B | 4096 |\n",
     ],

@@ -41,6 +41,11 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         f"{CLAIM}; every engine reads the same `fixtures/prompts.json` before the logits are compared.\n",
         # a calibration file used as the evaluation text is named by what it was made for, and still read
         f"{CLAIM}, measured on the imatrix's own text (`calibration_datav3.txt`).\n",
+        "Q4_K_M 在评测数据上的 KLD 为 0.0231。\n",
+        f"{CLAIM}（検証データ）。\n",
+        f"{CLAIM} sobre textos de prueba propios.\n",
+        f"{CLAIM} на тестовом наборе.\n",
+        f"{CLAIM} sur le corpus d'évaluation.\n",
     ],
 )
 def test_a_described_text_is_incomplete_and_asks_for_its_source(text):
@@ -69,6 +74,9 @@ def test_a_text_given_by_its_source_is_stated(text):
         (f"{CLAIM}, measured on dataset `someone/eval-set`.\n", {"name": "someone/eval-set"}),
         (f"{CLAIM} over 512 samples of OpenWebText.\n", {"name": "OpenWebText"}),
         (f"{CLAIM} on UltraChat.\n", {"name": "UltraChat"}),
+        (f"{CLAIM} on C4.\n", {"name": "C4"}),
+        (f"{CLAIM} using text from Project Gutenberg.\n", {"name": "Project Gutenberg"}),
+        (f"{CLAIM} on a random 1M-token sample of the Pile.\n", {"name": "the Pile"}),
     ],
 )
 def test_the_value_names_the_dataset(text, value):

@@ -39,6 +39,11 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         ("La KL media del primer token es 0,0224.\n", {"scheme": "first-token"}),
         (f"{CLAIM}; 204,800 tokens scored.\n", {"count": 204800}),
         (f"{CLAIM}; 250k tokens were evaluated.\n", {"count": 250000}),
+        (f"{CLAIM} over all tokens.\n", {"scheme": "all"}),
+        (f"{CLAIM} over the last 256 tokens of each window.\n", {"scheme": "tail"}),
+        (f"{CLAIM}; positions 512-1023 of each chunk.\n", {"scheme": "range"}),
+        (f"{CLAIM}, scored on assistant tokens only.\n", {"scheme": "response-only"}),
+        (f"{CLAIM}, averaged over 1,000 sequences.\n", {}),  # windows: no count of positions
     ],
 )
 def test_position_forms_are_incomplete_with_their_value(text, value):
@@ -60,6 +65,8 @@ def test_a_scheme_and_a_count_are_stated():
         f"{CLAIM}.\n\nThe direction is the mean difference of the first-token residuals.\n",
         f"{CLAIM}.\n\nThe adapter was trained for 500 steps.\n",
         f"{CLAIM}.\n\nRun 200 decode steps to warm the cache.\n",
+        f"{CLAIM} over all tokens of the vocabulary.\n",  # D8, not D6
+        f"{CLAIM}.\n\nThe adapter saw 1,000 sequences in training.\n",
     ],
 )
 def test_what_is_not_the_scored_positions_is_missing(text):

@@ -37,17 +37,19 @@ CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
 N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
 PATTERNS = [
     # windows × length: "4 × 2,048 tokens", "10 x 2,048 WikiText tokens", "64 chunks × 512"
-    re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
-    re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?![\w,]|\.\d)", I),
+    TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
+    UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?![\w,]|\.\d)", I),
     # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
-    re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?![\w,]|\.\d)(?!\s*(?:GB|MB|px|pixels))", I),
+    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?![\w,]|\.\d)(?!\s*(?:GB|MB|px|pixels))", I),
     # a compound or a short form: "5,120-context", "the first 2,048 tokens", "chunk 2048", "`c512`",
     # "max_length=1024", "--seq-len 4096"
     re.compile(r"(?<![\w.,])" + N + r"-context\b", I),
-    re.compile(r"\bfirst\s+" + N + r"\s+tokens\b", I),
-    re.compile(r"\bchunk(?:[ _=:]|\s+size\s+)?(\d{3,5})\b", I),
-    re.compile(r"(?<![\w.\-/])c(\d{3,5})\b"),
+    FIRST := re.compile(r"\bfirst\s+" + N + r"\s+tokens\b", I),
+    CHUNK := re.compile(r"\bchunk(?:[ _=:]|\s+size\s+)?(\d{3,5})\b", I),
+    C_FORM := re.compile(r"(?<![\w.\-/])c(\d{3,5})\b"),
     re.compile(r"\bmax[_-]?len(?:gth)?\s*[=:]?\s*(\d{3,6})\b|--seq[-_]len(?:gth)?[= ]\s*(\d{3,6})\b", I),
+    # "sequence length of 2048", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
+    SIZE := re.compile(r"\b(?:sequence|window|block)[ _]?(?:length|len|size)\s*(?:of\s*)?[=:]?\s*(\d{3,5})\b", I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
     re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?![\w,]|\.\d)", I),
 ]
@@ -74,8 +76,7 @@ COLUMNS = [
 ]
 ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" + CELL_N, re.I | re.M)
 PATTERNS += [LIST, *COLUMNS, ROW]
-SHORT = PATTERNS[2:3] + PATTERNS[5:7]  # "chunk 2048", "c512": a window length is a multiple of 64
-FIRST = PATTERNS[4]
+SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE)  # "chunk 2048", "c512": a window length is a multiple of 64
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|KL[- ]?div|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
     r"\bpositions?\b|\blogits?\b|\bteacher\b",
@@ -127,7 +128,7 @@ def read(span: str) -> dict[str, Any]:
         if not numbers:
             continue
         out: dict[str, Any] = {"n_ctx": numbers[0] if p is LIST else numbers[-1]}
-        if p in PATTERNS[:3] and len(numbers) == 2:
+        if p in (TOKENS_PRODUCT, UNITS_PRODUCT, BARE_PRODUCT) and len(numbers) == 2:  # windows × length
             out["chunks"] = numbers[0]
         return out
     return {}

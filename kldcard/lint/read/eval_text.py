@@ -26,15 +26,19 @@ I = re.IGNORECASE | re.ASCII
 
 # "the evaluation text" and "corpus"/"prompts" in the card languages (words other than the English ones)
 TEXT_WORDS: dict[str, tuple[str, ...]] = {
-    "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示"),
-    "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "プロンプト"),
-    "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "프롬프트"),
-    "es": ("texto de evaluación", "textos de evaluación", "texto de prueba", "conjunto de evaluación", "conjunto de prueba",
-           "conjunto de datos de fidelidad", "conjunto de datos de evaluación"),
-    "pt": ("texto de avaliação", "conjunto de avaliação", "conjunto de teste"),
-    "fr": ("texte d'évaluation", "texte de test", "jeu d'évaluation", "jeu de test"),
-    "de": ("Testtext", "Evaluationstext", "Testdaten", "Evaluationskorpus"),
-    "ru": ("тестовый текст", "тестовом тексте", "тестовый корпус", "тестовом корпусе"),
+    "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示", "评测数据", "评估数据",
+           "测试数据", "验证数据", "評測資料", "測試資料"),
+    "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "検証データ", "テストデータ", "テストセット",
+           "プロンプト"),
+    "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "테스트 세트", "테스트 데이터", "프롬프트"),
+    "es": ("texto de evaluación", "textos de evaluación", "texto de prueba", "textos de prueba", "conjunto de evaluación",
+           "conjunto de prueba", "conjunto de datos de fidelidad", "conjunto de datos de evaluación", "corpus de evaluación"),
+    "pt": ("texto de avaliação", "textos de avaliação", "conjunto de avaliação", "conjunto de teste", "corpus de avaliação"),
+    "fr": ("texte d'évaluation", "textes d'évaluation", "texte de test", "jeu d'évaluation", "jeu de test", "corpus d'évaluation",
+           "corpus de test"),
+    "de": ("Testtext", "Evaluationstext", "Testdaten", "Evaluationskorpus", "Evaluationsdaten"),
+    "ru": ("тестовый текст", "тестовом тексте", "тестовый корпус", "тестовом корпусе", "тестовый набор", "тестовом наборе",
+           "оценочный набор"),
 }
 
 # the text's source alone: a Hub dataset (link, "datasets/org/name", "dataset `org/name`", "org/name test
@@ -50,7 +54,9 @@ SOURCE = re.compile(
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
 NAMED = re.compile(
     r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
-    r"OpenAssistant|Alpaca|CodeAlpaca|Dolly(?:-15k)?|The Stack|OpenOrca|SlimOrca|Magpie\w*)\b|"
+    r"OpenAssistant|Alpaca|CodeAlpaca|Dolly(?:-15k)?|The Stack|OpenOrca|SlimOrca|Magpie\w*|Project Gutenberg|allenai/c4)\b|"
+    # C4 written as its name (upper case), or lower case with what it is ("c4 en", "c4 validation"); "the Pile"
+    r"(?-i:\bC4\b)|\bc4\b(?=[\s,(\-]*(?:en\b|validation|val\b|test|dataset|data\b|text|split|subset|sample))|(?-i:\bthe Pile\b)|"
     # a JSON file of prompts or test texts ("fixtures/prompts.json"; evidence_patterns.D3 reads .txt/.jsonl/...)
     r"(?<![\w.\-])[\w.\-]*(?:prompt|eval|test|corpus|text|sample)[\w.\-]*\.json\b",
     I,
@@ -83,7 +89,8 @@ DESCRIBED = [
     # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
     re.compile(
         r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
-        r"\bfidelity\s+(?:dataset|data|suite|set)\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b",
+        r"\bfidelity\s+(?:dataset|data|suite|set)\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b|"
+        r"\b(?:text|texts|passages|excerpts|articles|documents|books?)\s+(?:taken\s+|drawn\s+|sampled\s+)?from\s+(?!the\s+(?:model|quant|reference)\b)",
         I,
     ),
     re.compile(alternation(TEXT_WORDS), I),

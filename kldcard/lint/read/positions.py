@@ -2,10 +2,12 @@
 
 - a count: "a 51,175-position panel", "16,376 predicted tokens", "64 generated steps", "32 decode steps",
   "125 held-out rows", "--gen-tokens 128", "204,800 tokens scored", "250k tokens were evaluated",
-  "229,348 个评分 token", "28 个窗口";
+  "229,348 个评分 token", "28 个窗口"; and of windows, "averaged over 1,000 sequences" (like a chunk count,
+  it gives no count of positions);
 - a scheme: "the last token" / "last-logit KLD", "first-token probability distributions", "full-window KL",
-  "matched prefix", "teacher-forced over the continuation", "every token";
-  and in the card languages ("primer token", "最初のトークン", "所有位置").
+  "matched prefix", "teacher-forced over the continuation", "every token", "all tokens", "the last 256
+  tokens of each window", "positions 512-1023", "assistant tokens only"; and in the card languages
+  ("primer token", "最初のトークン", "所有位置").
 
 A scheme word is evidence only in a sentence that speaks of the measurement (:func:`vetoed`): "the
 first token's residuals" of an abliteration recipe is not where a KL was scored. :func:`read` gives the
@@ -37,9 +39,11 @@ COUNTS = [
     # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
     re.compile(r"(?<![\w.,])" + NUM + r"-position\b", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
-    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
+    STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
+    # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
+    SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
@@ -49,7 +53,15 @@ COUNTS = [
 SCHEMES = [
     ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|logit|position)s?\b", I)),
     ("first-token", re.compile(r"\bfirst[- ](?:token|generated token|position)s?\b", I)),
-    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b", I)),
+    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
+                       r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
+    # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
+    ("tail", re.compile(r"\b(?:last|final)\s+\d+\s+tokens\s+of\s+(?:each|every)\b", I)),
+    ("range", re.compile(r"\bpositions?\s+\d+\s*(?:-|–|\.\.|to)\s*\d+\b", I)),
+    # "assistant tokens only", "only the completion tokens": the response's positions
+    ("response-only", re.compile(
+        r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
+        r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
     ("teacher-forced", re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
     *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
@@ -64,7 +76,7 @@ MEASUREMENT = re.compile(
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """A scheme word or a step count in a sentence that does not speak of the measurement."""
-    return m.re in PATTERNS[2:3] + [p for _, p in SCHEMES] and not MEASUREMENT.search(sentence)
+    return m.re in (STEPS, SEQUENCES, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
 
 
 def read(span: str) -> dict[str, Any]:
@@ -75,6 +87,8 @@ def read(span: str) -> dict[str, Any]:
             out["scheme"] = name
             break
     for p in COUNTS:
+        if p is SEQUENCES:  # windows, not positions
+            continue
         m = p.search(span)
         if m is not None:
             n = next((parse_int(g) for g in m.groups() if g), None)
