@@ -72,3 +72,19 @@ def test_context_forms_are_read_with_their_value(text, value, status):
 )
 def test_what_is_not_the_measurements_context_is_missing(text):
     assert reading(text, 5).status == "missing"
+
+
+def test_a_long_run_of_lengths_is_read_in_linear_time():
+    """A list of lengths is at most eight items: a run of thousands ("2048/2048/...", "100,100,...") is read
+    as fast as its size, not in quadratic or exponential time (a backtracking alternation)."""
+    import time
+
+    def cost(n: int) -> float:
+        text = f"{CLAIM}. " + "2048/" * n + " and " + ",".join(["100"] * n) + " tokens\n"
+        start = time.perf_counter()
+        reading(text, 5)
+        return time.perf_counter() - start
+
+    cost(50)  # warm the patterns
+    small, large = cost(400), cost(4000)
+    assert large < 30 * small + 0.05, (small, large)

@@ -54,11 +54,12 @@ PATTERNS = [
     re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?![\w,]|\.\d)", I),
 ]
 # several lengths: "contexts of 512, 2048 and 8192 tokens", "at 512/2048/8192 context", "n_ctx ∈ {512, 4096}"
-LIST_N = r"(\d{1,3}(?:,\d{3})+|\d{3,6}|\d{1,3}\s*[kK])"
+# (no thousands separator inside a list: "," separates its items, and reading both ways backtracks exponentially)
+LIST_N = r"(?<![\d,.])(\d{3,6}|\d{1,3}\s*[kK])(?![\d.])"
 SEP = r"\s*(?:,|/|\band\b|\bor\b|&)\s*"
 LIST = re.compile(
-    r"\b(?:contexts?|ctx|n_ctx|context (?:lengths|sizes))\s*(?:of|=|:|∈|in|at)?\s*[{\[(]?\s*" + LIST_N + r"(?:" + SEP + LIST_N + r")+|"
-    r"(?<![\w.,])" + LIST_N + r"(?:" + SEP + LIST_N + r")+\s*(?:-token\s+|tokens?\s+)?(?:contexts?|ctx)\b",
+    r"\b(?:contexts?|ctx|n_ctx|context (?:lengths|sizes))\s*(?:of|=|:|∈|in|at)?\s*[{\[(]?\s*" + LIST_N + r"(?:" + SEP + LIST_N + r"){1,7}|"
+    r"(?<![\w.,])" + LIST_N + r"(?:" + SEP + LIST_N + r"){1,7}\s*(?:-token\s+|tokens?\s+)?(?:contexts?|ctx)\b",  # at most 8
     I,
 )
 # a table's context column or row: "| Quant | ctx | Mean KLD |" over "| Q4_K_M | 512 | 0.0231 |"; "| Context | 4096 |"
