@@ -41,6 +41,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         f"{CLAIM}; every engine reads the same `fixtures/prompts.json` before the logits are compared.\n",
         # a calibration file used as the evaluation text is named by what it was made for, and still read
         f"{CLAIM}, measured on the imatrix's own text (`calibration_datav3.txt`).\n",
+        # the card says its calibration text is the evaluation text: read, not vetoed as the calibration source
+        f"{CLAIM}. Measured on the calibration corpus: 357 blocks of public-domain text, 356 chunks.\n",
         "Q4_K_M 在评测数据上的 KLD 为 0.0231。\n",
         f"{CLAIM}（検証データ）。\n",
         f"{CLAIM} sobre textos de prueba propios.\n",
@@ -99,6 +101,7 @@ def test_the_value_names_the_dataset(text, value):
         f"{CLAIM}. The prompts are deliberately not wikitext.\n",
         # a known corpus named as the calibration set, in the clause that says so
         f"{CLAIM} (with imatrix Wikitext).\n",
+        f"{CLAIM}. The imatrix was computed on the calibration corpus: 357 blocks of public-domain text.\n",
         f"{CLAIM}. We compared no iMatrix and the full ~500k tokens of Wikitext with iMatrix.\n",
         # a panel or prompts in a sentence about something other than the measurement
         f"{CLAIM}.\n\nThe settings panel lists 12 prompts for the demo.\n",

@@ -80,7 +80,8 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
         or bool(HYPOTHETICAL.search(sentence))
         # a table row: the match's own cell or the row's label speaks of a text (not a benchmark's score column)
         or (sentence.lstrip().startswith("|") and not eval_text.in_text_cell(doc.text, m))
-        or bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+        or (bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+            and not eval_text.MEASURED_ON.search(doc.text[max(0, m.start() - 60) : m.start()]))  # "Measured on the calibration corpus: ..."
         # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
         or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence))

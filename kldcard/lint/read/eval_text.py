@@ -77,6 +77,12 @@ DESCRIBED = [
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
         I,
     ),
+    # "357 blocks of public-domain text", "40 samples of chat transcripts"
+    re.compile(
+        r"(?<![\w.,])\d+(?:,\d{3})*\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
+        r"(?:text|texts|prose|documents|articles|transcripts|conversations|code)\b",
+        I,
+    ),
     # what the KL was scored on: "on the short prompts", "on verifier-backed synthetic hard text" (not a
     # genre alone: "on prose" / "on code" sorts the numbers, it does not say which text)
     re.compile(
@@ -103,6 +109,8 @@ MEASUREMENT = re.compile(
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
+# "measured on the calibration corpus": the card says the calibration text is the evaluation text
+MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
 # a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
 SELF_EVIDENT = re.compile(r"\b(?:evaluation|eval|test|held-out|validation|fidelity|quality|KLD?)\b", I)
 # a text for something else: serving, speed, training, quantizing or calibrating
