@@ -66,6 +66,7 @@ def test_context_forms_are_read_with_their_value(text, value, status):
         f"{CLAIM} on 3x3090 GPUs.\n",  # a GPU count, not windows × length
         f"{CLAIM}; see chunk 17 of the log.\n",  # a chunk's index
         f"{CLAIM}; the KV cache uses block size 100.\n",  # not a window length (no multiple of 64)
+        f"{CLAIM}.\n\n- **Context.** Most GGUFs are scored with 512 context windows.\n",  # a convention, not this run
         # a spec table's context column, without a measurement in its header
         f"{CLAIM}.\n\n| Model | Params | Context |\n|---|---|---|\n| Q4_K_M | 8B | 4096 |\n",
     ],

@@ -97,6 +97,7 @@ def _numbers(m: re.Match[str]) -> list[int]:
     return [kilo(parse_int(g) or 0, g) for g in m.groups() if g]
 
 
+GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention)\b", I)
 LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
 COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s*([kK]\b)?")
 
@@ -107,6 +108,8 @@ def _largest(text: str) -> int:
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
+        return True
+    if GENERAL.search(sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run
         return True
     if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
         return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
