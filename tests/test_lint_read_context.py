@@ -89,3 +89,15 @@ def test_a_long_run_of_lengths_is_read_in_linear_time():
     cost(50)  # warm the patterns
     small, large = cost(400), cost(4000)
     assert large < 30 * small + 0.05, (small, large)
+
+
+PERPLEXITY_RUN = "Perplexity over 32 × 4096 tokens of wikitext, base vs patched.\n\nThe patch gives a KLD of 0.0086.\n"
+
+
+def test_a_perplexity_runs_windows_are_its_own_unless_one_tool_scores_both():
+    # no tool that scores PPL and KLD in one run: the perplexity's windows are not the KLD's
+    assert reading(PERPLEXITY_RUN, 5).status == "missing"
+    assert reading(PERPLEXITY_RUN, 6).status == "missing"
+    # llama-perplexity scores both over the same chunks: its perplexity windows are the KLD's
+    both = PERPLEXITY_RUN + "\n`llama-perplexity --kl-divergence` printed: Mean KLD: 0.0086\n"
+    assert reading(both, 5).value.get("n_ctx") == 4096

@@ -171,6 +171,8 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     """Every place the body states something about each disclosure (D1–D9), by position: the
     candidates the reader (:mod:`kldcard.lint.reader`) picks from for each claim."""
     calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
+    # llama-perplexity scores PPL and KLD in one run over the same windows; elsewhere a perplexity's windows are its own
+    both = recognise(doc.scanned) is not None
     return {
         1: _all(doc, D1),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
@@ -178,8 +180,10 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m)),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
-                or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)),
-        6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)),
+                or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
+                or (not both and context.perplexity_only(doc.text, m))),
+        6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)
+                or (not both and context.perplexity_only(doc.text, m))),
         7: _d7_all(doc),
         8: _all(doc, D8),
         9: _all(doc, D9, lambda s, _m: bool(TRAINING_CONTEXT.search(s))),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.read import eval_text
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import alternation
 
@@ -153,3 +154,15 @@ def cjk_sentence(text: str, sentence: str, m: re.Match[str]) -> str:
     lo = max(text.rfind(c, s0, m.start()) for c in CJK_STOPS)
     his = [h for h in (text.find(c, m.end(), s1) for c in CJK_STOPS) if h >= 0]
     return text[lo + 1 if lo >= 0 else s0 : min(his) + 1 if his else s1]
+
+
+
+PERPLEXITY = re.compile(r"(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexit", I)
+
+
+def perplexity_only(text: str, m: re.Match[str]) -> bool:
+    """The match's clause is about a perplexity run and names no KL ("Perplexity over 32 × 4096 tokens of
+    wikitext"): its windows are the perplexity's. (Only where no tool that scores both on one run, i.e.
+    llama-perplexity, is named or printed: the caller decides.)"""
+    lo, hi = eval_text.clause(text, m.start(), m.end())
+    return bool(PERPLEXITY.search(text, lo, hi)) and not eval_text.KL_TERM.search(text, lo, hi)

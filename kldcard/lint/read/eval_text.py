@@ -127,7 +127,7 @@ BOUNDARY = re.compile(r"[,;:()\[\]|!?。，；：（）]|\.(?!\d)|\n(?=[ \t]*(?:
 REACH = 200  # characters either side read for the clause
 
 
-def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+def clause(text: str, start: int, end: int) -> tuple[int, int]:
     """Offsets of the clause holding ``text[start:end]`` (punctuation inside the match itself is kept)."""
     lo = max(0, start - REACH)
     before = [b.end() for b in BOUNDARY.finditer(text, lo, start)]
@@ -178,10 +178,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
     if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
         return True
-    lo, hi = _clause(text, m.start(), m.end())
+    lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
-    clause = text[lo : m.start()] + " " + text[m.end() : hi]
-    if OTHER_USE.search(clause) and not MEASUREMENT.search(clause):
+    rest = text[lo : m.start()] + " " + text[m.end() : hi]
+    if OTHER_USE.search(rest) and not MEASUREMENT.search(rest):
         return True
     return bool(NEGATION.search(text[lo : m.start()]))
 
