@@ -44,6 +44,7 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM}; positions 512-1023 of each chunk.\n", {"scheme": "range"}),
         (f"{CLAIM}, scored on assistant tokens only.\n", {"scheme": "response-only"}),
         (f"{CLAIM}, averaged over 1,000 sequences.\n", {}),  # windows: no count of positions
+        (f"{CLAIM}. Computed by forced decode of the generated tokens through the baseline.\n", {"scheme": "teacher-forced"}),
     ],
 )
 def test_position_forms_are_incomplete_with_their_value(text, value):

@@ -68,7 +68,7 @@ SCHEMES = [
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES]
 MEASUREMENT = re.compile(
-    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|"
+    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测",
     I,
 )
