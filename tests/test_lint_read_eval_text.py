@@ -45,6 +45,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         f"{CLAIM}. Measured on the calibration corpus: 357 blocks of public-domain text, 356 chunks.\n",
         "Q4_K_M 在评测数据上的 KLD 为 0.0231。\n",
         f"{CLAIM}（検証データ）。\n",
+        "Q4_K_M の平均KLDは 0.0231（青空文庫のテキストで測定）。\n",
+        "Q4_K_M 在中文新闻文本上的平均 KLD 为 0.0231。\n",
         f"{CLAIM} sobre textos de prueba propios.\n",
         f"{CLAIM} на тестовом наборе.\n",
         f"{CLAIM} sur le corpus d'évaluation.\n",

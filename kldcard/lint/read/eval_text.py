@@ -27,9 +27,9 @@ I = re.IGNORECASE | re.ASCII
 # "the evaluation text" and "corpus"/"prompts" in the card languages (words other than the English ones)
 TEXT_WORDS: dict[str, tuple[str, ...]] = {
     "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示", "评测数据", "评估数据",
-           "测试数据", "验证数据", "評測資料", "測試資料"),
+           "测试数据", "验证数据", "評測資料", "測試資料", "文本上", "文本中"),
     "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "検証データ", "テストデータ", "テストセット",
-           "プロンプト"),
+           "プロンプト", "のテキスト", "テキストで"),
     "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "테스트 세트", "테스트 데이터", "프롬프트"),
     "es": ("texto de evaluación", "textos de evaluación", "texto de prueba", "textos de prueba", "conjunto de evaluación",
            "conjunto de prueba", "conjunto de datos de fidelidad", "conjunto de datos de evaluación", "corpus de evaluación"),
