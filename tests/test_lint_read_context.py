@@ -101,3 +101,17 @@ def test_a_perplexity_runs_windows_are_its_own_unless_one_tool_scores_both():
     # llama-perplexity scores both over the same chunks: its perplexity windows are the KLD's
     both = PERPLEXITY_RUN + "\n`llama-perplexity --kl-divergence` printed: Mean KLD: 0.0086\n"
     assert reading(both, 5).value.get("n_ctx") == 4096
+
+
+@pytest.mark.parametrize(
+    ("serving", "n_ctx"),
+    [
+        ("llama-server -m q.gguf -c 65536 -np 1\n", 512),  # the deployment's context: the tool's default stays
+        ("-c 65536 -ctk q8_0 -ctv q8_0 -np 1\n", 512),
+        ("./llama-perplexity -m q.gguf -f wiki.test.raw -c 2048 --kl-divergence\n", 2048),  # the measurement's
+    ],
+)
+def test_a_serving_command_lines_context_is_not_llama_perplexitys(serving, n_ctx):
+    text = f"Tested with llama-perplexity on wiki.test.raw: Mean KLD 0.0231.\n\n```\n{serving}```\n"
+    d = reading(text, 5)
+    assert d.value.get("n_ctx") == n_ctx, d
