@@ -37,6 +37,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM} on full-window KL divergence.\n", {"scheme": "all"}),
         (f"{CLAIM}, per-step KL over the matched prefix.\n", {"scheme": "matched-prefix"}),
         ("La KL media del primer token es 0,0224.\n", {"scheme": "first-token"}),
+        ("La KL media es 0,0124 sobre 25 ventanas (51.175 posiciones).\n", {"count": 51175}),
+        ("平均KLD 0.0231（2,632位置）。\n", {"count": 2632}),
         (f"{CLAIM}; 204,800 tokens scored.\n", {"count": 204800}),
         (f"{CLAIM}; 250k tokens were evaluated.\n", {"count": 250000}),
         (f"{CLAIM} over all tokens.\n", {"scheme": "all"}),

@@ -2,7 +2,7 @@
 
 - a count: "a 51,175-position panel", "16,376 predicted tokens", "64 generated steps", "32 decode steps",
   "125 held-out rows", "--gen-tokens 128", "204,800 tokens scored", "250k tokens were evaluated",
-  "229,348 个评分 token", "28 个窗口"; and of windows, "averaged over 1,000 sequences" (like a chunk count,
+  "229,348 个评分 token", "28 个窗口", "51.175 posiciones", "2,632位置"; and of windows, "averaged over 1,000 sequences" (like a chunk count,
   it gives no count of positions);
 - a scheme: "the last token" / "last-logit KLD", "first-token probability distributions", "full-window KL",
   "matched prefix", "teacher-forced over the continuation", "every token", "all tokens", "the last 256
@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from kldcard.lint.read.numbers import parse_int
-from kldcard.lint.read.terms import alternation
+from kldcard.lint.read.terms import POSITION_WORDS, alternation
 
 I = re.IGNORECASE | re.ASCII
 
@@ -46,6 +46,8 @@ COUNTS = [
     SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
+    # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
+    re.compile(r"(?<![\d,.])(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
     re.compile(r"(?<![\d,])" + NUM + r"\s*[个個]?\s*(?:评分|計分|计分|評分|打分)\s*token|(?:评分|計分|计分|評分)\s*" + NUM + r"\s*[个個]?\s*token|"
                r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),
