@@ -44,6 +44,12 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM} at contexts of 512, 2048 and 8192 tokens.\n", {"n_ctx": 512}, "incomplete"),
         (f"{CLAIM}, sequence length of 2048.\n", {"n_ctx": 2048}, "incomplete"),
         (f"{CLAIM}, window size 1024.\n", {"n_ctx": 1024}, "incomplete"),
+        (f"{CLAIM} at a context length of 4,096 tokens.\n", {"n_ctx": 4096}, "incomplete"),
+        (f"{CLAIM} with n_ctx = 4,096.\n", {"n_ctx": 4096}, "incomplete"),
+        (f"{CLAIM}, ctx-size 4096.\n", {"n_ctx": 4096}, "incomplete"),
+        (f"{CLAIM} over 8K-token windows.\n", {"n_ctx": 8192}, "incomplete"),  # a length, not 8 windows
+        (f"{CLAIM}; each sequence is 1024 tokens long.\n", {"n_ctx": 1024}, "incomplete"),
+        (f"{CLAIM}; windows are 2048 tokens.\n", {"n_ctx": 2048}, "incomplete"),
         (f"{CLAIM} at 512/2048/8192 context.\n", {"n_ctx": 512}, "incomplete"),
         # a table's context column, or a settings table's context row
         ("| Quant | ctx | Mean KLD |\n|---|---|---|\n| Q4_K_M | 512 | 0.0231 |\n", {"n_ctx": 512}, "incomplete"),

@@ -37,6 +37,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         f"{CLAIM}（評価テキストは社内の記事）。\n",
         f"{CLAIM} (texto de evaluación: notas propias).\n",
         f"{CLAIM} on a mix of chat, code and math.\n",
+        f"{CLAIM} over 10 GitHub READMEs.\n",
+        f"{CLAIM} on a held-out slice of our chat logs.\n",
         f"{CLAIM}; eight prompts give 15,520 scored positions.\n",
         f"{CLAIM}; every engine reads the same `fixtures/prompts.json` before the logits are compared.\n",
         # a calibration file used as the evaluation text is named by what it was made for, and still read
@@ -79,6 +81,7 @@ def test_a_text_given_by_its_source_is_stated(text):
         (f"{CLAIM} over 512 samples of OpenWebText.\n", {"name": "OpenWebText"}),
         (f"{CLAIM} on UltraChat.\n", {"name": "UltraChat"}),
         (f"{CLAIM} on C4.\n", {"name": "C4"}),
+        (f"{CLAIM} on wikitext-103.\n", {"name": "wikitext-103"}),
         (f"{CLAIM} using text from Project Gutenberg.\n", {"name": "Project Gutenberg"}),
         (f"{CLAIM} on a random 1M-token sample of the Pile.\n", {"name": "the Pile"}),
     ],
@@ -123,6 +126,8 @@ def test_a_perplexity_cell_names_the_text_of_a_kld_table():
     [
         f"{CLAIM} on the same sealed 25-window panel.\n",
         f"{CLAIM} on a mix of chat, code and math.\n",
+        f"{CLAIM} over 10 GitHub READMEs.\n",
+        f"{CLAIM} on a held-out slice of our chat logs.\n",
         f"{CLAIM} over 200 validation documents.\n",
     ],
 )

@@ -39,6 +39,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         ("La KL media del primer token es 0,0224.\n", {"scheme": "first-token"}),
         ("La KL media es 0,0124 sobre 25 ventanas (51.175 posiciones).\n", {"count": 51175}),
         ("平均KLD 0.0231（2,632位置）。\n", {"count": 2632}),
+        (f"{CLAIM} over 204\u202f800 positions.\n", {"count": 204800}),  # a thin space between thousands
+        (f"{CLAIM} over ~1.2M scored tokens.\n", {"count": 1200000}),
         (f"{CLAIM}; 204,800 tokens scored.\n", {"count": 204800}),
         (f"{CLAIM}; 250k tokens were evaluated.\n", {"count": 250000}),
         (f"{CLAIM} over all tokens.\n", {"scheme": "all"}),

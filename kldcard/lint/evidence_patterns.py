@@ -140,7 +140,7 @@ D2 = [
 NOT_TEXT_FILES = r"(?:shas?|sha256s?|checksums?|sums|requirements\w*|LICENSE|NOTICE|README|CMakeLists|CHANGELOG|todo)\.\w+\b"
 D3 = [
     re.compile(
-        r"\b(?:wiki\.test(?:\.raw)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
+        r"\b(?:wiki\.test(?:\.raw)?|wikitext-103(?:-raw-v1)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
         r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?-i:(?:the\s+)?Pile)|pile(?=[-_]\w)|Wikipedia|RedPajama|"
         r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
         I,

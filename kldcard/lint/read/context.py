@@ -49,6 +49,12 @@ PATTERNS = [
     CHUNK := re.compile(r"\bchunk(?:[ _=:]|\s+size\s+)?(\d{3,5})\b", I),
     C_FORM := re.compile(r"(?<![\w.\-/])c(\d{3,5})\b"),
     re.compile(r"\bmax[_-]?len(?:gth)?\s*[=:]?\s*(\d{3,6})\b|--seq[-_]len(?:gth)?[= ]\s*(\d{3,6})\b", I),
+    # a thousands separator after the usual labels: "context length of 4,096", "n_ctx = 4,096", "ctx-size 4096"
+    re.compile(r"\b(?:context(?:[ _](?:length|size|window))?|n_ctx|ctx(?:-size)?|seq(?:uence)?[ _]len(?:gth)?)\s*(?:of|=|:)?\s*"
+               r"(\d{1,3}(?:,\d{3})+|(?<=ctx-size )\d{3,6})\b", I),
+    # "8K-token windows" ("4k windows" may be a count); "each sequence is 1024 tokens long", "windows are 2048 tokens"
+    re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK])[- ]tokens?\s+(?:windows?|chunks?|sequences?|segments?|contexts?)\b", I),
+    re.compile(r"\b(?:sequence|window|chunk|row|segment)s?\s+(?:is|are|was|were)\s+" + N + r"\s+tokens\b", I),
     # "sequence length of 2048", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
     SIZE := re.compile(r"\b(?:sequence|window|block)[ _]?(?:length|len|size)\s*(?:of\s*)?[=:]?\s*(\d{3,5})\b", I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"

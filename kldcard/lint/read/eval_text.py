@@ -73,7 +73,8 @@ DESCRIBED = [
     # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
     re.compile(
         r"(?:(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
-        r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts)\b|"
+        r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
+        r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences)\b|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
         I,
     ),
@@ -95,7 +96,7 @@ DESCRIBED = [
     # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
     re.compile(
         r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
-        r"\bfidelity\s+(?:dataset|data|suite|set)\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b|"
+        r"\bfidelity\s+(?:dataset|data|suite|set)\b|\b(?:a|the|one)\s+(?:random\s+|held-out\s+|small\s+)?(?:slice|subset|sample|portion)\s+of\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b|"
         r"\b(?:text|texts|passages|excerpts|articles|documents|books?)\s+(?:taken\s+|drawn\s+|sampled\s+)?from\s+(?!the\s+(?:model|quant|reference)\b)",
         I,
     ),

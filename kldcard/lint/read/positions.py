@@ -44,6 +44,9 @@ COUNTS = [
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
     # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
     SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
+    # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
+    re.compile(r"(?<![\d,.])(\d{1,3}(?:[\u202f\u00a0 ]\d{3})+)\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b", I),
+    re.compile(r"(?<![\w.,])~?(\d+(?:\.\d+)?\s*[kKM])\s+(?:scored|evaluated|compared|predicted)\s+tokens\b", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions

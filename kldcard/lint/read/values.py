@@ -62,7 +62,7 @@ BACKEND = re.compile(r"\b(" + "|".join(BACKENDS) + r")\b", I)
 
 # ---- D3 ------------------------------------------------------------------------------------------
 TEXT_NAMES = {  # folded prefix -> canonical corpus name
-    "wikitext-2-raw-v1": "wikitext-2-raw-v1", "wiki.test.raw": "wiki.test.raw", "wikitext": "wikitext-2",
+    "wikitext-2-raw-v1": "wikitext-2-raw-v1", "wiki.test.raw": "wiki.test.raw", "wikitext-103": "wikitext-103", "wikitext": "wikitext-2",
     "wiki.test": "wiki.test.raw", "wt2": "wikitext-2", "wiki2": "wikitext-2", "c4": "c4", "flores": "FLORES-200",
     "sharegpt": "ShareGPT", "fineweb": "FineWeb", "pg-19": "pg-19", "pg19": "pg-19",
 }
@@ -87,7 +87,7 @@ N_CTX = re.compile(
     I,
 )
 CHUNKS = re.compile(
-    r"--chunks\s+(\d+)|(?<![\w.,])(\d[\d,]*)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
+    r"--chunks\s+(\d+)|(?<![\w.,])(\d[\d,]*)(?![kKM][-\s])\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
     r"\b(two|three|four|five|six|eight|ten|twenty)\s+chunks\b|(\d+)\s+rows?\s*[×x,]",
     I,
 )
