@@ -46,7 +46,7 @@ def test_a_sweep_of_several_uploaders_files_measured_by_one_person_is_comparable
     assert rc == 0
     assert "verdict: comparable, with caveats: the card does not say which reference" in out
     assert "ranking: a published mean without its interval cannot rank two close candidates" in out
-    assert "A line 10: 0.0127 unit not stated, no interval given" in out
+    assert "A line 10: 0.0127 unit not stated, mean of per-token KL (direction not stated), no interval given" in out
 
 
 def test_a_table_at_two_contexts_is_not_comparable_within_the_card(capsys):
@@ -77,7 +77,8 @@ def test_results_files_of_one_reference_are_comparable_and_show_their_intervals(
     rc, out, _ = run_cli(capsys, "comparable", V1 / "candidate-q8_0.json", V1 / "candidate-q4_k_m.json")
     assert rc == 0
     assert "verdict: comparable\n" in out
-    assert "A q8_0: 0.00407853 nats [0.00395336, 0.00419256] (95% bootstrap)" in out
+    assert ("A q8_0: 0.00407853 nats, token-mean of KL(P_ref ‖ P_cand) per token [0.00395336, 0.00419256] "
+            "(95% bootstrap)") in out
 
 
 def test_results_with_per_token_files_hand_over_to_kldcard_rank(tmp_path):
@@ -159,9 +160,10 @@ def test_comparable_loads_no_numerics(tmp_path):
 def test_intervals_written_next_to_card_numbers_are_shown_and_the_pm_part_is_not_a_number(capsys):
     rc, out, _ = run_cli(capsys, "comparable", REAL / "llamacpp_pr6936_gaessler_kld_table.md")
     assert rc == 0
-    assert "A q8_0: 0.001355 unit not stated [0.001349, 0.001361] (±: SE or half-width, not stated)" in out
+    assert ("A q8_0: 0.001355 nats (inferred), mean of KL(P_ref ‖ P_cand) per token (inferred from a tool's "
+            "defaults: statistic, direction) [0.001349, 0.001361] (±: SE or half-width, not stated)") in out
     rc, out, _ = run_cli(capsys, "comparable", REAL / "qwen36_27b_sota_matrix_quality.md")
-    assert "Q8_0 GGUF 0.001828\n" in out and "0.000189" not in out.split("\n\n")[0]  # "± 0.000189" is not a KLD
+    assert "Q8_0 GGUF 0.001828 unit not stated\n" in out and "0.000189" not in out.split("\n\n")[0]  # "± 0.000189" is not a KLD
 
 
 def test_readme_examples_are_the_commands_real_output(capsys):

@@ -4,9 +4,12 @@ card languages, and the printed output of the tools (kldcard.lint.read.numbers, 
 Samples are kept as the tools printed them (numbers and labels) or as the cards wrote the terms;
 sources: issue 28 (an EXL3 Hugging Face card's model_diff line; two non-English cards' decimal-comma
 rows), llama.cpp PR 19661 (the current llama-perplexity per-chunk rows), turboderp-org/exllamav3
-eval/model_diff.py (its print format), tests/data/real_cards (index.yaml)."""
+eval/model_diff.py (its print format), tests/data/real_cards (index.yaml), and one real output per tool
+grammar under tests/data/tool_samples (its index.yaml cites each)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,7 @@ from kldcard.lint.claims import find_claims
 from kldcard.lint.markdown import scan
 from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_int, parse_number
 from kldcard.lint.read.terms import FULL_VOCABULARY, KL_TERMS, POSITION_WORDS, REFERENCE_AFTER, REFERENCE_NOUNS, VERSUS_WORDS
+from kldcard.lint.read.tools import BY_NAME as GRAMMARS_BY_NAME
 from kldcard.lint.reader import read_card
 from kldcard.lint.tool_defaults import recognise
 
@@ -163,7 +167,9 @@ def test_engine_versions_and_commits(sentence, engine, version):
 
 def test_a_measured_number_or_a_url_path_is_no_version():
     (claim,) = claims("The gate (KLD vs llama.cpp <= 0.03) passes: mean KLD 0.0086, see github.com/ggml-org/llama.cpp/assets/9072/86df116d.\n")
-    assert claim.disclosures[2].status == "missing", claim.disclosures[2]
+    # llama.cpp named in a measurement sentence is the engine without a version (R8'): incomplete, never stated
+    d = claim.disclosures[2]
+    assert d.status in ("missing", "incomplete") and "version" not in d.value, d
 
 
 # ---- tool output -----------------------------------------------------------------------------------
@@ -302,3 +308,111 @@ def test_a_model_index_kl_result_is_evidence_by_its_keys():
 def test_a_model_index_without_a_kl_metric_says_nothing():
     (claim,) = claims(MODEL_INDEX.replace("type: kl_divergence", "type: accuracy"))
     assert all(claim.disclosures[n].status == "missing" for n in (3, 5, 6, 7, 8))
+
+
+# ---- real tool output, one sample per grammar (tests/data/tool_samples, sources in its index.yaml) ---------
+
+SAMPLES = Path(__file__).parent / "data" / "tool_samples"
+
+
+def sample(name: str):
+    return claims((SAMPLES / name).read_text(encoding="utf-8"))
+
+
+def test_every_sample_is_cited_and_every_grammar_has_one():
+    import yaml
+
+    from kldcard.lint.read.tools import GRAMMARS
+
+    index = yaml.safe_load((SAMPLES / "index.yaml").read_text(encoding="utf-8"))["samples"]
+    assert set(index) == {p.name for p in SAMPLES.iterdir() if p.name != "index.yaml"}
+    assert all(entry.get("source") and entry.get("author") for entry in index.values())
+    assert {g.name for g in GRAMMARS} <= {entry["tool"] for entry in index.values()}
+
+
+def test_heretic_pareto_menu():
+    (claim,) = sample("heretic_pareto_menu.txt")
+    assert claim.kind == "tool-output" and claim.tool == "heretic"
+    values = [n.value for n in claim.numbers]
+    assert len(values) == 16 and values[0] == 0.1055 and values[-1] == 0.0011  # not the refusal counts
+    d = claim.disclosures  # Heretic's defaults live in its source and config (heretic.py cites them): named, not inferred
+    assert {n: d[n].status for n in (3, 6, 7, 8)} == dict.fromkeys((3, 6, 7, 8), "missing")
+    assert GRAMMARS_BY_NAME["heretic"].defaults and not GRAMMARS_BY_NAME["heretic"].infer
+
+
+def test_heretic_model_card_table():
+    (claim,) = sample("heretic_card_performance.md")
+    assert claim.kind == "table" and claim.tool == "heretic" and [n.value for n in claim.numbers] == [0.0535]
+    assert claim.disclosures[7].status == "missing" and claim.disclosures[8].status == "missing"
+
+
+def test_a_heretic_trial_line_from_its_print_format():
+    """evaluator.py prints "  * KL divergence: {:.4f}" under "  * Obtaining first-token probability distributions"."""
+    text = "```\n* Evaluating...\n  * Obtaining first-token probability distributions...\n  * KL divergence: 0.0874\n  * Counting model refusals...\n  * Refusals: 20/100\n```\n"
+    (claim,) = claims(text)
+    assert claim.tool == "heretic" and [n.value for n in claim.numbers] == [0.0874]
+
+
+def test_heretic_named_without_its_output_is_named_but_the_word_alone_infers_nothing():
+    (named,) = claims("Abliterated with `pip install heretic-llm`.\n\n| Model | KL divergence |\n|---|---|\n| ours | 0.16 |\n")
+    assert named.tool == "heretic" and named.disclosures[6].status == "missing"
+    (word,) = claims("A heretic take on quantization.\n\n| Model | KLD |\n|---|---|\n| Q4_K_M | 0.0123 |\n")
+    assert word.tool is None and word.disclosures[6].status == "missing"
+
+
+def test_maxtext_logit_checker():
+    (claim,) = sample("maxtext_logit_checker.txt")
+    assert claim.kind == "tool-output" and claim.tool == "MaxText forward_pass_logit_checker"
+    assert [(n.value, n.statistic) for n in claim.numbers] == [(0.000409, "mean"), (0.003497, "max")]
+    d = claim.disclosures
+    assert d[7].status == "stated" and d[7].value["direction"] == "forward"  # "D_KL(P_golden || Q_model)" on the line
+    assert d[8].status == d[6].status == d[3].status == "missing"  # the checker's defaults: in its source only
+
+
+def test_mlx_quant_fidelity_report():
+    (claim,) = sample("mlx_quant_fidelity.md")
+    assert claim.tool == "mlx-quant-fidelity"
+    assert [(n.value, n.statistic, n.unit) for n in claim.numbers] == [
+        (0.0002, "mean", "nats"), (0.0001, "median", "nats"), (0.0015, "p99", "nats"), (0.1129, "max", "nats")]
+    assert claim.disclosures[3].status == "stated" and claim.disclosures[6].value["count"] == 51100  # its own protocol line
+    assert all(claim.disclosures[n].status != "inferred" for n in range(1, 10))  # no documented defaults
+
+
+def test_llama_perplexity_first_version_chunk_table_and_block():
+    readings = sample("llama_perplexity_pr5081_block.txt")
+    chunks, block = readings  # the rows on both sides of the paste's "..." are one run, claimed at their header
+    assert chunks.text.startswith("chunk") and chunks.tool == "llama-perplexity" and chunks.kind == "tool-output"
+    assert [n.value for n in chunks.numbers[:4]] == [0.01145, 0.00153, 0.01388, 0.00164]
+    assert 3.9734 not in [n.value for n in chunks.numbers] and chunks.numbers[-2].value == 0.01062  # not the bare PPL
+    assert [(n.value, n.statistic) for n in block.numbers] == [(0.010623, "mean"), (0.000065, "se"), (0.005517, "median")]
+    assert block.disclosures[7].status == "inferred" and block.disclosures[8].value["floor"] == 16
+
+
+def test_llama_perplexity_statistics_block_as_stored():
+    (claim,) = sample("llama_perplexity_current_block.txt")
+    assert claim.tool == "llama-perplexity" and claim.numbers[0].value == 0.042532
+    stats = [n.statistic for n in claim.numbers]
+    assert stats[0] == "mean" and {"max", "p99.9", "p99", "median", "min"} <= set(stats)
+    assert claim.numbers[-1].value == -0.000021
+
+
+def test_llama_kl_py_run():
+    running, summary = sample("llama_kl_pr5076.txt")
+    assert running.tool == summary.tool == "llama_kl.py" and running.kind == summary.kind == "tool-output"
+    assert len(running.numbers) == 13 and running.numbers[-1].value == 0.4387  # not the top1 agreement
+    assert [(n.value, n.statistic) for n in summary.numbers] == [(0.438655, "mean"), (1.052, "p90"), (1.654, "p95"), (3.744, "p99")]
+    d = summary.disclosures  # the script's own defaults (llama_kl.py cites them) are in its source only
+    assert d[7].status == d[5].status == d[8].status == "missing"
+
+
+def test_printed_output_outranks_a_mention_of_llama_perplexity():
+    text = (SAMPLES / "llama_kl_pr5076.txt").read_text(encoding="utf-8")
+    mentioned = "Checked against llama-perplexity --kl-divergence as well.\n\n" + text
+    assert {r.tool for r in claims(mentioned)} == {"llama_kl.py"}
+    printed = text + "\n```\n====== KL divergence statistics ======\nMean    KLD:   0.438100 ±   0.006000\n```\n"
+    assert recognise(scan(printed, 1).scanned).name == "llama-perplexity"  # its own block: its defaults
+
+
+def test_a_top_level_kl_bullet_is_no_heretic_trial_line():
+    (claim,) = claims("Results:\n\n* KL divergence: 0.16\n* Refusals: 3/100\n")
+    assert claim.kind != "tool-output" and claim.numbers[0].value == 0.16

@@ -164,6 +164,16 @@ class Card:
         mark = best.start_mark
         return (self._yaml_line + mark.line, mark.column + 1)
 
+    def lines_of(self, pointer: str) -> tuple[int, int] | None:
+        """The first and last 1-based line of the front-matter node at ``pointer`` (None when absent)."""
+        node = self.node_at(pointer)
+        if node is None:
+            return None
+        first, end = node.start_mark.line, node.end_mark.line
+        if end > first and node.end_mark.column == 0:  # a block node ends at the start of the next line
+            end -= 1
+        return (self._yaml_line + first, self._yaml_line + end)
+
     def node_at(self, pointer: str) -> yaml.Node | None:
         """The YAML node at ``pointer``, or None when the path does not exist."""
         node = self._node
@@ -239,7 +249,7 @@ def wide_encoding(data: bytes) -> str | None:
 def parse_card(data: bytes, path: str = "<card>") -> Card:
     """Parse card bytes. Raises :class:`InputError` for anything that is not a readable card."""
     if not data.strip():
-        raise InputError(f"{path}: empty file, nothing to lint")
+        raise InputError(f"{path}: empty file (nothing but whitespace), not a model card")
     wide = wide_encoding(data)
     if wide is not None:
         raise InputError(

@@ -73,6 +73,10 @@ def _reading_epilog() -> str:
     )
 
 
+# the formats that carry --explain's reading: text and full print its table, json and json-lines hold it
+EXPLAIN_FORMATS = ("text", "full", "json", "json-lines")
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     groups = ", ".join(f"{g}xx {desc}" for g, desc in GROUPS.items())
     p = subparsers.add_parser(
@@ -110,7 +114,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--explain", action="store_true",
         help="before the findings, print the reading of each KLD claim of a free-form card: per disclosure its status "
         "(stated/incomplete/inferred/missing), the value read and the evidence (line:col and quoted text, or front-matter key); "
-        "text and full formats (json and json-lines carry it as 'reading')",
+        "text and full formats (json and json-lines carry it as 'reading'; other formats, --statistics, --diff and "
+        "--write-baseline refuse it, exit 2)",
     )
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--fix", action="store_true", help="apply the safe fixes (YAML 1.1 exponents, model-index from the block, section markers), then report what is left")
@@ -209,6 +214,14 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.output_format or os.environ.get(OUTPUT_FORMAT_ENV) or config.output_format
     if fmt not in OUTPUT_FORMATS:
         raise UsageError(f"{OUTPUT_FORMAT_ENV}={fmt!r}: not an output format; use one of {', '.join(OUTPUT_FORMATS)}")
+    if args.explain:  # never silently dropped: the reading goes where the format can carry it, or nowhere
+        if args.statistics or args.diff or args.write_baseline:
+            other = ("--statistics prints counts only" if args.statistics else "--diff prints only the diff"
+                     if args.diff else "--write-baseline prints no report")
+            raise UsageError(f"--explain prints the reading and {other}; pass one of them")
+        if fmt not in EXPLAIN_FORMATS:
+            raise UsageError(f"--explain: the {fmt} format cannot carry the reading; use -o text or full (the "
+                             "reading table), or json / json-lines (the reading as 'reading')")
     fail_on = args.fail_on or config.fail_on
     enabled_codes(args.select, args.ignore, config, extend_select=args.extend_select)  # unknown codes: exit 2 first
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kldcard.card.document import MAX_CARD_BYTES
 from kldcard.card.hub import CardCache
 from kldcard.comparable.formats import FORMATS, render
 from kldcard.comparable.inputs import load, source_names
@@ -24,10 +25,11 @@ from kldcard.comparable.table import Comparison, compare_sources
 __all__ = ["FORMATS", "Comparison", "comparable", "render"]
 
 
-def comparable(args: Sequence[str], *, local_files_only: bool = False) -> Comparison:
+def comparable(args: Sequence[str], *, local_files_only: bool = False, max_bytes: int = MAX_CARD_BYTES) -> Comparison:
     """The comparison of the KLD numbers of ``args`` (cards, ``hf://`` specs, ``CARD#LINE``,
     ``CARD::NAME``, results JSON). One argument: its numbers against each other. Raises
-    :class:`~kldcard.errors.InputError` for an argument that cannot be read or gives no number."""
+    :class:`~kldcard.errors.InputError` for an argument that cannot be read (or is larger than
+    ``max_bytes``) or gives no usable number (none, or only ones whose block the linter rejects)."""
     cache = CardCache(local_files_only=local_files_only)
-    sources = [load(a, cache) for a in args]
+    sources = [load(a, cache, limit=max_bytes) for a in args]
     return compare_sources(sources, source_names(list(args)))

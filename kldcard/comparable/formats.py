@@ -64,9 +64,17 @@ def _legend(c: Column) -> str:
     return f"{c.source}{line} ({', '.join(kinds)}): {c.numbers_shown}"
 
 
+def _unread(cmp: Comparison) -> list[str]:
+    return [f"{name} {u.shown()}; left out of the comparison" for name, u in cmp.unreadable]
+
+
 def text(cmp: Comparison) -> str:
     v = cmp.verdict
-    out = [f"{safe(c.name)}  {safe(_legend(c), 160)}" for c in cmp.columns]
+    out = []
+    for c in cmp.columns:
+        out.append(f"{safe(c.name)}  {safe(_legend(c), 160)}")
+        out.append(f"{' ' * len(c.name)}  {safe(c.numbers[0].what, 200)}")
+    out += [f"not read: {safe(line, 300)}" for line in _unread(cmp)]
     head = ["", *(c.name for c in cmp.columns), "verdict"]
     body = []
     for i, r in enumerate(v.rows):
@@ -80,6 +88,7 @@ def text(cmp: Comparison) -> str:
     out.append("")
     out.append(f"verdict: {safe(v.sentence)}")
     out += [f"flag: {safe(f)}" for f in v.flags]
+    out += [f"value: {safe(f)}" for f in cmp.values]
     out.append(f"ranking: {safe(cmp.advice.message)}")
     out += [f"  {safe(line)}" for line in cmp.advice.lines]
     return "\n".join(out) + "\n"
@@ -92,7 +101,8 @@ def _md(text: Any, limit: int | None = 60) -> str:
 def markdown(cmp: Comparison) -> str:
     v = cmp.verdict
     out = [f"**Are these KLD numbers comparable?** {_md(v.sentence, None)}", ""]
-    out += [f"- **{c.name}**: {_md(_legend(c), 200)}" for c in cmp.columns]
+    out += [f"- **{c.name}**: {_md(_legend(c), 200)}; {_md(c.numbers[0].what, 200)}" for c in cmp.columns]
+    out += [f"- not read: {_md(line, 300)}" for line in _unread(cmp)]
     out += ["", "| disclosure | " + " | ".join(c.name for c in cmp.columns) + " | verdict |",
             "|---|" + "---|" * len(cmp.columns) + "---|"]
     for i, r in enumerate(v.rows):
@@ -102,6 +112,7 @@ def markdown(cmp: Comparison) -> str:
         out.append(f"| D{r.rule.disclosure} {r.rule.label} | {cells} | {verdict}{kind} |")
     out.append("")
     out += [f"> flag: {_md(f, None)}" for f in v.flags]
+    out += [f"> value: {_md(f, None)}" for f in cmp.values]
     out.append(f"Ranking: {_md(cmp.advice.message, None)}")
     out += [f"- {_md(line, None)}" for line in cmp.advice.lines]
     out += ["", "_Rules: when two KLD numbers are the same quantity (kldcard, docs/comparable.md)._"]

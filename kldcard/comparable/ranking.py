@@ -1,6 +1,7 @@
 """Ranking only when it means something.
 
 - Not comparable (or cannot tell): no ranking; the numbers are not known to be one quantity.
+- A value that cannot be a mean KL divergence (negative, not finite, absurdly large): no ranking.
 - Comparable, every number a kldcard result with its per-token file: hand over to ``kldcard rank``
   (paired intervals on the same positions; ``kldcard comparable --rank FILE`` runs it).
 - Comparable, card numbers only: a published mean without its interval cannot rank two close
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
-from kldcard.comparable.numbers import Column, Number
+from kldcard.comparable.numbers import Column, Number, quantity_words
 from kldcard.lint.quantity_verdict import Verdict
 
 
@@ -35,12 +36,15 @@ class Advice:
         return {"kind": self.kind, "message": self.message, "lines": list(self.lines), "results": list(self.results)}
 
 
-def advise(columns: Sequence[Column], verdict: Verdict) -> Advice:
+def advise(columns: Sequence[Column], verdict: Verdict, implausible: Sequence[str] = ()) -> Advice:
     numbers = [(c.name, n) for c in columns for n in c.numbers]
     if not verdict.comparable:
         why = "they are not the same quantity" if verdict.overall == "not comparable" else \
             "nobody can tell whether they are the same quantity"
         return Advice("none", f"no ranking: {why}")
+    if implausible and len(numbers) > 1:
+        return Advice("none", "no ranking: a value that cannot be a mean KL divergence is not a measurement to "
+                      "rank (see 'value:' above)")
     if len(numbers) < 2:
         return Advice("single", "one number: nothing to rank")
     if all(n.kind == "results" and n.per_token for _, n in numbers):
@@ -66,6 +70,6 @@ def advise(columns: Sequence[Column], verdict: Verdict) -> Advice:
 
 
 def _value(n: Number) -> str:
-    unit = n.unit or "unit not stated"
-    shown = f"{n.value:.6g} {unit}" if n.value is not None else "no value"
-    return shown + (f" {n.interval.shown()}" if n.interval else ", no interval given")
+    # what the number is (statistic, direction); its positions and vocabulary are in its column's legend
+    what = quantity_words(n.readings, short=True)
+    return f"{n.shown()}, {what}" + (f" {n.interval.shown()}" if n.interval else ", no interval given")

@@ -13,9 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kldcard.comparable.numbers import Column, Number, Source
+from kldcard.comparable.numbers import Column, Number, Source, Unreadable
 from kldcard.comparable.ranking import Advice, advise
+from kldcard.errors import InputError
 from kldcard.lint.quantity_verdict import Verdict, compare_readings, readings_key
+
+
+# Columns are numbers that read differently; a real card has a handful. Beyond this many the table is
+# unreadable and the pairwise row verdicts grow with the square of the count (a 2,000-row table whose
+# every row names its own context is a stall, not a comparison).
+MAX_COLUMNS = 100
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,8 @@ class Comparison:
     columns: tuple[Column, ...]
     verdict: Verdict
     advice: Advice
+    unreadable: tuple[tuple[str, Unreadable], ...] = ()  # (input's short name, number left out and why)
+    values: tuple[str, ...] = ()  # numbers whose value cannot be a mean KL divergence, and why
 
     @property
     def exit_code(self) -> int:
@@ -42,14 +51,28 @@ def columns_of(sources: Sequence[Source], names: Sequence[str]) -> list[Column]:
     return out
 
 
+def one_card(sources: Sequence[Source]) -> bool:
+    """True when every input is the same card (by content: one file given twice, two claims of it, the
+    same card as a file and as ``hf://``): its numbers are presented as measured together."""
+    ids = {s.identity or s.name for s in sources}
+    return len(ids) == 1
+
+
 def compare_sources(sources: Sequence[Source], names: Sequence[str]) -> Comparison:
     """The comparison of the numbers of ``sources`` (named ``names``) with each other.
 
-    One source with one column has nothing to compare with: the verdict is "comparable" (its numbers
-    share every reading) and the advice says so."""
+    Numbers that all come from one card (:func:`one_card`) share what the card leaves unsaid: a
+    disclosure none of them states is a caveat, not "cannot tell" (:func:`compare_readings`). A number
+    whose value cannot be a mean KL divergence (negative, not finite, absurdly large) is named in
+    ``values`` and is not ranked."""
     columns = columns_of(sources, names)
-    verdict = compare_readings([c.name for c in columns], [c.readings for c in columns], one_card=len(sources) == 1)
-    return Comparison(tuple(columns), verdict, advise(columns, verdict))
+    if len(columns) > MAX_COLUMNS:
+        raise InputError(f"the inputs give {len(columns)} columns (numbers that read differently); comparable puts "
+                         f"at most {MAX_COLUMNS} side by side: narrow an input with CARD#LINE or CARD::NAME")
+    verdict = compare_readings([c.name for c in columns], [c.readings for c in columns], one_card=one_card(sources))
+    values = tuple(f"{c.name} {n.label}: {why}" for c in columns for n in c.numbers if (why := n.implausible()))
+    unread = tuple((name, u) for src, name in zip(sources, names) for u in src.unreadable)
+    return Comparison(tuple(columns), verdict, advise(columns, verdict, values), unread, values)
 
 
 def to_json(cmp: Comparison) -> dict[str, Any]:
@@ -61,6 +84,8 @@ def to_json(cmp: Comparison) -> dict[str, Any]:
         "reasons": list(v.reasons),
         "caveats": list(v.caveats),
         "flags": list(v.flags),
+        "implausible_values": list(cmp.values),
+        "unreadable": [{"input": name, **u.to_json()} for name, u in cmp.unreadable],
         "columns": [{"name": c.name, "source": c.source, "numbers": [n.to_json() for n in c.numbers]}
                     for c in cmp.columns],
         "rows": [{

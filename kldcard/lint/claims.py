@@ -12,7 +12,9 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from kldcard.lint.markdown import LIST_ITEM, Doc, Table
+from kldcard.lint.read import claim_numbers
 from kldcard.lint.read.numbers import decimals_half_ulp, parse_number
+from kldcard.lint.read.tools import LINES as TOOL_LINES
 from kldcard.lint.scan import search, spans_with
 from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CONTEXT are read from here by prose and evidence)
     AFTER_GAP,
@@ -69,7 +71,8 @@ class Claim:
     text: str  # the header row, first statistic line, or the sentence
     labelled: bool  # every number says which statistic it is (mean, median, p99, ...)
     numbers: list[KldNumber] = field(default_factory=list)
-    # pasted output: "llama-perplexity", "llama-perplexity-chunks", "model_diff" or "result-lines"
+    # pasted output: "llama-perplexity", "llama-perplexity-chunks", "model_diff", "result-lines" or the
+    # name of another tool whose grammar read the line (kldcard.lint.read.tools)
     tool: str | None = None
 
 
@@ -102,29 +105,38 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     )
     diffs = diffs | doc.lines_with(MODEL_DIFF_PER_TOKEN)
     chunk_heads = doc.lines_with(LLAMA_CHUNK_HEADER)
-    visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads))
+    printed: dict[int, tuple[str, re.Match[str]]] = {}  # the other tools' printed lines (read.tools)
+    for name, pattern in TOOL_LINES:
+        for i in doc.lines_with(pattern):
+            if i not in printed and (m := pattern.match(doc.lines[i])):
+                printed[i] = (name, m)
+    visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads, printed))
     old_block = False  # inside the first-format block, right under its header
-    previous = -2
+    previous = header = -2
     for i in visit:
         # the current per-chunk rows come each under its own header, a blank line apart: one block
-        chunking = current is not None and current.tool == "llama-perplexity-chunks"
-        if i != previous + 1 and not (chunking and all(not doc.lines[j].strip() for j in range(previous + 1, i))):
+        chunking = current is not None and (current.tool == "llama-perplexity-chunks" or current.tool in _GRAMMAR_TOOLS)
+        # (blank lines, and an elision "..." where a paste cut rows, do not end a run of rows)
+        if i != previous + 1 and not (chunking and all(doc.lines[j].strip() in ("", "...", "…") for j in range(previous + 1, i))):
             current, old_block = None, False
         previous = i
         line = doc.lines[i]
         if i in chunk_heads and LLAMA_CHUNK_HEADER.match(line):
             lines.add(i)
+            header = i
             continue
         old_block = old_block and i in old and bool(OLD_STAT.match(line))
         llama = stat.get(i) or (old_block and OLD_STAT.match(line))
         diff = (MODEL_DIFF_STAT.match(line) or MODEL_DIFF_PER_TOKEN.match(line)) if i in diffs else None
         chunk = LLAMA_CHUNK.match(line) if i in chunks else None
-        result = doc.code[i] and not (llama or diff or chunk) and i in results and CODE_RESULT.match(line)
+        tool_line = printed.get(i) if not (llama or diff or chunk) else None
+        result = doc.code[i] and not (llama or diff or chunk or tool_line) and i in results and CODE_RESULT.match(line)
         if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean
             if current is None or current.tool != "llama-perplexity-chunks":
-                current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool="llama-perplexity-chunks")
+                at = header if header == i - 1 else i  # the rows' header, right above them, is where they start
+                current = Claim("tool-output", doc.starts[at], doc.lines[at].strip(), labelled=False, tool="llama-perplexity-chunks")
                 claims.append(current)
             current.numbers.extend(_numbers(chunk.group("kld"), doc.starts[i] + chunk.start("kld")))
             lines.add(i)
@@ -136,6 +148,13 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             colon = line.index(":", diff.end() - len(diff.group(0).split(":")[-1]) - 1) if diff else line.index(":")
             current.numbers.extend(_numbers(line[colon + 1 :], doc.starts[i] + colon + 1))
             lines.add(i)
+        elif tool_line:  # a line another tool prints, its number in the grammar's "kld" group
+            name, m = tool_line
+            if current is None or current.tool != name:
+                current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool=name)
+                claims.append(current)
+            current.numbers.extend(_numbers(m.group("kld"), doc.starts[i] + m.start("kld")))
+            lines.add(i)
         elif result:
             if current is None or current.tool != "result-lines":
                 current = Claim("tool-output", doc.starts[i], line.strip(), labelled=False, tool="result-lines")
@@ -146,9 +165,12 @@ def _tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             lines.add(i)
             current = None
             old_block = True
-        else:  # any other line (blank, header, Δp block) ends the block
+        elif not (chunking and line.strip() in ("...", "…")):  # any other line (blank, header, Δp block) ends the block
             current = None
     return claims, lines
+
+
+_GRAMMAR_TOOLS = frozenset(name for name, _ in TOOL_LINES)
 
 
 def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
@@ -177,10 +199,25 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if not rows:
             continue
         window = line[max(0, term.start() - 8) : term.end() + 8]
-        numbers = [n for r in rows for n in _numbers(lines[r], doc.starts[r])]
+        numbers = _flat_numbers(doc, line, rows)
         claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
         consumed.update([i, *rows])
     return claims
+
+
+def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
+    """The numbers under the KLD words of a flattened table's header (every number of the rows when a row's
+    KLD value cannot be told: claim_numbers.flat_spans)."""
+    spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
+    if any(s is None for s in spans):
+        return [n for r in rows for n in _numbers(doc.lines[r], doc.starts[r])]
+    return [n for r, ss in zip(rows, spans) for s, e in ss or () for n in _numbers(doc.lines[r][s:e], doc.starts[r] + s)]
+
+
+def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
+    """The KLD numbers of a table cell under a KLD header (not a percent or size beside the value)."""
+    cell = _cell_text(text)
+    return [n for n in _numbers(cell, off) if claim_numbers.is_kld(cell, n.offset - off, len(n.text), cell=True)]
 
 
 def _table(doc: Doc, t: Table) -> list[Claim]:
@@ -189,7 +226,7 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
     claims: list[Claim] = []
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
-        numbers = [n for off, text in cells for n in _numbers(_cell_text(text), off)]
+        numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
         if numbers and all(THRESHOLD_CELL.search(text) for _, text in cells if NUMBER.search(text)):
             return claims
         if numbers:
@@ -208,7 +245,7 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
         k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
         if k is None:
             continue
-        numbers = [n for off, text in cells[k + 1 :] for n in _numbers(_cell_text(text), off)]
+        numbers = [n for off, text in cells[k + 1 :] for n in _kld_cell_numbers(text, off)]
         if not numbers:
             continue
         labelled = bool(STAT_LABEL.search(cells[k][1]))
@@ -236,7 +273,8 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
             if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):
                 continue
             near = _Terms(terms)
-            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)]
+            numbers = [n for n in _numbers(text, off) if _attached(text, n.offset - off, len(n.text), near)
+                       and claim_numbers.is_kld(text, n.offset - off, len(n.text))]
             if numbers:
                 labelled = all(_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
@@ -302,6 +340,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
             n
             for n in _numbers(sentence, start)
             if doc.line_index(n.offset) not in tool_lines and _attached(sentence, n.offset - start, len(n.text), near)
+            and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))
         ]
         if not numbers:
             continue

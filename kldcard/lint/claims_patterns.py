@@ -80,6 +80,7 @@ RELATIVE = re.compile(
     r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
     r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
     r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)|"
+    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
     r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)",  # "adds +19% KLD vs the baseline"
     I,
 )

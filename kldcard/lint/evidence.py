@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import context, eval_text, positions
+from kldcard.lint.read import calibration, context, eval_text, positions, reference, runtime
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -156,7 +156,36 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence)
 
-    return sorted(_all(doc, [D4_NONE]) + _all(doc, [D4_WORD], veto), key=lambda m: m.start())
+    def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
+        if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence):
+            return True
+        return calibration.veto(sentence, m, doc.text[max(0, m.start() - 200) : m.start()], doc.text)
+
+    found = _all(doc, [D4_NONE]) + _all(doc, [D4_WORD], veto) + _all(doc, calibration.PATTERNS, veto_more)
+    return sorted(found, key=lambda m: m.start())
+
+
+def _d1_all(doc: Doc) -> list[re.Match[str]]:
+    # the reference named by a comparison, a label or a KL's argument; and (kldcard.lint.read.reference) by
+    # its role or an assignment ("the original BF16 output distribution", "base = the f16-KV logits")
+    def veto(s: str, m: re.Match[str]) -> bool:
+        return bool(HYPOTHETICAL.search(s)) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
+
+    return sorted(_all(doc, D1) + _all(doc, reference.PATTERNS, veto), key=lambda m: m.start())
+
+
+def _d2_all(doc: Doc) -> list[re.Match[str]]:
+    # an engine with its version, or hardware; and (kldcard.lint.read.runtime) the engine named without a
+    # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
+    # runs, not where it was measured.
+    def veto(s: str, m: re.Match[str]) -> bool:
+        hardware = m.re is D2[2] or m.re is runtime.PATTERNS[-1]
+        # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
+        quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
+        near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
+        return quantizer or (hardware and bool(DEPLOYMENT.search(s))) or runtime.veto(s, m, *near)
+
+    return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())
 
 
 def _d7_all(doc: Doc) -> list[re.Match[str]]:
@@ -174,9 +203,9 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     # llama-perplexity scores PPL and KLD in one run over the same windows; elsewhere a perplexity's windows are its own
     both = recognise(doc.scanned) is not None
     return {
-        1: _all(doc, D1),
+        1: _d1_all(doc),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
-        2: _all(doc, D2, lambda s, m: bool(QUANTIZER.search(s)) or (m.re is D2[2] and bool(DEPLOYMENT.search(s)))),
+        2: _d2_all(doc),
         3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m)),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)

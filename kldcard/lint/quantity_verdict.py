@@ -20,6 +20,7 @@ from kldcard.lint.reading import DisclosureReading, Evidence
 RowVerdict = Literal["same", "compatible", "differs", "unknown"]
 Overall = Literal["comparable", "not comparable", "cannot tell"]
 _ORDER = {"same": 0, "compatible": 1, "unknown": 2, "differs": 3}
+DETAIL_VALUES = 6  # distinct values a row's detail names
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ class Row:
             s = c.shown(self.differing)
             if c.says and s not in seen:
                 seen.append(s)
+        if len(seen) > DETAIL_VALUES:  # a sentence, not a list of every column's value
+            return " vs ".join(seen[:DETAIL_VALUES - 1]) + f" vs ... vs {seen[-1]} ({len(seen)} values)"
         return " vs ".join(seen)
 
 
@@ -158,8 +161,11 @@ def _row(rule: SameQuantityRule, cells: tuple[Cell, ...]) -> Row:
     silent = tuple(i for i, c in enumerate(cells) if not _decidable(rule, c))
     verdict: RowVerdict = "same"
     differing: list[str] = []
-    for a, b in combinations(range(len(cells)), 2):
-        v, keys = _pair(rule, cells[a], cells[b])
+    # a pair's verdict depends only on the two cells' values: compare each distinct value once (a card's
+    # numbers mostly share a row's value, so n columns are not n² comparisons)
+    distinct = list({json.dumps(c.value, sort_keys=True, default=str): c for c in cells}.values())
+    for a, b in combinations(range(len(distinct)), 2):
+        v, keys = _pair(rule, distinct[a], distinct[b])
         differing += [k for k in keys if k not in differing]
         verdict = max(verdict, v, key=_ORDER.__getitem__)
     if verdict != "differs" and silent:

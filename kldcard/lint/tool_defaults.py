@@ -1,6 +1,7 @@
 """Which KLD tool a card names, and what that tool's documented defaults imply.
 
-Source: shared/reference/disclosure-patterns.md §4 and llamacpp-kld.md §3–7. A default is inferred only
+Source: shared/reference/disclosure-patterns.md §4 and llamacpp-kld.md §3–7; for the other tools,
+the sources cited in their grammar modules (kldcard.lint.read.tools). A default is inferred only
 when the card names the tool (a command line, pasted output or the tool's label set) and does not
 state the item itself. D1 (reference) and D4 (calibration) are never inferred: no tool fixes them.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kldcard.lint.read.tools import GRAMMARS, BY_NAME
 from kldcard.lint.read.tools import exllamav3 as ex3
 from kldcard.lint.read.tools import llama_perplexity as lp
 from kldcard.lint.scan import Text, finditer, search
@@ -28,6 +30,11 @@ class Tool:
 def recognise(body: str | Text) -> Tool | None:
     """The KLD tool the card names, or None."""
     text = body if isinstance(body, Text) else Text(body)
+    # another tool's printed output outranks a mention of llama-perplexity ("checked against the new
+    # --kl-divergence mode" above pasted llama_kl.py output), not llama-perplexity's own printed labels
+    printed = _grammar(text, "printed")
+    if printed is not None and search(lp.PRINTED, text) is None:
+        return printed
     m = search(LLAMA_STRONG, text)
     if m is None:
         labels = list(finditer(LLAMA_LABELS, text))
@@ -44,11 +51,25 @@ def recognise(body: str | Text) -> Tool | None:
         if search(EXLLAMA_V2, text) and not search(EXLLAMA_V3, text):
             return Tool("exllamav2 model_diff", m.start())
         return Tool("exllamav3 model_diff", m.start())
+    # the other tools with documented defaults (kldcard.lint.read.tools): their printed output first,
+    # then a name precise enough to be that tool (its command or package, not a word of prose)
+    return printed or _grammar(text, "names")
+
+
+def _grammar(text: Text, kind: str) -> Tool | None:
+    """The first tool with documented defaults (read.tools.GRAMMARS) whose ``kind`` pattern the card holds."""
+    for g in GRAMMARS:
+        p = getattr(g, kind)
+        if g.defaults and p is not None and (m := search(p, text)) is not None:
+            return Tool(g.name, m.start())
     return None
 
 
 def defaults(tool: Tool) -> dict[int, str]:
     """Disclosure number -> the value the tool's default implies, in words."""
+    if tool.name in BY_NAME:
+        g = BY_NAME[tool.name]
+        return dict(g.defaults) if g.infer else {}
     if tool.name.endswith("llama-perplexity"):
         n = tool.n_ctx or 512
         floor = 24 if tool.name.startswith("ik_llama") else 16
@@ -77,6 +98,9 @@ def defaults(tool: Tool) -> dict[int, str]:
 
 def default_values(tool: Tool) -> dict[int, dict[str, object]]:
     """Disclosure number -> the normalised value (reading.VALUE_KEYS) the tool's default implies."""
+    if tool.name in BY_NAME:
+        g = BY_NAME[tool.name]
+        return {n: dict(v) for n, v in g.values.items()} if g.infer else {}
     if tool.name.endswith("llama-perplexity"):
         n = tool.n_ctx or 512
         return {

@@ -15,6 +15,7 @@ from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
 from kldcard.lint.read import context as context_forms
 from kldcard.lint.read import eval_text as eval_text_forms
 from kldcard.lint.read import positions as position_forms
+from kldcard.lint.read import runtime as more_runtime
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
@@ -162,9 +163,16 @@ def runtime(span: str, around: str) -> dict[str, Any]:
         v = VERSION.search(span)
         if v is not None:
             out["engine"], out["version"] = "llama.cpp", _first_group(v)
+    if "engine" not in out and (named_engine := more_runtime.engine(span)) is not None:
+        out["engine"] = named_engine  # by its tool or project name ("llama-perplexity", "Acme.cpp v0.3")
+        v = VERSION.search(span)
+        if v is not None:
+            out["version"] = _first_group(v)
     h = re.search(HARDWARE, around, I)
     if h is not None:
         out["device"] = h.group(0).strip()
+    elif (more := more_runtime.device(around)) is not None:
+        out["device"] = more
     b = BACKEND.search(around)
     if b is not None:
         out["backend"] = BACKENDS[b.group(1).lower()]

@@ -21,14 +21,15 @@ PASTE_PREFIX = r"^(?:[ \t]*+(?:>|[-*+](?=\s))[ \t]*+)*+[ \t]*+"
 STAT = re.compile(PASTE_PREFIX + r"(?:Mean|Median|Maximum|Minimum|\d{1,2}(?:\.\d+)?%)\s+KLD\s*:\s*(-?\d+\.\d+)", I)
 HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL[- ]divergence statistics(?:\s*=+|\s*$)", I)
 OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+)\s*:\s*(-?\d+\.\d+)", I)
-# the cumulative per-chunk line: [n] (or, since the batching rewrite, a bare chunk number) PPL ± se,
-# ln ratio ± se, KLD ± se, Δp ± %, same ± %
+# the cumulative per-chunk line: [n] (or a bare chunk number) PPL (± se since PR 6936; bare in PR 5081's
+# first table), ln ratio ± se, KLD ± se, then Δp ± % or (PR 5081) same-top ± se
 CHUNK = re.compile(
-    r"^\s*(?:\[\d+\]|\d+(?=[ \t]))\s*\d+\.\d+\s*±\s*\d+\.\d+\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+"
-    r"-?\d+\.\d+\s*±"
+    r"^\s*(?:\[\d+\]|\d+(?=[ \t]))\s*\d+\.\d+(?:\s*±\s*\d+\.\d+)?\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+"
+    r"(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+-?\d+\.\d+\s*±"
 )
-# the current per-chunk rows' header, printed above every row
-CHUNK_HEADER = re.compile(r"^\s*chunk\s+PPL\s+ln\(PPL\(Q\)/PPL\(base\)\)\s+KL Divergence\b", I)
+# the per-chunk rows' header ("KL-Divergence ... Same top" in PR 5081, "KL Divergence ... Same top p" since),
+# printed once above the rows, or (since the batching rewrite) above every row
+CHUNK_HEADER = re.compile(r"^\s*chunk\s+PPL\s+ln\(PPL\(Q\)/PPL\(base\)\)\s+KL[- ]Divergence\b", I)
 
 # naming the tool
 STRONG = re.compile(
@@ -45,3 +46,6 @@ IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
 # -ctk q8_0 -ctv q8_0 -np 1": the deployment's context, not the measurement's)
 SERVING = r"llama-server|llama-cli|\bserve\b|--port\b|--host\b|\s-np\s|--parallel\b|\s-ctk\s|--cache-type-k\b"
 CTX_OPTION = re.compile(r"^(?![^\n]*(?:" + SERVING + r"))[^\n]*?(?<!\S)(?:-c|--ctx-size)\s+(\d{2,6})\b", re.M)
+# its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
+# defaults apply even where another tool's output is pasted too
+PRINTED = re.compile(r"=+\s*KL[- ]divergence statistics|^[ \t>*+-]*Mean\s+KLD\s*:|" + UNIQUE.pattern, I | re.MULTILINE)

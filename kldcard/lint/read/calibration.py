@@ -1,0 +1,56 @@
+"""D4 (calibration) statements beyond a named calibration set (kldcard.lint.evidence_patterns.D4_WORD with a
+dataset in its sentence): the ways cards say that a calibration was used, or name it by its file, without
+naming its text. The reading reports them as ``incomplete`` ("name the calibration set"), or as stated when
+the file and its size are given.
+
+- a calibration or imatrix file named: ``NX2.imatrix``, ``imatrix_unsloth.gguf``, ``reap_recall_calib.jsonl``
+  (not a file passed to the evaluation with ``-f``/``--file``);
+- the quants described as calibrated: "imatrix-weighted experts", "+ Imatrix", "the matching imatrix",
+  "the imatrix was built from data with more Japanese", "calibrated on similar prose", "Unsloth's imatrix
+  calibration data", exllamav3's "calibration250×2048";
+- a labelled field or table column: "**Calibration:**", "La calibración usó …", "| imatrix |";
+- the train split of wikitext named in a sentence about training or calibration ("wiki.train 640 seq (学習)").
+
+The caller (kldcard.lint.evidence) applies the D4 vetoes (hypothetical and negated sentences).
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+PATTERNS: list[re.Pattern[str]] = [
+    # a calibration / imatrix file
+    re.compile(
+        r"(?<![\w.\-/])(?:[\w\-]+\.imatrix\b|[\w.\-]*imatrix[\w.\-]*\.(?:gguf|dat|bin)\w*|[\w.\-]*calib[\w.\-]*\.(?:jsonl?|txt|parquet|csv))",
+        I,
+    ),
+    # quants described as made with an importance matrix / calibration
+    re.compile(
+        r"\bimatrix[- ](?:weighted|guided|aware|data)\b|\+\s*imatrix\b|\b(?:the\s+)?(?:matching|corresponding|same|own|"
+        r"custom|their|its)\s+(?:importance matrix|imatrix)\b|\b(?:imatrix|importance matrix)\s+(?:was|were|is)\s+(?:built|computed|made|"
+        r"created|generated|trained)\b|\bcalibrated\s+(?:on|with|using)\b|\bcalibration\s*\d+\s*[×x]\s*\d+|"
+        r"\bimatrix\s+calibration\s+data\b|\bimatrixの作成|\bimatrix\s*(?:を|は)",
+        I,
+    ),
+    # a labelled field or a table column
+    re.compile(r"(?:^|\s)\**calibra(?:tion|ción|ção|tion data|tion set)\**\s*[:：]|\bcalibraci[óo]n\s+us[óo]\b|^\|(?:[^|\n]*\|)*?\s*imatrix\s*\|", I | re.MULTILINE),
+    # the train split of wikitext, named for training or calibration
+    re.compile(r"(?<![\w\-/])wiki\.train(?:\.raw)?\b", I),
+]
+FILE_PATTERN, DESCRIBED, LABELLED, TRAIN_SPLIT = PATTERNS
+TRAINING = re.compile(r"\btrain(?:ing|ed)?\b|学習|训练|訓練|calibra|imatrix|importance", I)
+EVAL_FILE = re.compile(r"(?:-f|--file)\s+\S*$")
+
+
+def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
+    """True when the match is not a statement of the candidates' calibration (``before``: the text right before
+    it; ``text``: the whole body)."""
+    if m.re is FILE_PATTERN:  # a calibration text passed to the evaluation ("-f calibration_datav3.txt") is its eval text
+        name = re.escape(m.group(0).rsplit("/", 1)[-1])
+        return bool(EVAL_FILE.search(before) or re.search(rf"(?:-f|--file)\s+\S*{name}", text))
+    if m.re is TRAIN_SPLIT:
+        rest = sentence.replace(m.group(0), " ")
+        return not TRAINING.search(rest)
+    return False

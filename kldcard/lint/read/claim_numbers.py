@@ -1,0 +1,94 @@
+"""Which numbers of a KLD claim are KL-divergence numbers (R1-R6 of tests/data/real_cards/labels.yaml): a
+claim's line, cell or sentence also carries sizes, speeds, perplexities and percentages of other metrics.
+
+A number is not a KLD number when
+- a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s");
+- it is a second figure in a table cell, given in percent ("0.0042 (97.1 %)": the cell's KLD is 0.0042);
+- the words right before it (since the previous number, cell border or sentence start) name another metric
+  and no KL term ("PPL 7.6585", "top-1 97.1");
+- it stands after a bare "±" ("above the ±0.0005 band"), or after the "±" of a number that is itself not
+  a KLD number ("PPL 2.73 ± 0.015").
+
+For tables a web mirror flattened to space-separated lines (R2), :func:`flat_column` keeps only the value
+under the KLD header word: counted from the right, as the header's words and the rows' values align there
+(the row label and multi-word cells are on the left).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.claims_patterns import KLD_TERM
+
+I = re.IGNORECASE
+
+UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
+PERCENT_AFTER = re.compile(r"\s*%")
+KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?(?:KLD|KL\b|KL[- ]?div)", I)
+# a metric other than KL named right before a number; a KL term between them keeps the number
+OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
+KL_WORD = re.compile(r"KL|divergen|散度|ダイバージェンス", I)
+PLUS_MINUS = re.compile(r"±\s*$")
+NUMBER_BEFORE_PM = re.compile(r"(-?\d[\d.,]*(?:e-?\d+)?)\s*%?\s*±\s*$", I)
+LABEL_SPLIT = re.compile(r"\d[\d.,]*(?:e-?\d+)?|\|")
+
+
+def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
+    """Whether the number at ``pos`` (``length`` characters) of ``segment`` (its sentence, line or cell) is a
+    KLD number; ``cell``: the segment is one table cell."""
+    after = segment[pos + length : pos + length + 12]
+    if UNIT_AFTER.match(after):
+        return False
+    if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
+        return True
+    before = segment[max(0, pos - 120) : pos]
+    signed = before.rstrip().endswith(("+", "-", "−"))  # "+5.5 %": a relative change of the KLD, kept (R4)
+    if cell and PERCENT_AFTER.match(after) and not signed and re.search(r"\d", before):
+        return False
+    label = LABEL_SPLIT.split(before)[-1]
+    if OTHER_LABEL.search(label) and not KL_WORD.search(label):
+        return False
+    if PLUS_MINUS.search(before):
+        m = NUMBER_BEFORE_PM.search(before)
+        if m is None:  # a bare "± x": a band, not a measured value
+            return False
+        return is_kld(segment, pos - len(before) + m.start(1), len(m.group(1)), cell=cell)
+    return True
+
+
+VALUE = re.compile(r"(?<![\w.])[-+]?\d[\d.,]*(?:e-?\d+)?(?:\s*±\s*\d[\d.,]*(?:e-?\d+)?)?%?", I)
+PARENS = re.compile(r"\([^()]*\)")
+FIXED_GAP = re.compile(r"\S {2,}\S")
+# a "header" that is a wrapped sentence, not a table's (its rows are prose too): read every number
+PROSE = re.compile(r"[.,;:!?]\s|[，。、；：]|\*\*")
+
+
+def prose_like(header: str) -> bool:
+    return bool(PROSE.search(header))
+
+
+def flat_column(header: str, term: tuple[int, int], row: str) -> tuple[int, int] | None:
+    """The (start, end) span of ``row``'s value under the KLD header word at ``term`` (start, end) of
+    ``header``; None when it cannot be told. A fixed-width table (a value under the word) is read by position,
+    a flattened one by counting columns from the right (a parenthesised qualifier is not a column)."""
+    values = list(VALUE.finditer(row))
+    if len(FIXED_GAP.findall(header)) >= 2:  # a fixed-width table: the value under the word
+        under = [v for v in values if v.start() < term[1] + 2 and v.end() > term[0] - 2]
+        if len(under) == 1:
+            return under[0].start(), under[0].end()
+    right = len(PARENS.sub(" ", header[term[1] :]).split())  # header words after the KLD term
+    if len(values) <= right:
+        return None
+    v = values[len(values) - 1 - right]
+    return v.start(), v.end()
+
+
+def flat_spans(header: str, row: str) -> list[tuple[int, int]] | None:
+    """The spans of ``row``'s values under every KLD word of a flattened ``header``, left to right; None when
+    the header is a wrapped sentence or a value cannot be told."""
+    if prose_like(header):
+        return None
+    spans = {flat_column(header, (m.start(), m.end()), row) for m in KLD_TERM.finditer(header)}
+    if not spans or None in spans:
+        return None
+    return sorted(s for s in spans if s is not None)

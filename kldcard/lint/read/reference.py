@@ -1,0 +1,43 @@
+"""D1 (reference) statements beyond kldcard.lint.evidence_patterns.D1: the reference named by its role
+or written as an assignment, which the reading reports as ``incomplete`` until a repo id, revision and
+dtype are given (issue 28: "a reference named without revision or dtype", never "does not state").
+
+- an assignment: "base = the logits with f16 KV", "base = `--kv-dtype bf16`", a row labelled "(base)";
+- the original by its role: "the original BF16 output distribution", "the original HF model", "the
+  unmodified model's predictions", and the same in the card languages ("元のモデル", "オリジナル",
+  "modelo sin editar", "modelo original", "modèle d'origine", "Originalmodell");
+- a reference after "match(es)" ("matches the locked stock ... reference");
+- a comparison word before a logits or model file in a sentence with a KL term ("KLD vs `NX2-Q6K.kld`").
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+ROLE_NOUN = r"(?:model|checkpoint|weights|output distribution|distribution|logits|outputs?)"
+PATTERNS: list[re.Pattern[str]] = [
+    re.compile(r"\bbase\s*=\s*(?P<ref>`[^`\n]{2,80}`|(?:the\s+)?[^\s,;)][^,;)\n]{1,60})", I),
+    re.compile(r"[(（]\s*(?P<ref>base|baseline|reference)\s*[)）]\s*\|", I),
+    re.compile(
+        rf"\b(?:the|its|their|our)\s+(?P<ref>(?:original|unmodified|unedited|unquantized)\s+(?:[\w.\-/]+\s+){{0,2}}?{ROLE_NOUN})(?:'s)?\b",
+        I,
+    ),
+    re.compile(r"(?P<ref>元のモデル|オリジナル|原版模型|modelo (?:sin editar|original|base)\b|modèle d'origine|modèle original|Originalmodell|Ausgangsmodell)", I),
+    re.compile(
+        r"\bmatch(?:es|ed|ing)?\s+(?P<ref>the\s+(?:[\w.\-/'*`]+\s+){0,6}?(?:reference|original|unmodified model|unquantized model))\b", I
+    ),
+    re.compile(r"\b(?:vs\.?|versus|against)\s+(?P<ref>`?[\w.\-/~]+\.(?:kld|logits|gguf|safetensors)\b`?)", I),
+]
+CODE_SPAN_REF = PATTERNS[-1]
+KL = re.compile(r"KLD?\b|KL[- ]?div|divergen|ダイバージェンス|散度", I)
+# "the original paper / post / discussion ..." is not a model
+NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
+
+
+def veto(sentence: str, m: re.Match[str], after: str) -> bool:
+    """True when the match is not a statement of the KLD's reference (``after``: the text right after it)."""
+    if m.re is CODE_SPAN_REF:
+        return not KL.search(sentence)
+    return bool(NOT_MODEL.match(after))

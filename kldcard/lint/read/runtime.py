@@ -1,0 +1,123 @@
+"""D2 (runtime) statements beyond an engine with its version (kldcard.lint.evidence_patterns.D2): the ways
+cards name the engine or the hardware of a measurement without a version, which the reading reports as
+``incomplete`` (issue 28: "an engine named without a version is not 'no runtime at all'").
+
+- the measurement's tool named, which names its engine: ``llama-perplexity`` (or its ``--kl-divergence``
+  command line) is llama.cpp's, ``model_diff.py`` exllamav3's, ``mlx_lm`` MLX's;
+- a labelled field: "Engine: …", "Runtime: …", "Inference: …", "Tool: …", "Harness: …", "Backend: …";
+- an engine named in a sentence about the measurement (a KL term, logits, perplexity, a reference, a
+  measurement verb): "llama-perplexity from llama.cpp", "a patched llama.cpp build inside a web UI",
+  "usando llama.cpp sobre Metal", "dense embedding (exllamav3) against quantized embedding (vLLM)";
+- an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
+- hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names.
+
+The caller (kldcard.lint.evidence.collect) applies the D2 vetoes (a quantizer, serving or speed sentence).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.evidence_patterns import ENGINE, VERSION
+
+I = re.IGNORECASE | re.ASCII
+
+# engines the evidence patterns do not list, and the tools that name their engine
+MORE_ENGINES = r"(?:text-generation-webui|TextGen|llama\.cpp|ik_llama\.cpp|beellama\.cpp|fastmlx|MaxText|JAX|Transformer Engine|TensorRT)"
+TOOLS = (
+    r"(?:(?<![\w\-])llama-perplexity\b|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s+[^\n]{0,160}?--kl-divergence\b|"
+    r"\b(?:eval/)?model_diff\.py\b|\bmlx_lm\.(?!convert\b)\w+|\beval_hipfire\b)"
+)
+# a sentence about a measurement (the engine named in it is the measurement's)
+MEASUREMENT = re.compile(
+    r"\bKLD?\b|KL[- ]?div|divergen|\blogits?\b|\blog-?probs?\b|perplexit|\bmeasur|\bevaluat|\bscor(?:e|ed|es|ing)\b|"
+    r"\breference\b|\bbaseline\b|\bcompar|\bharness\b|\bgate\b|\bcorrectness\b|\bmatch(?:es)?\b|\bmetrics?\b|"
+    r"\bstudy\b|\bexperiments?\b|\btest(?:s|ed|ing)?\b|"
+    # the same in the other card languages: measure, evaluate, compare, reference, agree (Chinese, Japanese)
+    r"测|測|评估|評価|比较|比較|参照|参考|基准|一致|ロジット|medi[dç]|mesur|compar|referencia|référence",
+    I,
+)
+# background sentences that name engines in general ("GGUF is the format that llama.cpp ... use", "a fork of ...")
+BACKGROUND = re.compile(
+    r"\bformat\b|\bfork of\b|\bsupport(?:s|ed)?\b|\bcompatible\b|\bload(?:s|ed)? (?:correctly|fine)\b|\bdownload|\bbackground\b|背景|格式|支持|対応", I
+)
+# a runtime or device named for deployment or validation of the files, not for the measurement (any D2 match)
+DEPLOYED = re.compile(
+    r"\bdespliegue\b|\bimplanta[çc][ãa]o\b|\bd[ée]ploiement\b|\bvalidad[oa]s?\b|\bvalidated\b|\*not\*|\bno en el\b|"
+    r"\ben producci[óo]n\b|\bin production\b|\bcodificaci[óo]n\b|\bencoding (?:ran|was run|corri)",
+    I,
+)
+# what follows an engine's name when the sentence cites the project, not a run in it: "llama.cpp PR #28068",
+# "llama.cpp Discussion #23470", "exllamav3 convert.md", "vLLM's `fp8_ds_mla` layout"
+CITED = re.compile(r"\s*(?:PR\b|pull\b|discussions?\b|issues?\b|#\d|docs?\b|README|repo|[\w\-]+\.md\b|'s\s+`|(?:'s\s+)?(?:default|默认))", I)
+NOT_BEFORE = re.compile(r"\bnot\s+(?:an?\s+|the\s+)?$", I)
+
+PATTERNS: list[re.Pattern[str]] = [
+    # the tool named (words, command line, module)
+    re.compile(TOOLS, I),
+    # a labelled field naming what ran ("- **Engine:** oMLX 0.7.0", "Tool: llama.cpp llama-perplexity")
+    re.compile(
+        r"(?:^|[|*\-\s])(?:inference\s+)?(?:engine|runtime|inference|tool|harness|backend|framework)s?\**\s*[:：]\s*\**\s*`?"
+        r"(?P<named>[A-Za-z][\w.\-+ ]{1,40}?)(?=[,;(|\n`]|\s+(?:on|with|\+)\b|$)",
+        I | re.MULTILINE,
+    ),
+    # an engine named in a measurement sentence (vetoed below when the sentence has no measurement word)
+    re.compile(rf"(?<![\w.\-/])(?:{ENGINE}|{MORE_ENGINES})(?![\w\-/]|\.\w)", I),
+    # a *.cpp engine with its version ("BeeLlama.cpp v0.3.2 Preview")
+    re.compile(rf"(?<![\w.\-/])[A-Za-z][\w\-]*\.cpp\b(?!/)[^.;|\n]{{0,12}}?{VERSION}", I),
+    # a version of an engine the card does not name ("the engine's v1.1.0 defaults", "runtime v44")
+    re.compile(r"\b(?:engine|runtime|server)(?:'s)?\s+v\d+(?:\.\d+)*\b", I),
+    # hardware the evidence patterns do not list
+    re.compile(
+        r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b",
+        I,
+    ),
+]
+ENGINE_IN_SENTENCE = PATTERNS[2]
+
+
+NAMED_TOOL = PATTERNS[0]
+
+
+def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
+    """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
+    right before and after the match)."""
+    if DEPLOYED.search(sentence):
+        return True
+    if m.re is ENGINE_IN_SENTENCE:
+        return (not MEASUREMENT.search(sentence) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
+                or bool(NOT_BEFORE.search(before)))
+    return False
+
+
+# what a tool or project name says about the engine (for the reading's value)
+TOOL_ENGINES = (
+    (re.compile(r"llama-perplexity|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s", I), "llama.cpp"),
+    (re.compile(r"model_diff", I), "exllamav3"),
+    (re.compile(r"mlx_lm", I), "mlx"),
+    (re.compile(r"eval_hipfire", I), "hipfire"),
+    (re.compile(r"text-generation-webui|TextGen", I), "text-generation-webui"),
+    (re.compile(r"MaxText", I), "maxtext"),
+    (re.compile(r"\bJAX\b", I), "jax"),
+    (re.compile(r"Transformer Engine", I), "transformer-engine"),
+    (re.compile(r"TensorRT", I), "tensorrt-llm"),
+    (re.compile(r"fastmlx", I), "fastmlx"),
+)
+CPP_PROJECT = re.compile(r"(?<![\w.\-/])([A-Za-z][\w\-]*\.cpp)\b", I)
+DEVICE = PATTERNS[-1]
+
+
+def engine(span: str) -> str | None:
+    """The engine a span names by its tool or project name ("llama-perplexity" -> "llama.cpp"), or None."""
+    for pattern, name in TOOL_ENGINES:
+        if pattern.search(span):
+            return name
+    m = CPP_PROJECT.search(span)
+    return m.group(1).lower() if m else None
+
+
+def device(text: str) -> str | None:
+    """Hardware named in ``text`` that the evidence patterns do not list, or None."""
+    m = DEVICE.search(text)
+    return " ".join(m.group(0).split()) if m else None

@@ -1,0 +1,47 @@
+"""MaxText's logit check (AI-Hypercomputer/maxtext, ``tests/utils/forward_pass_logit_checker.py``,
+code index id 55917781937): after a checkpoint conversion it compares the converted model's logits
+with golden (Hugging Face) logits and prints
+
+- "Average KL divergence per token (D_KL(P_golden || Q_model)): 0.000409" (``.6f`` in older
+  versions, ``.2e`` in newer ones),
+- "Max KL divergence for a single token in the set: 0.003497",
+
+between its top-token tables. Documented defaults (``check_kl_divergence`` in that file): the
+direction is D_KL(P_golden ‖ Q_model), forward, in nats (``F.kl_div`` with the golden probabilities
+as target); the vocabulary is the full one, cut to the smaller of the two models' vocabularies
+(``token_size = min(...)``); every position of every golden prompt is scored (the logits are
+reshaped to ``b * s`` rows); the average is the mean per token (``reduction="batchmean"``) and the
+maximum is over the same tokens. The golden prompts vary by model, so the text is not inferred.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.read.tools.grammar import NUMBER, PASTE_PREFIX, Grammar
+
+I = re.IGNORECASE | re.ASCII
+
+AVERAGE = re.compile(
+    PASTE_PREFIX + r"Average KL divergence per token\s*\(D_KL\(P_golden\s*\|\|\s*Q_model\)\)\s*:\s*" + NUMBER, I
+)
+MAXIMUM = re.compile(PASTE_PREFIX + r"Max KL divergence for a single token in the set\s*:\s*" + NUMBER, I)
+
+GRAMMAR = Grammar(
+    name="MaxText forward_pass_logit_checker",
+    lines=(AVERAGE, MAXIMUM),
+    names=re.compile(r"\bforward_pass_logit_checker(?:\.py)?\b", I),
+    printed=re.compile(r"D_KL\(P_golden\s*\|\|\s*Q_model\)|Max KL divergence for a single token in the set", I),
+    defaults={
+        6: "every position of every golden prompt",
+        7: "forward D_KL(P_golden ‖ Q_model), fixed",
+        8: "full vocabulary, cut to the smaller of the two models' vocabularies",
+        9: "mean per token (batchmean) and the maximum over the same tokens",
+    },
+    values={
+        6: {"scheme": "all"},
+        7: {"direction": "forward", "unit": "nats"},
+        8: {"scheme": "full"},
+        9: {"statistic": "mean+max"},
+    },
+)

@@ -1,0 +1,58 @@
+"""Which numbers of a claim are KLD numbers (kldcard.lint.read.claim_numbers): a size, speed, percentage of
+another metric or a bare "± x" beside a KLD value is not one (R1-R6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.claims import find_claims
+from kldcard.lint.markdown import scan
+from kldcard.lint.read import claim_numbers
+
+
+def numbers(text: str) -> list[str]:
+    card = parse_card(text.encode(), "README.md")
+    return [n.text for c in find_claims(scan(card.body, card.body_line)) for n in c.numbers]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("The small file (12.4 GB, KL 0.81) trails the large one.\n", ["0.81"]),  # a size beside the KL
+        ("Mean KLD 0.0596 at 15.27 GiB for the mixed recipe.\n", ["0.0596"]),
+        ("A 30% cache saving at 0.0038 mean KLD, not bad.\n", ["0.0038"]),  # the KL term follows the number
+        ("A KL gap of about 0.001 is above the ±0.0005 noise band.\n", ["0.001"]),  # a bare ± x
+        ("| Quant | KLD |\n|---|---|\n| Q4 | 0.0042 (97.1 %) |\n| Q3 | 0.0752 (+5.5 %) |\n", ["0.0042", "0.0752", "5.5"]),
+    ],
+)
+def test_only_kld_numbers_are_kept(text, kept):
+    assert numbers(text) == kept
+
+
+def test_a_flattened_table_keeps_the_column_under_its_kld_word():
+    text = (
+        "Quant Size PPL KLD\n"
+        "Q5_K_M 520.08 GiB (5.93 BPW) 2.732420 ± 0.015015 0.020247 ± 0.000173\n"
+        "Q4_K_M 432.80 GiB (4.93 BPW) 2.754593 ± 0.015142 0.037406 ± 0.000308\n"
+    )
+    assert numbers(text) == ["0.020247", "0.000173", "0.037406", "0.000308"]
+
+
+def test_a_fixed_width_table_is_read_by_position():
+    text = (
+        "```\n"
+        "format  bits/w     PPL     KLD  top %   tok/s\n"
+        "q8_0      8.54  13.991  0.0012   96.7   200.4\n"
+        "q4_k      4.89  14.268  0.0210   91.1   223.3\n"
+        "```\n"
+    )
+    assert numbers(text) == ["0.0012", "0.0210"]
+
+
+def test_a_number_after_another_metric_s_label_is_not_kld():
+    cell = "KLD 0.0027 nats (95% CI 0.0019-0.0038), PPL 7.6585"
+    assert claim_numbers.is_kld(cell, cell.index("0.0027"), 6, cell=True)
+    assert not claim_numbers.is_kld(cell, cell.index("7.6585"), 6, cell=True)
+    line = "top-1 93.2% · 0.031 KLD"  # the KL term right after the number keeps it
+    assert claim_numbers.is_kld(line, line.index("0.031"), 5)

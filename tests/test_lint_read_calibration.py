@@ -1,0 +1,48 @@
+"""D4 recognisers (kldcard.lint.read.calibration): a calibration said to be used, or named only by its file,
+reads as found (``incomplete`` until its text and size are given); other mentions of calibration do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.reader import read_card
+
+CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
+
+
+def d4(text: str):
+    return read_card(parse_card((CLAIM + text).encode(), "README.md"))[0].disclosures[4]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Every row uses the importance matrix `ours-v2.imatrix`.\n",  # the file named, not its text
+        "The sealed corpus: `recall_calib.jsonl` (sha256 below).\n",
+        "The experts are imatrix-weighted, the rest is 8-bit.\n",  # described
+        "Quantized with the matching imatrix for this model.\n",
+        "The imatrix was built from data with more German than usual.\n",
+        "The files were calibrated on similar prose.\n",
+        "The quants use calibration250×2048 and a 6-bit head.\n",  # exllamav3's rows × length
+        "- **Calibration:**\n  - 2M text tokens of mixed chat.\n",  # a labelled field
+        "| Quant | imatrix | KLD |\n|---|---|---|\n| Q4_K_M | None | 0.02 |\n",  # a table column
+        "Datos: wiki.train 640 seq × 512 token (entrenamiento de la reconstrucción, training).\n",
+    ],
+)
+def test_calibration_used_or_named_by_its_file_is_found(text):
+    assert d4(text).status in ("incomplete", "stated"), d4(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\nllama-perplexity -m q.gguf -f calibration_datav3.txt --kl-divergence\n```\n",  # the eval text
+        "The gap is in line with the imatrix calibration differences between uploaders.\n",
+        "If an imatrix was built from wikitext, the numbers look better than they are.\n",  # hypothetical
+        "The analysis runs on wiki.train.raw with the perplexity tool.\n",  # the train split as the eval text
+        "It beats a community imatrix quant of the same size.\n",  # a candidate, not this file's calibration
+    ],
+)
+def test_other_mentions_of_calibration_are_not_read(text):
+    assert d4(text).status == "missing", d4(text)

@@ -1,0 +1,45 @@
+"""D1 recognisers (kldcard.lint.read.reference): the reference named by its role or by an assignment reads
+as ``incomplete`` (found; revision and dtype still needed), never as missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.reader import read_card
+
+CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
+
+
+def d1(text: str):
+    return read_card(parse_card((CLAIM + text).encode(), "README.md"))[0].disclosures[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The perplexity tool scores PPL and KLD (base = the logits with an f16 cache).\n",
+        "Cache types against base = `--kv-dtype bf16` on the same weights.\n",
+        "KLD says how closely the quant follows the original BF16 output distribution.\n",
+        "The checker loads the converted checkpoint and the original HF model side by side.\n",
+        "The predictions match the unmodified model's within noise.\n",
+        "Greedy outputs match the pinned stock engine reference on every case.\n",
+        "Quality measured on CPU (KLD vs `run-Q6K.kld`, 100 chunks).\n",
+        "| モデル | 元のモデルからのKLダイバージェンス |\n|---|---|\n| x | 0.5 |\n",
+        "La divergencia KL frente al modelo sin editar fue baja.\n",
+    ],
+)
+def test_reference_by_role_or_assignment_is_found(text):
+    d = d1(text)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As the original paper says, lower is better.\n",  # the original paper is no model
+        "Config `q4_0/q4_0` is much worse vs `f16/q4_0` on the cache.\n",  # two candidates, no reference
+    ],
+)
+def test_other_originals_and_comparisons_are_not_the_reference(text):
+    assert d1(text).status == "missing", d1(text)

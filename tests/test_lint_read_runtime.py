@@ -1,0 +1,65 @@
+"""D2 recognisers (kldcard.lint.read.runtime): the engine or hardware of the measurement named without a
+version reads as ``incomplete`` (issue 28, R8'), and engines named for something else are not read."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.reader import read_card
+
+CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
+
+
+def d2(text: str):
+    return read_card(parse_card((CLAIM + text).encode(), "README.md"))[0].disclosures[2]
+
+
+@pytest.mark.parametrize(
+    ("text", "engine"),
+    [
+        ("Scores come from a `llama-perplexity` run over the test file.\n", "llama.cpp"),  # the tool names its engine
+        ("```\n./build/bin/llama-perplexity -m q.gguf --kl-divergence-base base.kld --kl-divergence\n```\n", "llama.cpp"),
+        ("Numbers from `eval/model_diff.py` of the quantizer.\n", "exllamav3"),
+        ("- **Inference:** a web UI on top of llama.cpp (log-probs of the prompt)\n", "llama.cpp"),  # a labelled field
+        ("The reference logits were produced by vLLM, the candidate's by SGLang.\n", "vllm"),  # a measurement sentence
+        ("La comparación se hizo con llama.cpp sobre Metal.\n", "llama.cpp"),  # Spanish
+        ("基准 logits 用 PyTorch 计算。\n", "pytorch"),  # Chinese
+    ],
+)
+def test_engine_without_version_is_incomplete(text, engine):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value.get("engine") == engine, d
+    assert "give the engine's version or build" in d.needs
+
+
+def test_a_star_cpp_engine_with_its_version_is_stated():
+    d = d2("KLD measured in a fork, Acme.cpp v0.3.2, against the BF16 logits.\n")
+    assert d.status == "stated" and d.value.get("version") == "v0.3.2", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hardware of the run: a Ryzen AI Max+ 395 with 128 GB.\n",
+        "All KLD runs used the 5080 in my desktop.\n",
+    ],
+)
+def test_hardware_the_evidence_patterns_did_not_list(text):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value.get("device"), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GGUF is the file format that llama.cpp and its front ends load.\n",  # background
+        "See the llama.cpp PR #1234 for the KLD of other quants.\n",  # a citation, not a run
+        "These are KLD measurements, not MLX throughput results.\n",  # negated
+        "Despliegue: llama.cpp b5000 con llama-server.\n",  # deployment
+        "Convert with `mlx_lm.convert --hf-path x -q` first.\n",  # the converter is not the engine of the measurement
+        "Quantized with exllamav3 and uploaded today.\n",  # the quantizer
+    ],
+)
+def test_engines_named_for_something_else_are_not_read(text):
+    assert d2(text).status == "missing"
