@@ -1,16 +1,24 @@
 """D5, the context length, in the ways cards write it that :data:`kldcard.lint.evidence_patterns.D5` does not.
 
 - windows × length with a thousands separator or a word between ("4 × 2,048 tokens", "10 x 2,048
-  WikiText tokens", "64 chunks × 512", "64 chunk × 512");
-- the length as a compound or a short form: "a 5,120-context population", "the first 2,048 tokens"
-  (of a text, then scored), "chunk 2048", "`c512`", "max_length=1024", "--seq-len 4096";
+  WikiText tokens", "64 chunks × 512", "openwebtext 8x2048");
+- the length as a compound or a short form: "a 5,120-context population", "8K-token windows", "the first
+  2,048 tokens" (of a text, then scored), "chunk 2048", "`c512`", "max_length=1024", "--seq-len 4096",
+  "sequence length of 2048", "window size 1024", "context length of 4,096", "windows are 2048 tokens";
+- several lengths ("contexts of 512, 2048 and 8192 tokens"), a table's context column under a header
+  that names KLD or PPL, a settings table's "| Context | 4096 |" row;
 - in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
   "contexte de 512", "Kontextlänge 4096", "длина контекста 2048".
 
 :func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
-:func:`kldcard.lint.read.values.context`. :func:`vetoed` drops what is not a scoring window: a short
-form whose number is no multiple of 64 (a chunk index, a part number), a match that runs across a
-paragraph break ("49/100" then "Context: 40k"), and a first-N-tokens that no measuring word goes with.
+:func:`kldcard.lint.read.values.context` (a length in k is in units of 1024: :func:`kilo`). :func:`vetoed`
+drops, for every D5 match, what is not the measurement's window: a match across a paragraph break
+("49/100" then "Context: 40k"); a convention ("Most GGUFs are scored with 512 context windows"); a context
+of 32K or more in a sentence without a measuring word (the model's or a deployment's: "262K context",
+"context 163840"); a short form whose number is no multiple of 64 (a chunk index, "3x3090" GPUs); a
+first-N-tokens that no measuring word goes with. :func:`perplexity_only` marks the windows of a perplexity
+run (the caller keeps them when llama-perplexity, which scores both in one run, is named);
+:func:`cjk_sentence` ends a sentence at a CJK full stop for the calibration veto.
 """
 
 from __future__ import annotations

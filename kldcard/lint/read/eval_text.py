@@ -3,16 +3,22 @@
 :data:`kldcard.lint.evidence_patterns.D3` finds the texts by name (wikitext, wiki.test.raw, C4, ...) and
 by the usual English phrases. Cards also give the text in ways that name no known corpus:
 
-- its source only: a Hub dataset link or id (``huggingface.co/datasets/org/name``), or a command line's
-  text option (``--corpus``, ``--dataset``, ``--eval-file``);
-- a description without a source ("on the same 25-window panel", "36 sequences ... the corpus mixes
-  English, code and prose", "200 validation documents", "8 prompts × 128 tokens", "250,000 tokens taken
-  from coding and chat"): the reading is ``incomplete`` and asks for the name and source;
-- in the card's own language ("评测文本", "評価テキスト", "texto de evaluación", "Korpus").
+- its source only: a Hub dataset link or id (``huggingface.co/datasets/org/name``, "org/name test
+  split", "dataset `org/name`"), a command line's text option (``--corpus``, ``--eval-file``), a
+  ``datasets:`` front-matter entry whose name says it is an evaluation text (:func:`front_matter_texts`);
+- a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, ...), a prompt file;
+- a description without a name ("on the same 25-window panel", "200 validation documents", "8 prompts",
+  "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set"): the
+  reading is ``incomplete`` and asks for the name and the source (:func:`described`);
+- in the card languages ("评测文本", "評価テキスト", "texto de evaluación", "тестовый набор").
 
-A description is evidence only in a sentence that speaks of the measurement (:data:`LOOSE` patterns:
-a KL term or a measuring word in the sentence, see :func:`vetoed`), since "prompts" or "corpus" alone
-also describe serving, training or calibration.
+What is not the KLD's text (:func:`vetoed`, for every D3 match): a description in a sentence that does not
+speak of the measurement; a text whose clause says it is another use's (calibration, training, serving
+speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
+specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
+label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
+named without a KL term (:func:`benchmark_only`). "A natural-text corpus" or "the same corpus" alone is
+not read: it says there was a text, not which.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from kldcard.lint.read.terms import alternation
 
 I = re.IGNORECASE | re.ASCII
 
-# "the evaluation text" and "corpus"/"prompts" in the card languages (words other than the English ones)
+# "the evaluation text", "test set", "prompts" in the card languages (English words are in the patterns below)
 TEXT_WORDS: dict[str, tuple[str, ...]] = {
     "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示", "评测数据", "评估数据",
            "测试数据", "验证数据", "評測資料", "測試資料", "文本上", "文本中"),
