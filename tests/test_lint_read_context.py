@@ -27,6 +27,7 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM} over 4 × 2,048 tokens.\n", {"n_ctx": 2048, "chunks": 4}, "stated"),
         (f"{CLAIM} over 10 x 2,048 WikiText tokens.\n", {"n_ctx": 2048, "chunks": 10}, "stated"),
         (f"{CLAIM}, computed over 64 chunks × 512.\n", {"n_ctx": 512, "chunks": 64}, "stated"),
+        (f"{CLAIM}, 64 chunks x 512, over 16,376 predicted tokens.\n", {"n_ctx": 512, "chunks": 64}, "stated"),  # a comma after
         (f"{CLAIM} (openwebtext 8x2048).\n", {"n_ctx": 2048, "chunks": 8}, "stated"),
         (f"{CLAIM} on the 5,120-context population.\n", {"n_ctx": 5120}, "incomplete"),
         (f"{CLAIM}; the run takes the first 2,048 tokens of the text and scores every position.\n", {"n_ctx": 2048}, "incomplete"),

@@ -47,9 +47,9 @@ N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048",
 PATTERNS = [
     # windows × length: "4 × 2,048 tokens", "10 x 2,048 WikiText tokens", "64 chunks × 512"
     TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
-    UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?![\w,]|\.\d)", I),
+    UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?!\w|[,.]\d)", I),
     # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
-    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?![\w,]|\.\d)(?!\s*(?:GB|MB|px|pixels))", I),
+    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels))", I),
     # a compound or a short form: "5,120-context", "the first 2,048 tokens", "chunk 2048", "`c512`",
     # "max_length=1024", "--seq-len 4096"
     re.compile(r"(?<![\w.,])" + N + r"-context\b", I),
@@ -66,7 +66,7 @@ PATTERNS = [
     # "sequence length of 2048", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
     SIZE := re.compile(r"\b(?:sequence|window|block)[ _]?(?:length|len|size)\s*(?:of\s*)?[=:]?\s*(\d{3,5})\b", I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
-    re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?![\w,]|\.\d)", I),
+    re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?!\w|[,.]\d)", I),
 ]
 # several lengths: "contexts of 512, 2048 and 8192 tokens", "at 512/2048/8192 context", "n_ctx ∈ {512, 4096}"
 # (no thousands separator inside a list: "," separates its items, and reading both ways backtracks exponentially)
