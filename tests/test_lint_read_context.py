@@ -28,6 +28,7 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         (f"{CLAIM} over 10 x 2,048 WikiText tokens.\n", {"n_ctx": 2048, "chunks": 10}, "stated"),
         (f"{CLAIM}, computed over 64 chunks × 512.\n", {"n_ctx": 512, "chunks": 64}, "stated"),
         (f"{CLAIM}, 64 chunks x 512, over 16,376 predicted tokens.\n", {"n_ctx": 512, "chunks": 64}, "stated"),  # a comma after
+        (f"{CLAIM} (`slice.txt`, n_ctx 384, 6 chunks).\n", {"n_ctx": 384, "chunks": 6}, "stated"),  # "384," is no count
         (f"{CLAIM} (openwebtext 8x2048).\n", {"n_ctx": 2048, "chunks": 8}, "stated"),
         (f"{CLAIM} on the 5,120-context population.\n", {"n_ctx": 5120}, "incomplete"),
         (f"{CLAIM}; the run takes the first 2,048 tokens of the text and scores every position.\n", {"n_ctx": 2048}, "incomplete"),
@@ -71,6 +72,7 @@ def test_context_forms_are_read_with_their_value(text, value, status):
         f"{CLAIM}.\n\nDeployed as a daily default (Q4_K_M, 96k context).\n",
         f"{CLAIM}.\n\n- Engine: llama.cpp b6510, context 163840\n",
         f"{CLAIM} on 3x3090 GPUs.\n",  # a GPU count, not windows × length
+        f"{CLAIM}.\n\nThe vision tower was scored greedily over 10 held-out 768×768 images.\n",  # a resolution
         f"{CLAIM}; see chunk 17 of the log.\n",  # a chunk's index
         f"{CLAIM}; the KV cache uses block size 100.\n",  # not a window length (no multiple of 64)
         f"{CLAIM}.\n\n- **Context.** Most GGUFs are scored with 512 context windows.\n",  # a convention, not this run

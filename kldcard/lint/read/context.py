@@ -49,7 +49,7 @@ PATTERNS = [
     TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
     UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?!\w|[,.]\d)", I),
     # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
-    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels))", I),
+    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels|images?))", I),
     # a compound or a short form: "5,120-context", "the first 2,048 tokens", "chunk 2048", "`c512`",
     # "max_length=1024", "--seq-len 4096"
     re.compile(r"(?<![\w.,])" + N + r"-context\b", I),

@@ -88,7 +88,7 @@ N_CTX = re.compile(
     I,
 )
 CHUNKS = re.compile(
-    r"--chunks\s+(\d+)|(?<![\w.,])(\d[\d,]*)(?![kKM][-\s])\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
+    r"--chunks\s+(\d+)|(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?![kKM][-\s]|[\d,]*\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
     r"\b(two|three|four|five|six|eight|ten|twenty)\s+chunks\b|(\d+)\s+rows?\s*[×x,]",
     I,
 )
