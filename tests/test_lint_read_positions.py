@@ -41,6 +41,8 @@ CLAIM = "Q4_K_M reaches a KLD of 0.0231"
         ("平均KLD 0.0231（2,632位置）。\n", {"count": 2632}),
         (f"{CLAIM} over 204\u202f800 positions.\n", {"count": 204800}),  # a thin space between thousands
         (f"{CLAIM} over ~1.2M scored tokens.\n", {"count": 1200000}),
+        # a tool's "Label: value" lines: the count is the one after "Total positions:", not the KLD above it
+        ("```text\ncontext: 2048\nstride: 512\nwindows: 1\nMean KLD: 0.0677374\nTotal positions: 2047\n```\n", {"count": 2047}),
         (f"{CLAIM}; 204,800 tokens scored.\n", {"count": 204800}),
         (f"{CLAIM}; 250k tokens were evaluated.\n", {"count": 250000}),
         (f"{CLAIM} over all tokens.\n", {"scheme": "all"}),
@@ -76,3 +78,9 @@ def test_a_scheme_and_a_count_are_stated():
 )
 def test_what_is_not_the_scored_positions_is_missing(text):
     assert reading(text, 6).status == "missing"
+
+
+def test_a_number_of_the_line_above_is_not_a_count():
+    text = "```text\nstride: 512\nwindows: 1\nMean KLD: 0.0677374\nTotal positions\n```\n"
+    d = reading(text, 6)
+    assert "count" not in d.value and all("512" not in e.text and "0.0677" not in e.text for e in d.evidence)

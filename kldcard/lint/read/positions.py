@@ -47,6 +47,8 @@ COUNTS = [
     # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
     re.compile(r"(?<![\d,.])(\d{1,3}(?:[\u202f\u00a0 ]\d{3})+)\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b", I),
     re.compile(r"(?<![\w.,])~?(\d+(?:\.\d+)?\s*[kKM])\s+(?:scored|evaluated|compared|predicted)\s+tokens\b", I),
+    # a tool's "Label: value" output: "Total positions: 2047", "scored_positions = 4096"
+    re.compile(r"\b(?:total|scored|evaluated)?[ _]?positions\s*[:=]\s*(\d{1,3}(?:,\d{3})+|\d+)\b", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
@@ -79,8 +81,19 @@ MEASUREMENT = re.compile(
 )
 
 
+# a decimal is no count ("0.0677" then "Total positions" on the next line); a "Label: value" line's number
+# belongs to its label, not to a noun on the next line ("stride: 512" / "windows: 25")
+DECIMAL = re.compile(r"^\s*(?:0\.\d|\d+\.(?!\d{3}(?!\d))\d{2,})(?![\d.]*\s*[kKM]\b)")  # not "51.175" (a thousands group)
+FIELD_LINE = re.compile(r":[ \t]*[\d.,]+[ \t]*\n")
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
-    """A scheme word or a step count in a sentence that does not speak of the measurement."""
+    """For every D6 match: a decimal read as a count, a number that is another line's field; for the
+    scheme words, step and sequence counts: a sentence that does not speak of the measurement."""
+    # the match's first line is a "Label: value" field and the match goes on to the next line
+    field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
+    if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()):
+        return True
     return m.re in (STEPS, SEQUENCES, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
 
 
