@@ -153,3 +153,16 @@ def test_front_matter_datasets_are_the_text_only_when_their_name_says_so(dataset
     assert d.status == status
     if status == "stated":
         assert d.evidence[0].key == "/datasets/0"
+
+
+@pytest.mark.parametrize(
+    ("option", "status", "value"),
+    [
+        ("--corpus …", "incomplete", {}),  # the argument left out: the reading asks for the name and source
+        ("--corpus data/mixed-eval.txt", "incomplete", {"name": "data/mixed-eval.txt"}),  # a local file: no source
+        ("--dataset someone/eval-set", "stated", {"name": "someone/eval-set", "source": "someone/eval-set"}),
+    ],
+)
+def test_a_text_option_reads_its_argument(option, status, value):
+    d = d3(f"{CLAIM} (`kld-bench {option} --context 8192`).\n")
+    assert (d.status, d.value) == (status, value)

@@ -50,11 +50,12 @@ TEXT_WORDS: dict[str, tuple[str, ...]] = {
 # the text's source alone: a Hub dataset (link, "datasets/org/name", "dataset `org/name`", "org/name test
 # split"), or a command line's text option
 HUB_ID = r"[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*"
+FILE_END = re.compile(r"\.(?:txt|raw|jsonl?|parquet|csv|md|bin|gz)$", re.IGNORECASE)  # a local file, not a source
 SPLIT = r"(?P<split>test|validation|eval|dev)\s+split"
 SOURCE = re.compile(
     r"(?:huggingface\.co|hf\.co)/datasets/(?P<url>" + HUB_ID + r")|(?<![\w/])datasets/(?P<path>" + HUB_ID + r")|"
     r"\bdataset\s+[`'\"]?(?P<named>" + HUB_ID + r")|(?<![\w.\-/])(?P<id>" + HUB_ID + r")`?\s*[,(]?\s*(?:the\s+)?" + SPLIT + r"|"
-    r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b",
+    r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b(?:[= ]+(?P<arg>[^\s`'\"…]{2,200}))?",
     I,
 )
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
@@ -157,7 +158,10 @@ def described(span: str) -> bool:
     """Whether ``span`` (a D3 match) describes a text without naming it ("the same 25-window panel",
     "200 validation documents"): its reading then asks for the name as well as the source."""
     text = span.strip()
-    return any(p.fullmatch(text) for p in DESCRIBED) and not NAMED.search(text)
+    option = SOURCE.fullmatch(text)  # a text option whose argument is left out ("--corpus …")
+    return (option is not None and text.startswith("--") and not option.group("arg")) or (
+        any(p.fullmatch(text) for p in DESCRIBED) and not NAMED.search(text)
+    )
 
 
 def read(span: str) -> dict[str, Any]:
@@ -166,6 +170,10 @@ def read(span: str) -> dict[str, Any]:
     m = SOURCE.search(span)
     if m is not None:
         repo = m.group("url") or m.group("path") or m.group("named") or m.group("id")
+        arg = m.group("arg")
+        if arg and not arg.startswith("-"):  # a text option's argument: the file, or the dataset, it names
+            hub_or_url = arg.startswith(("http://", "https://")) or re.fullmatch(HUB_ID, arg) and not FILE_END.search(arg)
+            return {"name": arg, **({"source": arg} if hub_or_url else {})}
         if repo:
             out: dict[str, Any] = {"name": repo.rstrip(".")}
             if m.group("id"):
