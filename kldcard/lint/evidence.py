@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import aggregation, calibration, direction, reference, runtime, vocabulary
+from kldcard.lint.read import aggregation, calibration, context, direction, eval_text, positions, reference, runtime, vocabulary
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -66,7 +66,7 @@ NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:check|disc
 CALIBRATION_SOURCE = re.compile(r"(?:imatrix|calibration|calibrated)\s+(?:\w+\s+){0,3}?(?:from|on|with|using|:)\s*[`'\"(\[]*$", I)
 
 
-OTHER_MEASUREMENT = re.compile(r"\bbenchmarks?\b|\brefusals?\b", I)
+OTHER_MEASUREMENT = re.compile(r"(?<![\w/.\-])benchmarks?\b(?![/.\-]\w)|\brefusals?\b", I)  # not a path's folder
 
 
 def _calibration_only(sentence: str) -> bool:
@@ -78,11 +78,14 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
     return (
         _calibration_only(sentence)
         or bool(HYPOTHETICAL.search(sentence))
-        or (sentence.lstrip().startswith("|") and not EVAL_WORDS.search(sentence))  # a benchmark-score row
-        or bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+        # a table row: the match's own cell or the row's label speaks of a text (not a benchmark's score column)
+        or (sentence.lstrip().startswith("|") and not eval_text.in_text_cell(doc.text, m))
+        or (bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
+            and not eval_text.MEASURED_ON.search(doc.text[max(0, m.start() - 60) : m.start()]))  # "Measured on the calibration corpus: ..."
         # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
         or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence))
+        or eval_text.benchmark_only(sentence, m)
     )
 
 
@@ -199,14 +202,19 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     """Every place the body states something about each disclosure (D1–D9), by position: the
     candidates the reader (:mod:`kldcard.lint.reader`) picks from for each claim."""
     calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
+    # llama-perplexity scores PPL and KLD in one run over the same windows; elsewhere a perplexity's windows are its own
+    both = recognise(doc.scanned) is not None
     return {
         1: _d1_all(doc),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _d2_all(doc),
-        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m)),
+        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m)),
         4: _d4_all(doc),
-        5: _all(doc, D5, lambda s, m: calib_only(s, m) or (m.re is D5_K_CONTEXT and bool(SERVING.search(s)))),
-        6: _all(doc, D6, calib_only),
+        5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
+                or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
+                or (not both and context.perplexity_only(doc.text, m))),
+        6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)
+                or (not both and context.perplexity_only(doc.text, m))),
         7: _d7_all(doc),
         8: sorted(_all(doc, D8 + vocabulary.PATTERNS, lambda s, m: vocabulary.veto(s, m, doc.text)), key=lambda m: m.start()),
         9: sorted(_all(doc, D9 + aggregation.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or aggregation.veto(s, m, doc.text)),

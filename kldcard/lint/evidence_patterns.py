@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import context, eval_text, positions
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     POSITION_WORDS,
@@ -139,7 +140,7 @@ D2 = [
 NOT_TEXT_FILES = r"(?:shas?|sha256s?|checksums?|sums|requirements\w*|LICENSE|NOTICE|README|CMakeLists|CHANGELOG|todo)\.\w+\b"
 D3 = [
     re.compile(
-        r"\b(?:wiki\.test(?:\.raw)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
+        r"\b(?:wiki\.test(?:\.raw)?|wikitext-103(?:-raw-v1)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
         r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?-i:(?:the\s+)?Pile)|pile(?=[-_]\w)|Wikipedia|RedPajama|"
         r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
         I,
@@ -153,6 +154,7 @@ D3 = [
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,
     ),
+    *eval_text.PATTERNS,  # a text by its source alone, or described (kldcard.lint.read.eval_text)
 ]
 
 # ---- D4 calibration ---------------------------------------------------------------------------
@@ -195,6 +197,7 @@ D5 = [
         r"\bseq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*\d{3,6}\b|\brows?\s*[×x]\s*\d{3,6}\b",
         I,
     ),
+    *context.PATTERNS,  # thousands separators, short forms, the card languages (kldcard.lint.read.context)
 ]
 
 # ---- D6 positions -----------------------------------------------------------------------------
@@ -225,6 +228,7 @@ D6 = [
     ),
     re.compile(r"\b(?:two|three|four|five|six|eight|ten|twenty)\s+chunks\b", I),  # "four chunks"
     re.compile(r"\bprefill only\b|\bprompt tokens only\b|\b(?:response|prompt)[- ]only\b", I),
+    *positions.PATTERNS,  # compounds, step counts, schemes, the card languages (kldcard.lint.read.positions)
 ]
 
 # ---- D7 direction -----------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 https://huggingface.co/docs/hub/model-cards#model-card-metadata: ``base_model`` (the model this one
 derives from; with ``base_model_relation: quantized``, the checkpoint it quantizes: the natural
-reference), ``datasets`` (a calibration set when its name says so), ``library_name`` (the library
+reference), ``datasets`` (a calibration set, or the evaluation text, when its name says so:
+:func:`kldcard.lint.read.eval_text.front_matter_texts`), ``library_name`` (the library
 that loads the model: an engine, never a version). A key is evidence only for what the Hub says it
 means; ``quantized_by`` names a person, not a disclosure, and is not read.
 
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kldcard.lint.read import direction
+from kldcard.lint.read import direction, eval_text
 
 # base_model_relation values under which base_model is the checkpoint the card's model was made from
 # without training (the KLD reference a reader assumes); "finetune", "adapter", "merge" are not.
@@ -67,6 +68,9 @@ def read(metadata: dict[str, Any] | None) -> dict[int, list[MetaEvidence]]:
             key = "/datasets" if isinstance(datasets, str) else f"/datasets/{i}"
             out.setdefault(4, []).append(MetaEvidence(4, key, name, {"dataset": name}))
             break
+    for i, name in eval_text.front_matter_texts(_strings(datasets)):  # "org/...-fidelity-suite", not a calibration set
+        key = "/datasets" if isinstance(datasets, str) else f"/datasets/{i}"
+        out.setdefault(3, []).append(MetaEvidence(3, key, name, {"name": name, "source": name}))
     for n, ev in _kl_result(metadata.get("model-index")).items():
         out.setdefault(n, []).append(ev)
     return out

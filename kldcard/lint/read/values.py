@@ -12,7 +12,10 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read import context as context_forms
 from kldcard.lint.read import direction as more_direction
+from kldcard.lint.read import eval_text as eval_text_forms
+from kldcard.lint.read import positions as position_forms
 from kldcard.lint.read import runtime as more_runtime
 from kldcard.lint.read import vocabulary as more_vocabulary
 from kldcard.lint.read.terms import STATISTIC_WORDS
@@ -62,7 +65,7 @@ BACKEND = re.compile(r"\b(" + "|".join(BACKENDS) + r")\b", I)
 
 # ---- D3 ------------------------------------------------------------------------------------------
 TEXT_NAMES = {  # folded prefix -> canonical corpus name
-    "wikitext-2-raw-v1": "wikitext-2-raw-v1", "wiki.test.raw": "wiki.test.raw", "wikitext": "wikitext-2",
+    "wikitext-2-raw-v1": "wikitext-2-raw-v1", "wiki.test.raw": "wiki.test.raw", "wikitext-103": "wikitext-103", "wikitext": "wikitext-2",
     "wiki.test": "wiki.test.raw", "wt2": "wikitext-2", "wiki2": "wikitext-2", "c4": "c4", "flores": "FLORES-200",
     "sharegpt": "ShareGPT", "fineweb": "FineWeb", "pg-19": "pg-19", "pg19": "pg-19",
 }
@@ -87,7 +90,7 @@ N_CTX = re.compile(
     I,
 )
 CHUNKS = re.compile(
-    r"--chunks\s+(\d+)|(?<![\w.,])(\d[\d,]*)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
+    r"--chunks\s+(\d+)|(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?![kKM][-\s]|[\d,]*\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
     r"\b(two|three|four|five|six|eight|ten|twenty)\s+chunks\b|(\d+)\s+rows?\s*[×x,]",
     I,
 )
@@ -184,16 +187,18 @@ def _text_name(text: str) -> str | None:
 
 
 def text_value(span: str, around: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(eval_text_forms.read(span))  # a Hub dataset id or link, a corpus by name
     f = FILE.search(span)
-    out["name"] = _text_name(span) or (f.group(1) if f else None) or _text_name(around) or span.strip()[:80]
+    name = _text_name(span) or (f.group(1) if f else None) or _text_name(around) or eval_text_forms.read(around).get("name")
+    if name or not eval_text_forms.described(span):  # a text described, not named: the reading asks for its name
+        out.setdefault("name", name or span.strip()[:80])
     split = CONFIG_SPLIT.search(around)
     if split is not None:  # a dataset config and its split name the source ("wikitext-2-raw-v1 test split")
         config = split.group(1).lower()
         out["source"] = f"{CONFIGS[config]} {config} {split.group(2).lower()}"
     src = URL.search(around)
     found = [r for r in repos(around) if "wiki" in r.lower() or "dataset" in around.lower() or r.lower().endswith(("text", "set", "data"))]
-    if src is not None:
+    if src is not None and "source" not in out:
         out["source"] = src.group(0).rstrip(".,;")
     elif found and "source" not in out:
         out["source"] = found[0]
@@ -232,7 +237,7 @@ def context(span: str, around: str) -> dict[str, Any]:
         if m is not None and "n_ctx" not in out:
             n = _int(_first_group(m))
             if n:
-                out["n_ctx"] = n
+                out["n_ctx"] = context_forms.kilo(n, _first_group(m))
         for c in CHUNKS.finditer(src) if "chunks" not in out else ():
             n = _int(_first_group(c))
             if n and n != out.get("n_ctx") and " per " not in c.group(0):  # "512 tokens per chunk" is a length
@@ -241,6 +246,8 @@ def context(span: str, around: str) -> dict[str, Any]:
         s = STRIDE.search(src)
         if s is not None and "stride" not in out:
             out["stride"] = _int(_first_group(s))
+    for k, v in context_forms.read(span).items():  # "64 chunks × 512", "`c512`", "上下文长度 4096"
+        out.setdefault(k, v)
     return out
 
 
@@ -254,6 +261,8 @@ def positions(span: str, around: str) -> dict[str, Any]:
         n = parse_int(c.group(1))
         if n:
             out["count"] = n
+    for k, v in position_forms.read(span).items():  # "51,175-position", "the last token", "64 generated steps"
+        out.setdefault(k, v)
     return out  # a chunk count alone says how many windows were scored, not which positions: {}
 
 

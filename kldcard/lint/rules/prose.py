@@ -119,7 +119,8 @@ INCOMPLETE = {
     ),
     3: (
         "prose-eval-text-incomplete",
-        "names the evaluation text without its source (dataset id and revision, or URL) or sha256",
+        "names the evaluation text without its source (dataset id and revision, or URL) or sha256, or describes it "
+        "without naming it (\"the same 25-window panel\", \"200 validation documents\")",
         "Mean KLD 0.021 on wiki.test.raw.",
         "Mean KLD 0.021 on wiki.test.raw (wikitext-2-raw-v1 test from Salesforce/wikitext, sha256 173c87a5…).",
     ),

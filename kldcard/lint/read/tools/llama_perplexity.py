@@ -42,7 +42,10 @@ LABELS = re.compile(r"PPL\(base\)|Same[- ]top[- ]p|RMS Δp|Mean\s+KLD\s*:|Cor\(l
 # labels only it prints: one alone names the tool (real cards tabulate one or two of its columns)
 UNIQUE = re.compile(r"PPL\(Q\)\s*/\s*PPL\(base\)|Same[- ]top[- ]p\b|RMS Δp|Final estimate: PPL", I)
 IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
-CTX_OPTION = re.compile(r"(?:^|\s)(?:-c|--ctx-size)\s+(\d{2,6})\b")
+# its context option, on a line that is not a serving command ("llama-server ... -c 65536 -np 1", "-c 65536
+# -ctk q8_0 -ctv q8_0 -np 1": the deployment's context, not the measurement's)
+SERVING = r"llama-server|llama-cli|\bserve\b|--port\b|--host\b|\s-np\s|--parallel\b|\s-ctk\s|--cache-type-k\b"
+CTX_OPTION = re.compile(r"^(?![^\n]*(?:" + SERVING + r"))[^\n]*?(?<!\S)(?:-c|--ctx-size)\s+(\d{2,6})\b", re.M)
 # its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
 # defaults apply even where another tool's output is pasted too
 PRINTED = re.compile(r"=+\s*KL[- ]divergence statistics|^[ \t>*+-]*Mean\s+KLD\s*:|" + UNIQUE.pattern, I | re.MULTILINE)

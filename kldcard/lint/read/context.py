@@ -1,0 +1,182 @@
+"""D5, the context length, in the ways cards write it that :data:`kldcard.lint.evidence_patterns.D5` does not.
+
+- windows × length with a thousands separator or a word between ("4 × 2,048 tokens", "10 x 2,048
+  WikiText tokens", "64 chunks × 512", "openwebtext 8x2048");
+- the length as a compound or a short form: "a 5,120-context population", "8K-token windows", "the first
+  2,048 tokens" (of a text, then scored), "chunk 2048", "`c512`", "max_length=1024", "--seq-len 4096",
+  "sequence length of 2048", "window size 1024", "context length of 4,096", "windows are 2048 tokens";
+- several lengths ("contexts of 512, 2048 and 8192 tokens"), a table's context column under a header
+  that names KLD or PPL, a settings table's "| Context | 4096 |" row;
+- in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
+  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048".
+
+:func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
+:func:`kldcard.lint.read.values.context` (a length in k is in units of 1024: :func:`kilo`). :func:`vetoed`
+drops, for every D5 match, what is not the measurement's window: a match across a paragraph break
+("49/100" then "Context: 40k"); a convention ("Most GGUFs are scored with 512 context windows"); a context
+of 32K or more in a sentence without a measuring word (the model's or a deployment's: "262K context",
+"context 163840"); a short form whose number is no multiple of 64 (a chunk index, "3x3090" GPUs); a
+first-N-tokens that no measuring word goes with. :func:`perplexity_only` marks the windows of a perplexity
+run (the caller keeps them when llama-perplexity, which scores both in one run, is named);
+:func:`cjk_sentence` ends a sentence at a CJK full stop for the calibration veto.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read import eval_text
+from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import alternation
+
+I = re.IGNORECASE | re.ASCII
+
+# "context length" in the card languages, written before the number
+CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("上下文长度", "上下文長度", "上下文窗口", "上下文"),
+    "ja": ("コンテキスト長さ", "コンテキスト長", "コンテキストサイズ", "コンテキスト", "文脈長"),
+    "ko": ("컨텍스트 길이", "컨텍스트", "문맥 길이"),
+    "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de"),
+    "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de"),
+    "fr": ("longueur de contexte", "longueur du contexte", "fenêtre de contexte", "contexte de"),
+    "de": ("Kontextlänge", "Kontextfenster", "Kontext von"),
+    "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
+}
+N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
+PATTERNS = [
+    # windows × length: "4 × 2,048 tokens", "10 x 2,048 WikiText tokens", "64 chunks × 512"
+    TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
+    UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?!\w|[,.]\d)", I),
+    # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
+    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels|images?))", I),
+    # a compound or a short form: "5,120-context", "the first 2,048 tokens", "chunk 2048", "`c512`",
+    # "max_length=1024", "--seq-len 4096"
+    re.compile(r"(?<![\w.,])" + N + r"-context\b", I),
+    FIRST := re.compile(r"\bfirst\s+" + N + r"\s+tokens\b", I),
+    CHUNK := re.compile(r"\bchunk(?:[ _=:]|\s+size\s+)?(\d{3,5})\b", I),
+    C_FORM := re.compile(r"(?<![\w.\-/])c(\d{3,5})\b"),
+    re.compile(r"\bmax[_-]?len(?:gth)?\s*[=:]?\s*(\d{3,6})\b|--seq[-_]len(?:gth)?[= ]\s*(\d{3,6})\b", I),
+    # a thousands separator after the usual labels: "context length of 4,096", "n_ctx = 4,096", "ctx-size 4096"
+    re.compile(r"\b(?:context(?:[ _](?:length|size|window))?|n_ctx|ctx(?:-size)?|seq(?:uence)?[ _]len(?:gth)?)\s*(?:of|=|:)?\s*"
+               r"(\d{1,3}(?:,\d{3})+|(?<=ctx-size )\d{3,6})\b", I),
+    # "8K-token windows" ("4k windows" may be a count); "each sequence is 1024 tokens long", "windows are 2048 tokens"
+    re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK])[- ]tokens?\s+(?:windows?|chunks?|sequences?|segments?|contexts?)\b", I),
+    re.compile(r"\b(?:sequence|window|chunk|row|segment)s?\s+(?:is|are|was|were)\s+" + N + r"\s+tokens\b", I),
+    # "sequence length of 2048", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
+    SIZE := re.compile(r"\b(?:sequence|window|block)[ _]?(?:length|len|size)\s*(?:of\s*)?[=:]?\s*(\d{3,5})\b", I),
+    # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
+    re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?!\w|[,.]\d)", I),
+]
+# several lengths: "contexts of 512, 2048 and 8192 tokens", "at 512/2048/8192 context", "n_ctx ∈ {512, 4096}"
+# (no thousands separator inside a list: "," separates its items, and reading both ways backtracks exponentially)
+LIST_N = r"(?<![\d,.])(\d{3,6}|\d{1,3}\s*[kK])(?![\d.])"
+SEP = r"\s*(?:,|/|\band\b|\bor\b|&)\s*"
+LIST = re.compile(
+    r"\b(?:contexts?|ctx|n_ctx|context (?:lengths|sizes))\s*(?:of|=|:|∈|in|at)?\s*[{\[(]?\s*" + LIST_N + r"(?:" + SEP + LIST_N + r"){1,7}|"
+    r"(?<![\w.,])" + LIST_N + r"(?:" + SEP + LIST_N + r"){1,7}\s*(?:-token\s+|tokens?\s+)?(?:contexts?|ctx)\b",  # at most 8
+    I,
+)
+# a table's context column or row: "| Quant | ctx | Mean KLD |" over "| Q4_K_M | 512 | 0.0231 |"; "| Context | 4096 |"
+CTX_LABEL = (r"(?:n_ctx|ctx|context(?:[ _](?:length|size|window|len))?|window(?:[ _](?:size|length))?|"
+             r"seq(?:uence)?[ _]?len(?:gth)?|max[ _]len(?:gth)?)")
+CELL_N = r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{3,6}|\d{1,3}\s*[kK])\**[ \t]*\|"
+MEASURED_HEADER = r"(?=[^\n]*(?:(?<![A-Za-z])(?:KLD?|PPL)(?![A-Za-z])|perplexity|KL[- ]div))"
+COLUMNS = [
+    re.compile(
+        r"^" + MEASURED_HEADER + r"\|(?:[^|\n]*\|){%d}[ \t]*\**" % k + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|[^\n]*\n"
+        r"\|[ \t:|-]+\n\|(?:[^|\n]*\|){%d}" % k + CELL_N,
+        re.I | re.M,
+    )
+    for k in range(6)
+]
+ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" + CELL_N, re.I | re.M)
+PATTERNS += [LIST, *COLUMNS, ROW]
+SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE)  # "chunk 2048", "c512": a window length is a multiple of 64
+MEASUREMENT = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|KL[- ]?div|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
+    r"\bpositions?\b|\blogits?\b|\bteacher\b",
+    I,
+)
+
+
+KILO = re.compile(r"^\s*\d{1,3}\s*[kK]\s*$")
+
+
+def kilo(n: int, written: str) -> int:
+    """A context written in k is in units of 1024 tokens ("4k context" = 4096, "128K" = 131072)."""
+    return n // 1000 * 1024 if KILO.match(written) and n % 1000 == 0 else n
+
+
+def _numbers(m: re.Match[str]) -> list[int]:
+    return [kilo(parse_int(g) or 0, g) for g in m.groups() if g]
+
+
+GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention)\b", I)
+LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
+COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s*([kK]\b)?")
+
+
+def _largest(text: str) -> int:
+    return max((int(g.replace(",", "")) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
+
+
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
+        return True
+    if GENERAL.search(sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run
+        return True
+    if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
+        return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
+    if m.re not in PATTERNS:
+        return False
+    numbers = _numbers(m)
+    length = numbers[-1] if numbers else 0
+    if m.re in SHORT and length % 64:
+        return True
+    return m.re is FIRST and not MEASUREMENT.search(sentence)
+
+
+def read(span: str) -> dict[str, Any]:
+    """``n_ctx`` (and ``chunks`` for windows × length) as one of :data:`PATTERNS` writes it in ``span``."""
+    for p in PATTERNS:
+        m = p.search(span)
+        if m is None:
+            continue
+        numbers = [n for n in _numbers(m) if n]
+        if not numbers:
+            continue
+        out: dict[str, Any] = {"n_ctx": numbers[0] if p is LIST else numbers[-1]}
+        if p in (TOKENS_PRODUCT, UNITS_PRODUCT, BARE_PRODUCT) and len(numbers) == 2:  # windows × length
+            out["chunks"] = numbers[0]
+        return out
+    return {}
+
+
+CJK_STOPS = "。！？"
+
+
+def cjk_sentence(text: str, sentence: str, m: re.Match[str]) -> str:
+    """The sentence of ``m`` cut at the CJK full stops (the sentence splitter ends sentences at ". "
+    only: "...、context2048。...calibration250×2048、..." is one "sentence" there, two here)."""
+    if not any(c in sentence for c in CJK_STOPS):
+        return sentence
+    s0 = text.rfind(sentence[:40], max(0, m.start() - len(sentence)), m.start() + 1)
+    if s0 < 0:
+        return sentence
+    s1 = s0 + len(sentence)
+    lo = max(text.rfind(c, s0, m.start()) for c in CJK_STOPS)
+    his = [h for h in (text.find(c, m.end(), s1) for c in CJK_STOPS) if h >= 0]
+    return text[lo + 1 if lo >= 0 else s0 : min(his) + 1 if his else s1]
+
+
+
+PERPLEXITY = re.compile(r"(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexit", I)
+
+
+def perplexity_only(text: str, m: re.Match[str]) -> bool:
+    """The match's clause is about a perplexity run and names no KL ("Perplexity over 32 × 4096 tokens of
+    wikitext"): its windows are the perplexity's. (Only where no tool that scores both on one run, i.e.
+    llama-perplexity, is named or printed: the caller decides.)"""
+    lo, hi = eval_text.clause(text, m.start(), m.end())
+    return bool(PERPLEXITY.search(text, lo, hi)) and not eval_text.KL_TERM.search(text, lo, hi)

@@ -1,0 +1,235 @@
+"""D3, the evaluation text, as cards state it without a corpus name the main patterns know.
+
+:data:`kldcard.lint.evidence_patterns.D3` finds the texts by name (wikitext, wiki.test.raw, C4, ...) and
+by the usual English phrases. Cards also give the text in ways that name no known corpus:
+
+- its source only: a Hub dataset link or id (``huggingface.co/datasets/org/name``, "org/name test
+  split", "dataset `org/name`"), a command line's text option (``--corpus``, ``--eval-file``), a
+  ``datasets:`` front-matter entry whose name says it is an evaluation text (:func:`front_matter_texts`);
+- a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, ...), a prompt file;
+- a description without a name ("on the same 25-window panel", "200 validation documents", "8 prompts",
+  "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set"): the
+  reading is ``incomplete`` and asks for the name and the source (:func:`described`);
+- in the card languages ("评测文本", "評価テキスト", "texto de evaluación", "тестовый набор").
+
+What is not the KLD's text (:func:`vetoed`, for every D3 match): a description in a sentence that does not
+speak of the measurement; a text whose clause says it is another use's (calibration, training, serving
+speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
+specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
+label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
+named without a KL term (:func:`benchmark_only`). "A natural-text corpus" or "the same corpus" alone is
+not read: it says there was a text, not which.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read.terms import alternation
+
+I = re.IGNORECASE | re.ASCII
+
+# "the evaluation text", "test set", "prompts" in the card languages (English words are in the patterns below)
+TEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示", "评测数据", "评估数据",
+           "测试数据", "验证数据", "評測資料", "測試資料", "文本上", "文本中"),
+    "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "検証データ", "テストデータ", "テストセット",
+           "プロンプト", "のテキスト", "テキストで"),
+    "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "테스트 세트", "테스트 데이터", "프롬프트"),
+    "es": ("texto de evaluación", "textos de evaluación", "texto de prueba", "textos de prueba", "conjunto de evaluación",
+           "conjunto de prueba", "conjunto de datos de fidelidad", "conjunto de datos de evaluación", "corpus de evaluación"),
+    "pt": ("texto de avaliação", "textos de avaliação", "conjunto de avaliação", "conjunto de teste", "corpus de avaliação"),
+    "fr": ("texte d'évaluation", "textes d'évaluation", "texte de test", "jeu d'évaluation", "jeu de test", "corpus d'évaluation",
+           "corpus de test"),
+    "de": ("Testtext", "Evaluationstext", "Testdaten", "Evaluationskorpus", "Evaluationsdaten"),
+    "ru": ("тестовый текст", "тестовом тексте", "тестовый корпус", "тестовом корпусе", "тестовый набор", "тестовом наборе",
+           "оценочный набор"),
+}
+
+# the text's source alone: a Hub dataset (link, "datasets/org/name", "dataset `org/name`", "org/name test
+# split"), or a command line's text option
+HUB_ID = r"[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*"
+FILE_END = re.compile(r"\.(?:txt|raw|jsonl?|parquet|csv|md|bin|gz)$", re.IGNORECASE)  # a local file, not a source
+SPLIT = r"(?P<split>test|validation|eval|dev)\s+split"
+SOURCE = re.compile(
+    r"(?:huggingface\.co|hf\.co)/datasets/(?P<url>" + HUB_ID + r")|(?<![\w/])datasets/(?P<path>" + HUB_ID + r")|"
+    r"\bdataset\s+[`'\"]?(?P<named>" + HUB_ID + r")|(?<![\w.\-/])(?P<id>" + HUB_ID + r")`?\s*[,(]?\s*(?:the\s+)?" + SPLIT + r"|"
+    r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b(?:[= ]+(?P<arg>[^\s`'\"…]{2,200}))?",
+    I,
+)
+# corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
+NAMED = re.compile(
+    r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
+    r"OpenAssistant|Alpaca|CodeAlpaca|Dolly(?:-15k)?|The Stack|OpenOrca|SlimOrca|Magpie\w*|Project Gutenberg|allenai/c4)\b|"
+    # C4 written as its name (upper case), or lower case with what it is ("c4 en", "c4 validation"); "the Pile"
+    r"(?-i:\bC4\b)|\bc4\b(?=[\s,(\-]*(?:en\b|validation|val\b|test|dataset|data\b|text|split|subset|sample))|(?-i:\bthe Pile\b)|"
+    # a JSON file of prompts or test texts ("fixtures/prompts.json"; evidence_patterns.D3 reads .txt/.jsonl/...)
+    r"(?<![\w.\-])[\w.\-]*(?:prompt|eval|test|corpus|text|sample)[\w.\-]*\.json\b",
+    I,
+)
+DESCRIBED = [
+    # a panel of windows ("a sealed 25-window panel", "the same public panel"); a corpus that is pinned or
+    # counted ("the 36-sequence quality corpus (sha256 ...)", "an evaluation corpus"): "a natural-text corpus"
+    # or "the same corpus" alone describes a text without saying which
+    re.compile(
+        r"\b(?:[\w-]+[- ])?panel\b|(?<![\w.,])\d+(?:[,.]\d+)*-\w+\s+(?:[\w-]+\s+)?corpus\b|"
+        r"\b(?:evaluation|eval|test|held-out|KLD?|fidelity|quality)\s+corpus\b|\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
+        I,
+    ),
+    # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
+    re.compile(
+        r"(?:(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
+        r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences)\b|"
+        r"(?<![\w.,])\d+(?:[,.]\d+)*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
+        I,
+    ),
+    # "357 blocks of public-domain text", "40 samples of chat transcripts"
+    re.compile(
+        r"(?<![\w.,])\d+(?:,\d{3})*\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
+        r"(?:text|texts|prose|documents|articles|transcripts|conversations|code)\b",
+        I,
+    ),
+    # what the KL was scored on: "on the short prompts", "on verifier-backed synthetic hard text" (not a
+    # genre alone: "on prose" / "on code" sorts the numbers, it does not say which text)
+    re.compile(
+        r"\b(?:on|over|across)\s+(?:(?:the|a|an|these|those|its|our|their)\s+(?:[\w.\-`'\"]+\s+){0,4}?|(?:[\w.\-`'\"]+\s+){1,4}?)"
+        r"(?:prompts?|text|texts|prose|documents|excerpts|transcripts|conversations|drafts)\b",
+        I,
+    ),
+    # a mix described by its parts: "a mix of chat, code and math", "a mixture of English and code prose"
+    re.compile(r"\b(?:a|the|an?\s+\w+)\s+mix(?:ture)?\s+of\s+(?:[\w-]+,?\s+){1,6}?(?:and|&|\+)\s+[\w-]+", I),
+    # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
+    re.compile(
+        r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
+        r"\bfidelity\s+(?:dataset|data|suite|set)\b|\b(?:a|the|one)\s+(?:random\s+|held-out\s+|small\s+)?(?:slice|subset|sample|portion)\s+of\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b|"
+        r"\b(?:text|texts|passages|excerpts|articles|documents|books?)\s+(?:taken\s+|drawn\s+|sampled\s+)?from\s+(?!the\s+(?:model|quant|reference)\b)",
+        I,
+    ),
+    re.compile(alternation(TEXT_WORDS), I),
+]
+PATTERNS = [SOURCE, NAMED, *DESCRIBED]
+
+# a sentence about the measurement: a KL term, or a measuring / scoring word
+MEASUREMENT = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|\bPPL\b|"
+    r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
+    I,
+)
+# "measured on the calibration corpus": the card says the calibration text is the evaluation text
+MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
+# a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
+SELF_EVIDENT = re.compile(r"\b(?:evaluation|eval|test|held-out|validation|fidelity|quality|KLD?)\b", I)
+# a text for something else: serving, speed, training, quantizing or calibrating
+OTHER_USE = re.compile(
+    r"\b(?:calibrat\w*|imatrix|importance matrix|train(?:ed|ing)?|fine-?tun\w*|serv(?:e|es|ing)|throughput|speed|"
+    r"refusals?|harmful|jailbreak)\b|\bt/s\b|tok(?:ens)?/s|校准|キャリブレーション|校正|訓練|训练",
+    I,
+)
+# "does not specify the evaluation corpus", "no prompts given": the text is said to be unstated
+NEGATION = re.compile(r"\b(?:not|nor|no|without|unknown|unstated|unspecified)\b[^.;]{0,40}$", I)
+# where a clause ends: punctuation, a full stop that is not a decimal point
+# or a line break that starts a new item (a wrapped line continues its clause)
+BOUNDARY = re.compile(r"[,;:()\[\]|!?。，；：（）]|\.(?!\d)|\n(?=[ \t]*(?:[-*+#>]|\d+\.\s|\n))")
+REACH = 200  # characters either side read for the clause
+
+
+def clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets of the clause holding ``text[start:end]`` (punctuation inside the match itself is kept)."""
+    lo = max(0, start - REACH)
+    before = [b.end() for b in BOUNDARY.finditer(text, lo, start)]
+    after = BOUNDARY.search(text, end, end + REACH)
+    return (before[-1] if before else lo), (after.start() if after else min(len(text), end + REACH))
+
+
+# front matter `datasets:` entries that are an evaluation text by their name (the Hub lists every dataset a
+# card used there: the calibration, training or distillation sets as well)
+EVAL_DATASET = re.compile(r"eval|test|fidelity|logits|kld|held-?out|wikitext|benchmark", re.IGNORECASE)
+NOT_EVAL_DATASET = re.compile(r"calib|imatrix|train|distill|sft|dpo|pretrain|instruct|preference", re.IGNORECASE)
+
+
+def front_matter_texts(names: list[str]) -> list[tuple[int, str]]:
+    """(index, name) of the ``datasets:`` entries whose name says they are an evaluation text."""
+    return [(i, n) for i, n in enumerate(names) if EVAL_DATASET.search(n) and not NOT_EVAL_DATASET.search(n)]
+
+
+def described(span: str) -> bool:
+    """Whether ``span`` (a D3 match) describes a text without naming it ("the same 25-window panel",
+    "200 validation documents"): its reading then asks for the name as well as the source."""
+    text = span.strip()
+    option = SOURCE.fullmatch(text)  # a text option whose argument is left out ("--corpus …")
+    return (option is not None and text.startswith("--") and not option.group("arg")) or (
+        any(p.fullmatch(text) for p in DESCRIBED) and not NAMED.search(text)
+    )
+
+
+def read(span: str) -> dict[str, Any]:
+    """``name`` and ``source`` as :data:`SOURCE` and :data:`NAMED` write them in ``span`` (a Hub id with its
+    split is a source; a link's id is the name and the link the source, read by the caller)."""
+    m = SOURCE.search(span)
+    if m is not None:
+        repo = m.group("url") or m.group("path") or m.group("named") or m.group("id")
+        arg = m.group("arg")
+        if arg and not arg.startswith("-"):  # a text option's argument: the file, or the dataset, it names
+            hub_or_url = arg.startswith(("http://", "https://")) or re.fullmatch(HUB_ID, arg) and not FILE_END.search(arg)
+            return {"name": arg, **({"source": arg} if hub_or_url else {})}
+        if repo:
+            out: dict[str, Any] = {"name": repo.rstrip(".")}
+            if m.group("id"):
+                out["source"] = f"{repo} {m.group('split').lower()}"
+            elif m.group("url") or m.group("path"):
+                out["source"] = m.group(0).rstrip(".")
+            return out
+    n = NAMED.search(span)
+    return {"name": n.group(0)} if n is not None else {}
+
+
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
+    the clause of the match must not say it is the text of something else (calibration, training,
+    serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
+    speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
+    evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
+    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
+        return True
+    lo, hi = clause(text, m.start(), m.end())
+    # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
+    rest = text[lo : m.start()] + " " + text[m.end() : hi]
+    if OTHER_USE.search(rest) and not MEASUREMENT.search(rest):
+        return True
+    return bool(NEGATION.search(text[lo : m.start()]))
+
+
+# a table cell that speaks of a text or a measurement on it ("PPL (WikiText-2, ctx=512)", "| corpus | x.txt |")
+CELL_WORDS = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|perplexity|\beval|\btext|\bcorpus|\bdata(?:set)?\b|\bprompts?\b|\bsplit\b|"
+    r"\bwindows?\b|\bchunks?\b|\bctx\b|\bcontext\b|\btokens\b|文本|语料|テキスト|コーパス|texto|texte",
+    I,
+)
+
+
+def in_text_cell(text: str, m: re.Match[str]) -> bool:
+    """For a match in a table row: its own cell or the row's label cell speaks of a text or of a
+    measurement on one. A benchmark's name heading its own score column ("| GSM8K (%) |") is not the
+    text a KLD in another column was scored on."""
+    lo = text.rfind("\n", 0, m.start()) + 1
+    hi = text.find("\n", m.end())
+    row = text[lo : len(text) if hi < 0 else hi]
+    at = m.start() - lo
+    cells = row.split("|")
+    first = next((c for c in cells if c.strip()), "")
+    k = row.rfind("|", 0, at) + 1
+    j = row.find("|", at)
+    own = row[k : len(row) if j < 0 else j]
+    return bool(CELL_WORDS.search(own.replace(m.group(0), " ", 1)) or CELL_WORDS.search(first.replace(m.group(0), " ", 1)))
+
+
+# task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare
+BENCHMARK = re.compile(r"^(?:MT-Bench|Arena-Hard|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?)$", I)
+KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|ダイバージェンス|散度", I)
+
+
+def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
+    """A task suite's name in a sentence without a KL term: its scores, not the KLD's text."""
+    return bool(BENCHMARK.match(m.group(0))) and not KL_TERM.search(sentence)

@@ -1,0 +1,116 @@
+"""D6, the scored positions, in the ways cards write them that :data:`kldcard.lint.evidence_patterns.D6` does not.
+
+- a count: "a 51,175-position panel", "16,376 predicted tokens", "64 generated steps", "32 decode steps",
+  "125 held-out rows", "--gen-tokens 128", "204,800 tokens scored", "250k tokens were evaluated",
+  "229,348 个评分 token", "28 个窗口", "51.175 posiciones", "2,632位置"; and of windows, "averaged over 1,000 sequences" (like a chunk count,
+  it gives no count of positions);
+- a scheme: "the last token" / "last-logit KLD", "first-token probability distributions", "full-window KL",
+  "matched prefix", "teacher-forced over the continuation", "every token", "all tokens", "the last 256
+  tokens of each window", "positions 512-1023", "assistant tokens only"; and in the card languages
+  ("primer token", "最初のトークン", "所有位置").
+
+A scheme word is evidence only in a sentence that speaks of the measurement (:func:`vetoed`): "the
+first token's residuals" of an abliteration recipe is not where a KL was scored. :func:`read` gives the
+value (``scheme``, ``count``) for :func:`kldcard.lint.read.values.positions`. A stride is D5's (the
+windowing, with the context length), not a statement of which positions were scored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import POSITION_WORDS, alternation
+
+I = re.IGNORECASE | re.ASCII
+
+# scheme -> its words in the card languages (English below, in SCHEMES)
+SCHEME_WORDS: dict[str, tuple[str, ...]] = {
+    "first-token": ("primer token", "primeiro token", "premier token", "ersten Token", "первого токена", "первом токене",
+                    "第一个 ?token", "首个 ?token", "首 ?token", "最初のトークン", "先頭トークン", "첫 토큰"),
+    "last-token": ("último token", "dernier token", "letzten Token", "последнего токена", "最后一个 ?token", "最後のトークン",
+                   "末尾トークン", "마지막 토큰"),
+    "all": ("todas las posiciones", "todas as posições", "toutes les positions", "alle Positionen", "все позиции",
+            "所有位置", "全部位置", "全位置", "모든 위치"),
+}
+NUM = r"(\d{1,3}(?:,\d{3})+|\d+)"
+COUNTS = [
+    # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
+    re.compile(r"(?<![\w.,])" + NUM + r"-position\b", I),
+    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
+    STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
+    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
+    re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
+    # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
+    SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
+    # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
+    re.compile(r"(?<![\d,.])(\d{1,3}(?:[\u202f\u00a0 ]\d{3})+)\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b", I),
+    re.compile(r"(?<![\w.,])~?(\d+(?:\.\d+)?\s*[kKM])\s+(?:scored|evaluated|compared|predicted)\s+tokens\b", I),
+    # a tool's "Label: value" output: "Total positions: 2047", "scored_positions = 4096"
+    re.compile(r"\b(?:total|scored|evaluated)?[ _]?positions\s*[:=]\s*(\d{1,3}(?:,\d{3})+|\d+)\b", I),
+    # "204,800 tokens scored", "250k tokens were evaluated"
+    re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
+    # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
+    re.compile(r"(?<![\d,.])(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
+    # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
+    re.compile(r"(?<![\d,])" + NUM + r"\s*[个個]?\s*(?:评分|計分|计分|評分|打分)\s*token|(?:评分|計分|计分|評分)\s*" + NUM + r"\s*[个個]?\s*token|"
+               r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),
+]
+SCHEMES = [
+    ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|logit|position)s?\b", I)),
+    ("first-token", re.compile(r"\bfirst[- ](?:token|generated token|position)s?\b", I)),
+    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
+                       r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
+    # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
+    ("tail", re.compile(r"\b(?:last|final)\s+\d+\s+tokens\s+of\s+(?:each|every)\b", I)),
+    ("range", re.compile(r"\bpositions?\s+\d+\s*(?:-|–|\.\.|to)\s*\d+\b", I)),
+    # "assistant tokens only", "only the completion tokens": the response's positions
+    ("response-only", re.compile(
+        r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
+        r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
+    ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
+    ("teacher-forced", re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
+    *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
+]
+PATTERNS = COUNTS + [p for _, p in SCHEMES]
+MEASUREMENT = re.compile(
+    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
+    r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测",
+    I,
+)
+
+
+# a decimal is no count ("0.0677" then "Total positions" on the next line); a "Label: value" line's number
+# belongs to its label, not to a noun on the next line ("stride: 512" / "windows: 25")
+DECIMAL = re.compile(r"^\s*(?:0\.\d|\d+\.(?!\d{3}(?!\d))\d{2,})(?![\d.]*\s*[kKM]\b)")  # not "51.175" (a thousands group)
+FIELD_LINE = re.compile(r":[ \t]*[\d.,]+[ \t]*\n")
+
+
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    """For every D6 match: a decimal read as a count, a number that is another line's field; for the
+    scheme words, step and sequence counts: a sentence that does not speak of the measurement."""
+    # the match's first line is a "Label: value" field and the match goes on to the next line
+    field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
+    if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()):
+        return True
+    return m.re in (STEPS, SEQUENCES, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
+
+
+def read(span: str) -> dict[str, Any]:
+    """``scheme`` and ``count`` as :data:`PATTERNS` write them in ``span``."""
+    out: dict[str, Any] = {}
+    for name, p in SCHEMES:
+        if p.search(span):
+            out["scheme"] = name
+            break
+    for p in COUNTS:
+        if p is SEQUENCES:  # windows, not positions
+            continue
+        m = p.search(span)
+        if m is not None:
+            n = next((parse_int(g) for g in m.groups() if g), None)
+            if n:
+                out["count"] = n
+                break
+    return out

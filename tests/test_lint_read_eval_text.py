@@ -1,0 +1,168 @@
+"""D3, the evaluation text, stated without a corpus name the main patterns know
+(kldcard.lint.read.eval_text): by its source alone, described without a source (``incomplete``: the
+reading asks for the name and source), in another language; and what is not the KLD's text."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.prose import check_prose
+from kldcard.lint.reader import read_card as read_claims_of
+
+
+def card(text: str):
+    return parse_card(text.encode(), "README.md")
+
+
+def d3(text: str):
+    return read_claims_of(card(text))[0].disclosures[3]
+
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} on the same sealed 25-window panel as the other rows.\n",
+        f"{CLAIM} over 200 validation documents.\n",
+        f"{CLAIM}; 8 prompts × 128 tokens, teacher-forced.\n",
+        f"{CLAIM} on the short prompts and 0.09 on the long probing prompt.\n",
+        f"{CLAIM} over 120,000 tokens taken from chat, code and tool calls.\n",
+        f"{CLAIM} on the held-out drafts of the evaluation set.\n",
+        f"{CLAIM}, scored on the 36-sequence quality corpus.\n",
+        f"{CLAIM}.\n\n| Setting | Value |\n|---|---|\n| corpus | `slices/mixed-2048.txt` |\n",
+        "Q4_K_M 的 KLD 为 0.0231（评测文本为自建对话）。\n",
+        f"{CLAIM}（評価テキストは社内の記事）。\n",
+        f"{CLAIM} (texto de evaluación: notas propias).\n",
+        f"{CLAIM} on a mix of chat, code and math.\n",
+        f"{CLAIM} over 10 GitHub READMEs.\n",
+        f"{CLAIM} on a held-out slice of our chat logs.\n",
+        f"{CLAIM}; eight prompts give 15,520 scored positions.\n",
+        f"{CLAIM}; every engine reads the same `fixtures/prompts.json` before the logits are compared.\n",
+        # a calibration file used as the evaluation text is named by what it was made for, and still read
+        f"{CLAIM}, measured on the imatrix's own text (`calibration_datav3.txt`).\n",
+        # the card says its calibration text is the evaluation text: read, not vetoed as the calibration source
+        f"{CLAIM}. Measured on the calibration corpus: 357 blocks of public-domain text, 356 chunks.\n",
+        "Q4_K_M 在评测数据上的 KLD 为 0.0231。\n",
+        f"{CLAIM}（検証データ）。\n",
+        "Q4_K_M の平均KLDは 0.0231（青空文庫のテキストで測定）。\n",
+        "Q4_K_M 在中文新闻文本上的平均 KLD 为 0.0231。\n",
+        f"{CLAIM} sobre textos de prueba propios.\n",
+        f"{CLAIM} на тестовом наборе.\n",
+        f"{CLAIM} sur le corpus d'évaluation.\n",
+    ],
+)
+def test_a_described_text_is_incomplete_and_asks_for_its_source(text):
+    d = d3(text)
+    assert d.status == "incomplete", d
+    assert any("source" in need for need in d.needs)
+    assert "KLD303" not in {f.rule_id for f in check_prose(card(text))}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}, scored on windows of https://huggingface.co/datasets/someone/fidelity-panel-v1.\n",
+        f"{CLAIM} (`kld-bench --corpus https://example.org/eval.txt --context 8192`).\n",
+    ],
+)
+def test_a_text_given_by_its_source_is_stated(text):
+    assert d3(text).status == "stated"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"{CLAIM} on the HuggingFaceH4/ultrachat_200k test split.\n",
+         {"name": "HuggingFaceH4/ultrachat_200k", "source": "HuggingFaceH4/ultrachat_200k test"}),
+        (f"{CLAIM}, measured on dataset `someone/eval-set`.\n", {"name": "someone/eval-set"}),
+        (f"{CLAIM} over 512 samples of OpenWebText.\n", {"name": "OpenWebText"}),
+        (f"{CLAIM} on UltraChat.\n", {"name": "UltraChat"}),
+        (f"{CLAIM} on C4.\n", {"name": "C4"}),
+        (f"{CLAIM} on wikitext-103.\n", {"name": "wikitext-103"}),
+        (f"{CLAIM} using text from Project Gutenberg.\n", {"name": "Project Gutenberg"}),
+        (f"{CLAIM} on a random 1M-token sample of the Pile.\n", {"name": "the Pile"}),
+    ],
+)
+def test_the_value_names_the_dataset(text, value):
+    d = d3(text)
+    assert {k: v for k, v in d.value.items() if k in value} == value, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the text of something else: speed, calibration, a benchmark score
+        f"{CLAIM}. The file runs at 50 tok/s on long chat prompts.\n",
+        f"{CLAIM}. The imatrix was computed over 200 chat prompts.\n",
+        f"{CLAIM}. Q4_K_M also scores 41.7 on GSM8K.\n",
+        "| Quant | KLD | GSM8K (%) |\n|---|---|---|\n| Q4_K_M | 0.0231 | 41.7 |\n",
+        # a genre sorts the numbers, it is not a text; a corpus alone, or said to be unstated, is no text either
+        "Q4_K_M has a KLD of 0.0268 on prose and 0.031 on code.\n",
+        f"{CLAIM} on a natural-text corpus.\n",
+        f"{CLAIM}. The table does not specify the evaluation corpus.\n",
+        f"{CLAIM}. The prompts are deliberately not wikitext.\n",
+        # a known corpus named as the calibration set, in the clause that says so
+        f"{CLAIM} (with imatrix Wikitext).\n",
+        f"{CLAIM}. The imatrix was computed on the calibration corpus: 357 blocks of public-domain text.\n",
+        f"{CLAIM}. We compared no iMatrix and the full ~500k tokens of Wikitext with iMatrix.\n",
+        # a panel or prompts in a sentence about something other than the measurement
+        f"{CLAIM}.\n\nThe settings panel lists 12 prompts for the demo.\n",
+    ],
+)
+def test_what_is_not_the_kld_text_is_missing(text):
+    assert d3(text).status == "missing"
+
+
+def test_a_perplexity_cell_names_the_text_of_a_kld_table():
+    text = "| Quant | KLD | PPL (wikitext-2, ctx 512) |\n|---|---|---|\n| Q4_K_M | 0.0231 | 6.59 |\n"
+    assert d3(text).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} on the same sealed 25-window panel.\n",
+        f"{CLAIM} on a mix of chat, code and math.\n",
+        f"{CLAIM} over 10 GitHub READMEs.\n",
+        f"{CLAIM} on a held-out slice of our chat logs.\n",
+        f"{CLAIM} over 200 validation documents.\n",
+    ],
+)
+def test_a_text_described_without_a_name_asks_for_the_name_and_the_source(text):
+    d = d3(text)
+    assert (d.status, d.value) == ("incomplete", {})
+    assert d.needs[0] == "name the text" and "source" in d.needs[1]
+    message = next(f.message for f in check_prose(card(text)) if f.rule_id == "KLD333")
+    assert "name the text" in message and "give its source" in message
+
+
+@pytest.mark.parametrize(
+    ("datasets", "status"),
+    [
+        ("- someone/model-fidelity-suite-v1\n", "stated"),  # an evaluation text by its name
+        ("- someone/model-BF16-Teacher-Logits\n", "stated"),
+        ("- someone/calib-mix-v2\n", "missing"),  # the calibration set (D4), not the evaluation text
+        ("- someone/jev-distill-corpus-v3\n", "missing"),  # a training set
+    ],
+)
+def test_front_matter_datasets_are_the_text_only_when_their_name_says_so(datasets, status):
+    d = d3(f"---\ndatasets:\n{datasets}---\n{CLAIM}.\n")
+    assert d.status == status
+    if status == "stated":
+        assert d.evidence[0].key == "/datasets/0"
+
+
+@pytest.mark.parametrize(
+    ("option", "status", "value"),
+    [
+        ("--corpus …", "incomplete", {}),  # the argument left out: the reading asks for the name and source
+        ("--corpus data/mixed-eval.txt", "incomplete", {"name": "data/mixed-eval.txt"}),  # a local file: no source
+        ("--dataset someone/eval-set", "stated", {"name": "someone/eval-set", "source": "someone/eval-set"}),
+    ],
+)
+def test_a_text_option_reads_its_argument(option, status, value):
+    d = d3(f"{CLAIM} (`kld-bench {option} --context 8192`).\n")
+    assert (d.status, d.value) == (status, value)

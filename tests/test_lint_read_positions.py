@@ -1,0 +1,86 @@
+"""D6, the scored positions, as cards write them beyond the main patterns (kldcard.lint.read.positions):
+compound and step counts, schemes, the card languages; a scheme word outside a sentence about the
+measurement is not evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.prose import check_prose
+from kldcard.lint.reader import read_card as read_claims_of
+
+
+def card(text: str):
+    return parse_card(text.encode(), "README.md")
+
+
+def reading(text: str, n: int):
+    return read_claims_of(card(text))[0].disclosures[n]
+
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"{CLAIM} on a sealed 25-window / 51,175-position panel.\n", {"count": 51175}),
+        (f"{CLAIM} over 16,376 predicted tokens.\n", {"count": 16376}),
+        ("Mean KLD per quarter over the 64 generated steps: 0.0231.\n", {"count": 64}),
+        (f"{CLAIM}; 8 prompts × 128 tokens, 32 decode steps.\n", {"count": 32}),
+        (f"{CLAIM} on 125 held-out rows.\n", {"count": 125}),
+        (f"{CLAIM} (`probe --prompts all --gen-tokens 128`).\n", {"count": 128}),
+        ("Q4_K_M 的 KLD 为 0.0231（229,348 个评分 token / 28 个窗口）。\n", {"count": 229348}),
+        (f"{CLAIM} as last-logit KLD on one prompt.\n", {"scheme": "last-token"}),
+        (f"{CLAIM}, from first-token probability distributions.\n", {"scheme": "first-token"}),
+        (f"{CLAIM} on full-window KL divergence.\n", {"scheme": "all"}),
+        (f"{CLAIM}, per-step KL over the matched prefix.\n", {"scheme": "matched-prefix"}),
+        ("La KL media del primer token es 0,0224.\n", {"scheme": "first-token"}),
+        ("La KL media es 0,0124 sobre 25 ventanas (51.175 posiciones).\n", {"count": 51175}),
+        ("平均KLD 0.0231（2,632位置）。\n", {"count": 2632}),
+        (f"{CLAIM} over 204\u202f800 positions.\n", {"count": 204800}),  # a thin space between thousands
+        (f"{CLAIM} over ~1.2M scored tokens.\n", {"count": 1200000}),
+        # a tool's "Label: value" lines: the count is the one after "Total positions:", not the KLD above it
+        ("```text\ncontext: 2048\nstride: 512\nwindows: 1\nMean KLD: 0.0677374\nTotal positions: 2047\n```\n", {"count": 2047}),
+        (f"{CLAIM}; 204,800 tokens scored.\n", {"count": 204800}),
+        (f"{CLAIM}; 250k tokens were evaluated.\n", {"count": 250000}),
+        (f"{CLAIM} over all tokens.\n", {"scheme": "all"}),
+        (f"{CLAIM} over the last 256 tokens of each window.\n", {"scheme": "tail"}),
+        (f"{CLAIM}; positions 512-1023 of each chunk.\n", {"scheme": "range"}),
+        (f"{CLAIM}, scored on assistant tokens only.\n", {"scheme": "response-only"}),
+        (f"{CLAIM}, averaged over 1,000 sequences.\n", {}),  # windows: no count of positions
+        (f"{CLAIM}. Computed by forced decode of the generated tokens through the baseline.\n", {"scheme": "teacher-forced"}),
+    ],
+)
+def test_position_forms_are_incomplete_with_their_value(text, value):
+    d = reading(text, 6)
+    assert (d.status, {k: v for k, v in d.value.items() if k in value}) == ("incomplete", value), d
+    assert d.needs  # a count asks for the scheme, a scheme for the count
+    assert "KLD306" not in {f.rule_id for f in check_prose(card(text))}
+
+
+def test_a_scheme_and_a_count_are_stated():
+    d = reading(f"{CLAIM} on the last token of each prompt, 4,096 positions in all.\n", 6)
+    assert (d.status, d.value) == ("stated", {"scheme": "last-token", "count": 4096})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a recipe's first token, training steps: no measurement in the sentence
+        f"{CLAIM}.\n\nThe direction is the mean difference of the first-token residuals.\n",
+        f"{CLAIM}.\n\nThe adapter was trained for 500 steps.\n",
+        f"{CLAIM}.\n\nRun 200 decode steps to warm the cache.\n",
+        f"{CLAIM} over all tokens of the vocabulary.\n",  # D8, not D6
+        f"{CLAIM}.\n\nThe adapter saw 1,000 sequences in training.\n",
+    ],
+)
+def test_what_is_not_the_scored_positions_is_missing(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_a_number_of_the_line_above_is_not_a_count():
+    text = "```text\nstride: 512\nwindows: 1\nMean KLD: 0.0677374\nTotal positions\n```\n"
+    d = reading(text, 6)
+    assert "count" not in d.value and all("512" not in e.text and "0.0677" not in e.text for e in d.evidence)
