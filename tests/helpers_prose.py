@@ -2,9 +2,10 @@
 cards) and tests/data/real_cards/ (public cards; sources in its index.yaml).
 
 Card names are the invented corpus's file names, ``real/<file>`` for the real ones, ``real-d2/<file>`` for
-the second real development set (tests/data/real_cards/dev2, renderings) and ``real-h2/<file>`` for the second
-real holdout (tests/data/real_cards/holdout/). The development corpus (DEV) is every invented card plus the
-real-dev split (both real development folders); the real-holdout and real-holdout-2 splits are scored apart.
+the second real development set (tests/data/real_cards/dev2, renderings), ``real-h2/<file>`` for the second
+real holdout (tests/data/real_cards/holdout/) and ``real-h3/<part>/<file>`` for the third
+(tests/data/real_cards/holdout3/<part>/). The development corpus (DEV) is every invented card plus the
+real-dev split (both real development folders); the real-holdout, real-holdout-2 and real-holdout-3 splits are scored apart.
 ``python tests/helpers_prose.py`` prints the tables; ``--write-readme`` rewrites the README's table.
 """
 
@@ -28,6 +29,9 @@ REAL2_PREFIX = "real-d2/"
 HOLDOUT2 = REAL / "holdout"
 HOLDOUT2_PREFIX = "real-h2/"
 HOLDOUT2_SPLIT = "real-holdout-2"
+HOLDOUT3 = REAL / "holdout3"  # one folder per collector (hf/, misc/, ...), each with cards/, index.yaml, labels.yaml
+HOLDOUT3_PREFIX = "real-h3/"
+HOLDOUT3_SPLIT = "real-holdout-3"
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
 DEV = INVENTED_SPLITS | {"real-dev"}
@@ -46,10 +50,21 @@ def labels() -> dict[str, dict[str, Any]]:
     out.update({REAL2_PREFIX + name: {"round": 3, **lab} for name, lab in real2.items()})
     holdout2 = yaml.safe_load((HOLDOUT2 / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     out.update({HOLDOUT2_PREFIX + name: lab for name, lab in holdout2.items()})
+    for part in holdout3_parts():
+        holdout3 = yaml.safe_load((part / "labels.yaml").read_text(encoding="utf-8"))["cards"]
+        out.update({f"{HOLDOUT3_PREFIX}{part.name}/{name}": lab for name, lab in holdout3.items()})
     return out
 
 
+def holdout3_parts() -> list[Path]:
+    """The third holdout's folders (one per collector), in name order."""
+    return sorted(p.parent for p in HOLDOUT3.glob("*/labels.yaml"))
+
+
 def path(name: str) -> Path:
+    if name.startswith(HOLDOUT3_PREFIX):
+        part, file = name[len(HOLDOUT3_PREFIX) :].split("/", 1)
+        return HOLDOUT3 / part / "cards" / file
     if name.startswith(HOLDOUT2_PREFIX):
         return HOLDOUT2 / "cards" / name[len(HOLDOUT2_PREFIX) :]
     if name.startswith(REAL_PREFIX):
@@ -240,14 +255,17 @@ if __name__ == "__main__":  # pragma: no cover
         text = README.read_text(encoding="utf-8")
         README.write_text(text.replace(readme_block(text), readme_table()), encoding="utf-8")
     print("Development corpus:\n" + table(DEV))
-    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT]:
+    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT, HOLDOUT3_SPLIT]:
         print(f"\nsplit {split}:\n" + table({split}))
     print(f"\n{REAL2_PREFIX} (tests/data/real_cards/dev2) alone:\n" + table(prefix=REAL2_PREFIX))
-    d = detection(HOLDOUT2_SPLIT)
-    print(
-        f"\n{HOLDOUT2_SPLIT}: KLD-claiming texts flagged {d['flagged']}/{d['kld']}; negatives falsely flagged "
-        f"{d['false_flags']}/{d['neg']}; claim lines found {d['lines'][0]}/{d['lines'][1]}, {d['lines'][2]} reported"
-    )
+    for part in holdout3_parts():
+        print(f"\n{HOLDOUT3_PREFIX}{part.name}/ alone:\n" + table(prefix=f"{HOLDOUT3_PREFIX}{part.name}/"))
+    for split in (HOLDOUT2_SPLIT, HOLDOUT3_SPLIT):
+        d = detection(split)
+        print(
+            f"\n{split}: KLD-claiming texts flagged {d['flagged']}/{d['kld']}; negatives falsely flagged "
+            f"{d['false_flags']}/{d['neg']}; claim lines found {d['lines'][0]}/{d['lines'][1]}, {d['lines'][2]} reported"
+        )
 
 
 # ---- pathological cards (tests/test_lint_bad_input.py's complexity guards, benchmarks/lint_corpus.py) --
