@@ -32,6 +32,11 @@ HOLDOUT2_SPLIT = "real-holdout-2"
 HOLDOUT3 = REAL / "holdout3"  # one folder per collector (hf/, misc/, ...), each with cards/, index.yaml, labels.yaml
 HOLDOUT3_PREFIX = "real-h3/"
 HOLDOUT3_SPLIT = "real-holdout-3"
+HOLDOUT4 = REAL / "holdout4"  # the same layout
+HOLDOUT4_PREFIX = "real-h4/"
+HOLDOUT4_SPLIT = "real-holdout-4"
+# holdouts collected in parts (one folder per collector): prefix -> (folder, split)
+PARTED = {HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT), HOLDOUT4_PREFIX: (HOLDOUT4, HOLDOUT4_SPLIT)}
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
 DEV = INVENTED_SPLITS | {"real-dev"}
@@ -50,21 +55,27 @@ def labels() -> dict[str, dict[str, Any]]:
     out.update({REAL2_PREFIX + name: {"round": 3, **lab} for name, lab in real2.items()})
     holdout2 = yaml.safe_load((HOLDOUT2 / "labels.yaml").read_text(encoding="utf-8"))["cards"]
     out.update({HOLDOUT2_PREFIX + name: lab for name, lab in holdout2.items()})
-    for part in holdout3_parts():
-        holdout3 = yaml.safe_load((part / "labels.yaml").read_text(encoding="utf-8"))["cards"]
-        out.update({f"{HOLDOUT3_PREFIX}{part.name}/{name}": lab for name, lab in holdout3.items()})
+    for prefix, (folder, _) in PARTED.items():
+        for part in parts(folder):
+            labs = yaml.safe_load((part / "labels.yaml").read_text(encoding="utf-8"))["cards"]
+            out.update({f"{prefix}{part.name}/{name}": lab for name, lab in labs.items()})
     return out
 
 
+def parts(folder: Path) -> list[Path]:
+    """A parted holdout's folders (one per collector), in name order."""
+    return sorted(p.parent for p in folder.glob("*/labels.yaml"))
+
+
 def holdout3_parts() -> list[Path]:
-    """The third holdout's folders (one per collector), in name order."""
-    return sorted(p.parent for p in HOLDOUT3.glob("*/labels.yaml"))
+    return parts(HOLDOUT3)
 
 
 def path(name: str) -> Path:
-    if name.startswith(HOLDOUT3_PREFIX):
-        part, file = name[len(HOLDOUT3_PREFIX) :].split("/", 1)
-        return HOLDOUT3 / part / "cards" / file
+    for prefix, (folder, _) in PARTED.items():
+        if name.startswith(prefix):
+            part, file = name[len(prefix) :].split("/", 1)
+            return folder / part / "cards" / file
     if name.startswith(HOLDOUT2_PREFIX):
         return HOLDOUT2 / "cards" / name[len(HOLDOUT2_PREFIX) :]
     if name.startswith(REAL_PREFIX):
@@ -259,12 +270,13 @@ if __name__ == "__main__":  # pragma: no cover
         text = README.read_text(encoding="utf-8")
         README.write_text(text.replace(readme_block(text), readme_table()), encoding="utf-8")
     print("Development corpus:\n" + table(DEV))
-    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT, HOLDOUT3_SPLIT]:
+    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT, HOLDOUT3_SPLIT, HOLDOUT4_SPLIT]:
         print(f"\nsplit {split}:\n" + table({split}))
     print(f"\n{REAL2_PREFIX} (tests/data/real_cards/dev2) alone:\n" + table(prefix=REAL2_PREFIX))
-    for part in holdout3_parts():
-        print(f"\n{HOLDOUT3_PREFIX}{part.name}/ alone:\n" + table(prefix=f"{HOLDOUT3_PREFIX}{part.name}/"))
-    for split in (HOLDOUT2_SPLIT, HOLDOUT3_SPLIT):
+    for prefix, (folder, _) in PARTED.items():
+        for part in parts(folder):
+            print(f"\n{prefix}{part.name}/ alone:\n" + table(prefix=f"{prefix}{part.name}/"))
+    for split in (HOLDOUT2_SPLIT, HOLDOUT3_SPLIT, HOLDOUT4_SPLIT):
         d = detection(split)
         print(
             f"\n{split}: KLD-claiming texts flagged {d['flagged']}/{d['kld']}; negatives falsely flagged "

@@ -16,7 +16,7 @@ from helpers_prose import (
     HOLDOUT2,
     HOLDOUT2_PREFIX,
     HOLDOUT2_SPLIT,
-    HOLDOUT3_PREFIX,
+    PARTED,
     README,
     REAL,
     REAL2,
@@ -40,7 +40,7 @@ from kldcard.lint.prose import check_prose
 from kldcard.lint.runner import lint_card
 
 ALL = labels()
-LABELS = {n: lab for n, lab in ALL.items() if not n.startswith((REAL_PREFIX, REAL2_PREFIX, HOLDOUT2_PREFIX, HOLDOUT3_PREFIX))}  # invented cards
+LABELS = {n: lab for n, lab in ALL.items() if not n.startswith((REAL_PREFIX, REAL2_PREFIX, HOLDOUT2_PREFIX, *PARTED))}  # invented cards
 REAL_LABELS = {n: lab for n, lab in ALL.items() if n.startswith(REAL_PREFIX)}
 WITH_CLAIMS = sorted(n for n, lab in LABELS.items() if lab["claims"])
 WITHOUT_CLAIMS = sorted(n for n, lab in LABELS.items() if not lab["claims"])
