@@ -55,7 +55,12 @@ SPLIT = r"(?P<split>test|validation|eval|dev)\s+split"
 SOURCE = re.compile(
     r"(?:huggingface\.co|hf\.co)/datasets/(?P<url>" + HUB_ID + r")|(?<![\w/])datasets/(?P<path>" + HUB_ID + r")|"
     r"\bdataset\s+[`'\"]?(?P<named>" + HUB_ID + r")|(?<![\w.\-/])(?P<id>" + HUB_ID + r")`?\s*[,(]?\s*(?:the\s+)?" + SPLIT + r"|"
-    r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b(?:[= ]+(?P<arg>[^\s`'\"…]{2,200}))?",
+    r"(?<![\w-])--(?:corpus|dataset|data[-_]?path|inputs?|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b(?:[= ]+(?P<arg>[^\s`'\"…]{2,200}))?|"
+    # a Hub id after a label ("Corpus: `org/name`"), one the KL was measured on ("measured on `org/name`"),
+    # or one tagged with the KL ("`org/name` (KL)")
+    r"\b(?:corpus|dataset|eval(?:uation)?\s+(?:text|data|set))\s*[:=]\s*[`'\"]?(?P<labelled>" + HUB_ID + r")|"
+    r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|using)\s+[`'\"]?(?P<measured>" + HUB_ID + r")|"
+    r"(?<![\w.\-/])[`'\"]?(?P<tagged>" + HUB_ID + r")[`'\"]?\s*\((?:KLD?|KL[- ]div\w*)\)",
     I,
 )
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
@@ -102,7 +107,8 @@ DESCRIBED = [
     re.compile(r"\b(?:a|the|an?\s+\w+)\s+mix(?:ture)?\s+of\s+(?:[\w-]+,?\s+){1,6}?(?:and|&|\+)\s+[\w-]+", I),
     # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
     re.compile(
-        r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
+        r"\b(?:evaluation|eval|test|held-?out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
+        r"\b(?:evaluation|eval|held-?out|validation|fidelity)\s+suite\b|"
         r"\bfidelity\s+(?:dataset|data|suite|set)\b|\b(?:a|the|one)\s+(?:random\s+|held-out\s+|small\s+)?(?:slice|subset|sample|portion)\s+of\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b|"
         r"\b(?:text|texts|passages|excerpts|articles|documents|books?)\s+(?:taken\s+|drawn\s+|sampled\s+)?from\s+(?!the\s+(?:model|quant|reference)\b)",
         I,
@@ -117,6 +123,8 @@ MEASUREMENT = re.compile(
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
+# a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
+FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
 MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
 # a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
@@ -169,7 +177,7 @@ def read(span: str) -> dict[str, Any]:
     split is a source; a link's id is the name and the link the source, read by the caller)."""
     m = SOURCE.search(span)
     if m is not None:
-        repo = m.group("url") or m.group("path") or m.group("named") or m.group("id")
+        repo = m.group("url") or m.group("path") or m.group("named") or m.group("id") or m.group("measured") or m.group("tagged") or m.group("labelled")
         arg = m.group("arg")
         if arg and not arg.startswith("-"):  # a text option's argument: the file, or the dataset, it names
             hub_or_url = arg.startswith(("http://", "https://")) or re.fullmatch(HUB_ID, arg) and not FILE_END.search(arg)
@@ -185,11 +193,25 @@ def read(span: str) -> dict[str, Any]:
     return {"name": n.group(0)} if n is not None else {}
 
 
+# a file a command writes ("> run.txt", "| tee log.txt", "--output out.jsonl"): the output, not the text read
+OUTPUT_BEFORE = re.compile(r"(?:(?<=\s)(?:1|2|&)?>>?|\|\s*tee(?:\s+-a)?|(?<![\w-])(?:--out(?:put)?(?:[-_]file)?|-o)(?:\s+|=))\s*[`'\"]?$", I)
+# a project document by its upper-case name ("NOTES.txt", "night/LANDED.txt", "BISECT-LOG.md") or a run's
+# results by theirs ("summary.txt", "kld_log.txt", "results.jsonl"), not a text
+DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr)\.\w+$", I)
+# a text tagged with another use right after it ("`org/harmful` (refusals)", "x.txt (calibration)")
+TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
     serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
     speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
+    if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
+        return True
+    tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
+    if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
+        return True
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
     if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
         return True
