@@ -201,6 +201,7 @@ def test_a_text_by_its_hub_id_option_or_suite_is_read(text, value):
         f"{CLAIM}; per-chunk figures in `out/summary.txt`.\n",
         f"{CLAIM}; the run notes are in `notes/LANDED.txt`.\n",
         f"{CLAIM}. Measured on `someone/bad-asks` (refusals).\n",
+        f"{CLAIM}, measured on `someone/Chatty-8B-Instruct` with llama.cpp.\n",  # a model's id, not a text's
         # a benchmark that is not of the logits' fidelity names another measurement's text
         f"{CLAIM}. No task benchmarks were run: the one benchmark is a check on WikiText-2.\n",
     ],

@@ -202,12 +202,18 @@ DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.
 TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 
 
+# a Hub id that names a model, not a text ("measured on `org/Model-8B-Instruct`"): a size, a format or a tune
+MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
     serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
     speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
     if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
+        return True
+    if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
         return True
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
