@@ -7,12 +7,17 @@
   "sequence length of 2048", "window size 1024", "context length of 4,096", "windows are 2048 tokens";
 - several lengths ("contexts of 512, 2048 and 8192 tokens"), a table's context column under a header
   that names KLD or PPL, a settings table's "| Context | 4096 |" row;
+- a length before what was scored, a label or word between: "2,048-token `panel-3` window", "1024-token
+  captures", "a ~493-token long prompt"; windows of a length in the card languages ("60 fragmentos de 2.048
+  tokens");
 - in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
-  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048".
+  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
 
 :func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
 :func:`kldcard.lint.read.values.context` (a length in k is in units of 1024: :func:`kilo`). :func:`vetoed`
-drops, for every D5 match, what is not the measurement's window: a match across a paragraph break
+drops, for every D5 match, what is not the measurement's window: a model's long context that a pattern cut
+at its thousands separator ("max context: 262,144 tokens" read as 262) in a sentence without a measuring
+word; a match across a paragraph break
 ("49/100" then "Context: 40k"); a convention ("Most GGUFs are scored with 512 context windows"); a context
 of 32K or more in a sentence without a measuring word (the model's or a deployment's: "262K context",
 "context 163840"); a short form whose number is no multiple of 64 (a chunk index, "3x3090" GPUs); a

@@ -4,11 +4,13 @@
 by the usual English phrases. Cards also give the text in ways that name no known corpus:
 
 - its source only: a Hub dataset link or id (``huggingface.co/datasets/org/name``, "org/name test
-  split", "dataset `org/name`"), a command line's text option (``--corpus``, ``--eval-file``), a
+  split", "dataset `org/name`", "Corpus: `org/name`", "measured on `org/name`", "`org/name` (KL)"), a
+  command line's text option (``--corpus``, ``--eval-file``, ``--inputs``, ``--data-path``), a
   ``datasets:`` front-matter entry whose name says it is an evaluation text (:func:`front_matter_texts`);
 - a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, ...), a prompt file;
 - a description without a name ("on the same 25-window panel", "200 validation documents", "8 prompts",
-  "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set"): the
+  "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set",
+  "shard 0 of the held-out suite"): the
   reading is ``incomplete`` and asks for the name and the source (:func:`described`);
 - in the card languages ("评测文本", "評価テキスト", "texto de evaluación", "тестовый набор").
 
@@ -17,7 +19,10 @@ speak of the measurement; a text whose clause says it is another use's (calibrat
 speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
 specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
 label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
-named without a KL term (:func:`benchmark_only`). "A natural-text corpus" or "the same corpus" alone is
+named without a KL term (:func:`benchmark_only`; a fidelity benchmark on the logits is the KL measurement:
+:data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
+("summary.txt", "NOTES.txt"), a text tagged with another use ("`org/name` (refusals)"), a model's Hub id
+("measured on `org/Model-8B`"). "A natural-text corpus" or "the same corpus" alone is
 not read: it says there was a text, not which.
 """
 
