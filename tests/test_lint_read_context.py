@@ -124,3 +124,33 @@ def test_a_serving_command_lines_context_is_not_llama_perplexitys(serving, n_ctx
     text = f"Tested with llama-perplexity on wiki.test.raw: Mean KLD 0.0231.\n\n```\n{serving}```\n"
     d = reading(text, 5)
     assert d.value.get("n_ctx") == n_ctx, d
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        # a length before the scored unit, a label or a word between
+        (f"{CLAIM} over the whole 2,048-token `panel-07` window.\n", 2048),
+        (f"{CLAIM} on a ~500-token long prompt.\n", 500),
+        (f"{CLAIM}, three 1024-token captures.\n", 1024),
+        # windows of a length in the card languages; "long context" in Japanese, in k
+        (f"{CLAIM} (128 fragmentos de 2.048 tokens).\n", 2048),
+        ("Q4_K_M の長文脈 (16k) での KLD は 0.0231。\n", 16384),
+    ],
+)
+def test_a_length_before_what_was_scored_is_read(text, n_ctx):
+    d = reading(text, 5)
+    assert (d.status, d.value.get("n_ctx")) == ("incomplete", n_ctx), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a model's context cut at its thousands separator by the short patterns ("context: 131" of "131,072")
+        f"{CLAIM}.\n\n- Vocabulary: 151,936 tokens, max context: 131,072 tokens\n",
+        f"{CLAIM}.\n\n- Context length: 131,072 natively\n",
+        f"{CLAIM}.\n\n| Campo | Valor |\n|---|---|\n| Longitud de contexto | 131 072 tokens |\n",
+    ],
+)
+def test_a_long_context_written_with_separators_is_the_models(text):
+    assert reading(text, 5).status == "missing"

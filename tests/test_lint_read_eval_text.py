@@ -166,3 +166,45 @@ def test_front_matter_datasets_are_the_text_only_when_their_name_says_so(dataset
 def test_a_text_option_reads_its_argument(option, status, value):
     d = d3(f"{CLAIM} (`kld-bench {option} --context 8192`).\n")
     assert (d.status, d.value) == (status, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a Hub id the KL was measured on, one after a label, one tagged with the KL among other uses' texts
+        (f"{CLAIM}, measured on `someone/plain-chat-v2`.\n", {"name": "someone/plain-chat-v2"}),
+        (f"{CLAIM}.\n\n- Scoring corpus: `someone/plain-chat-v2`\n", {"name": "someone/plain-chat-v2"}),
+        (f"{CLAIM}. Refusals on `someone/bad-asks`, divergence on `someone/plain-chat-v2` (KL).\n",
+         {"name": "someone/plain-chat-v2"}),
+        # a command's input option
+        (f"{CLAIM} (`kld-bench --ref a <x> --inputs cases/chat-v1.json`).\n", {"name": "cases/chat-v1.json"}),
+        (f"{CLAIM} (`kld-bench --data-path someone/plain-chat-v2`).\n",
+         {"name": "someone/plain-chat-v2", "source": "someone/plain-chat-v2"}),
+        # a held-out suite, described; a fidelity benchmark's text (the KL measurement under another name)
+        (f"{CLAIM}, measured on shard 3 of our held-out suite.\n", {}),
+        (f"{CLAIM}. No task benchmarks were run: the one benchmark is a fidelity check against the BF16 logits "
+         "on WikiText-2.\n", {"name": "wikitext-2"}),
+    ],
+)
+def test_a_text_by_its_hub_id_option_or_suite_is_read(text, value):
+    d = d3(text)
+    assert d.status != "missing", d
+    assert {k: v for k, v in d.value.items() if k in value} == value, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a file a command writes, a run's results or a project document, a text tagged with another use
+        f"{CLAIM} (`kld-bench --context 512 > runs/q4.txt`).\n",
+        f"{CLAIM} (`kld-bench --context 512 | tee runs/q4.txt`).\n",
+        f"{CLAIM}; per-chunk figures in `out/summary.txt`.\n",
+        f"{CLAIM}; the run notes are in `notes/LANDED.txt`.\n",
+        f"{CLAIM}. Measured on `someone/bad-asks` (refusals).\n",
+        f"{CLAIM}, measured on `someone/Chatty-8B-Instruct` with llama.cpp.\n",  # a model's id, not a text's
+        # a benchmark that is not of the logits' fidelity names another measurement's text
+        f"{CLAIM}. No task benchmarks were run: the one benchmark is a check on WikiText-2.\n",
+    ],
+)
+def test_output_result_files_and_other_uses_are_not_the_text(text):
+    assert d3(text).status == "missing"

@@ -43,3 +43,28 @@ def test_reference_by_role_or_assignment_is_found(text):
 )
 def test_other_originals_and_comparisons_are_not_the_reference(text):
     assert d1(text).status == "missing", d1(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Quant | KLD vs parent | top-1 vs parent |\n|---|---|---|\n| Q4 | 0.1 | 91 % |\n",  # the parent by its role
+        "KLD: `python kl_compare.py --reference runs/bf16-capture --candidate runs/q4`\n",  # a command's option
+        "KLD: `python kl_compare.py --model q4 --baseline-model $BF16_DIR`\n",
+        "| Model | bpw | KL-div (q→fp16) |\n|---|---|---|\n| x | 4.0 | 0.02 |\n",  # the reference side of an arrow
+    ],
+)
+def test_reference_beside_a_kl_term_is_found(text):
+    d = d1(text)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Q2 file trails its parent model on speed as well (vs parent: -12 % tok/s).\n",  # no KL term
+        "The exporter was run with `--reference docs/template.md`.\n",
+    ],
+)
+def test_a_parent_or_reference_option_without_kl_is_not_the_reference(text):
+    assert d1(text).status == "missing"

@@ -84,7 +84,7 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
             and not eval_text.MEASURED_ON.search(doc.text[max(0, m.start() - 60) : m.start()]))  # "Measured on the calibration corpus: ..."
         # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
-        or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence))
+        or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence) and not eval_text.FIDELITY.search(sentence))
         or eval_text.benchmark_only(sentence, m)
     )
 

@@ -7,12 +7,17 @@
   "sequence length of 2048", "window size 1024", "context length of 4,096", "windows are 2048 tokens";
 - several lengths ("contexts of 512, 2048 and 8192 tokens"), a table's context column under a header
   that names KLD or PPL, a settings table's "| Context | 4096 |" row;
+- a length before what was scored, a label or word between: "2,048-token `panel-3` window", "1024-token
+  captures", "a ~493-token long prompt"; windows of a length in the card languages ("60 fragmentos de 2.048
+  tokens");
 - in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
-  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048".
+  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
 
 :func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
 :func:`kldcard.lint.read.values.context` (a length in k is in units of 1024: :func:`kilo`). :func:`vetoed`
-drops, for every D5 match, what is not the measurement's window: a match across a paragraph break
+drops, for every D5 match, what is not the measurement's window: a model's long context that a pattern cut
+at its thousands separator ("max context: 262,144 tokens" read as 262) in a sentence without a measuring
+word; a match across a paragraph break
 ("49/100" then "Context: 40k"); a convention ("Most GGUFs are scored with 512 context windows"); a context
 of 32K or more in a sentence without a measuring word (the model's or a deployment's: "262K context",
 "context 163840"); a short form whose number is no multiple of 64 (a chunk index, "3x3090" GPUs); a
@@ -35,7 +40,7 @@ I = re.IGNORECASE | re.ASCII
 # "context length" in the card languages, written before the number
 CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "zh": ("上下文长度", "上下文長度", "上下文窗口", "上下文"),
-    "ja": ("コンテキスト長さ", "コンテキスト長", "コンテキストサイズ", "コンテキスト", "文脈長"),
+    "ja": ("コンテキスト長さ", "コンテキスト長", "コンテキストサイズ", "コンテキスト", "文脈長", "長文脈"),
     "ko": ("컨텍스트 길이", "컨텍스트", "문맥 길이"),
     "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de"),
     "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de"),
@@ -65,6 +70,14 @@ PATTERNS = [
     re.compile(r"\b(?:sequence|window|chunk|row|segment)s?\s+(?:is|are|was|were)\s+" + N + r"\s+tokens\b", I),
     # "sequence length of 2048", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
     SIZE := re.compile(r"\b(?:sequence|window|block)[ _]?(?:length|len|size)\s*(?:of\s*)?[=:]?\s*(\d{3,5})\b", I),
+    # a length before what was scored, a name or label between: "2,048-token `final-0000` window", "1024-token
+    # captures", "a ~493-token long prompt"
+    re.compile(r"(?<![\w.,])~?" + N + r"-token\s+(?:`[^`\n]{1,40}`\s+|[a-z][\w-]*\s+)?"
+               r"(?:windows?|chunks?|sequences?|segments?|captures?|prompts?|inputs?|excerpts?|passages?)\b", I),
+    # windows of a length in the card languages: "60 fragmentos de 2.048 tokens", "fenêtres de 512 tokens"
+    re.compile(r"\b(?:fragmentos?|ventanas?|segmentos?|bloques?|trozos?|janelas?|blocos?|trechos?|fenêtres?|segments?|blocs?|"
+               r"morceaux|Fenster[n]?|Abschnitten?|Blöcken?|окна|окон|фрагментов|фрагмента)\s+(?:de|von|à|по|из)\s+" + N +
+               r"\s+(?:tokens?|Token|токен\w*)\b", re.I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
     re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?!\w|[,.]\d)", I),
 ]
@@ -121,7 +134,14 @@ def _largest(text: str) -> int:
     return max((int(g.replace(",", "")) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
 
 
+# the rest of a number the match cut at a thousands separator ("context: 262" of "262,144", "262 144")
+CUT = re.compile(r"(?:[,.\u202f\u00a0 ]\d{3}(?!\d))+")
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
+    if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not MEASUREMENT.search(sentence):
+        return True  # "max context: 262,144 tokens", "Longitud de contexto | 262 144 tokens": the model's
     if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
         return True
     if GENERAL.search(sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run

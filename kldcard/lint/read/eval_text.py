@@ -4,11 +4,13 @@
 by the usual English phrases. Cards also give the text in ways that name no known corpus:
 
 - its source only: a Hub dataset link or id (``huggingface.co/datasets/org/name``, "org/name test
-  split", "dataset `org/name`"), a command line's text option (``--corpus``, ``--eval-file``), a
+  split", "dataset `org/name`", "Corpus: `org/name`", "measured on `org/name`", "`org/name` (KL)"), a
+  command line's text option (``--corpus``, ``--eval-file``, ``--inputs``, ``--data-path``), a
   ``datasets:`` front-matter entry whose name says it is an evaluation text (:func:`front_matter_texts`);
 - a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, ...), a prompt file;
 - a description without a name ("on the same 25-window panel", "200 validation documents", "8 prompts",
-  "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set"): the
+  "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set",
+  "shard 0 of the held-out suite"): the
   reading is ``incomplete`` and asks for the name and the source (:func:`described`);
 - in the card languages ("评测文本", "評価テキスト", "texto de evaluación", "тестовый набор").
 
@@ -17,7 +19,10 @@ speak of the measurement; a text whose clause says it is another use's (calibrat
 speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
 specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
 label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
-named without a KL term (:func:`benchmark_only`). "A natural-text corpus" or "the same corpus" alone is
+named without a KL term (:func:`benchmark_only`; a fidelity benchmark on the logits is the KL measurement:
+:data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
+("summary.txt", "NOTES.txt"), a text tagged with another use ("`org/name` (refusals)"), a model's Hub id
+("measured on `org/Model-8B`"). "A natural-text corpus" or "the same corpus" alone is
 not read: it says there was a text, not which.
 """
 
@@ -55,7 +60,12 @@ SPLIT = r"(?P<split>test|validation|eval|dev)\s+split"
 SOURCE = re.compile(
     r"(?:huggingface\.co|hf\.co)/datasets/(?P<url>" + HUB_ID + r")|(?<![\w/])datasets/(?P<path>" + HUB_ID + r")|"
     r"\bdataset\s+[`'\"]?(?P<named>" + HUB_ID + r")|(?<![\w.\-/])(?P<id>" + HUB_ID + r")`?\s*[,(]?\s*(?:the\s+)?" + SPLIT + r"|"
-    r"(?<![\w-])--(?:corpus|dataset|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b(?:[= ]+(?P<arg>[^\s`'\"…]{2,200}))?",
+    r"(?<![\w-])--(?:corpus|dataset|data[-_]?path|inputs?|eval[-_]?(?:file|data|text|set)|text[-_]?file|prompts?[-_]?file)\b(?:[= ]+(?P<arg>[^\s`'\"…]{2,200}))?|"
+    # a Hub id after a label ("Corpus: `org/name`"), one the KL was measured on ("measured on `org/name`"),
+    # or one tagged with the KL ("`org/name` (KL)")
+    r"\b(?:corpus|dataset|eval(?:uation)?\s+(?:text|data|set))\s*[:=]\s*[`'\"]?(?P<labelled>" + HUB_ID + r")|"
+    r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|using)\s+[`'\"]?(?P<measured>" + HUB_ID + r")|"
+    r"(?<![\w.\-/])[`'\"]?(?P<tagged>" + HUB_ID + r")[`'\"]?\s*\((?:KLD?|KL[- ]div\w*)\)",
     I,
 )
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
@@ -102,7 +112,8 @@ DESCRIBED = [
     re.compile(r"\b(?:a|the|an?\s+\w+)\s+mix(?:ture)?\s+of\s+(?:[\w-]+,?\s+){1,6}?(?:and|&|\+)\s+[\w-]+", I),
     # "the evaluation set", "a held-out split", "a fidelity dataset", "tokens taken from coding, chat and ..."
     re.compile(
-        r"\b(?:evaluation|eval|test|held-out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
+        r"\b(?:evaluation|eval|test|held-?out|validation|qualification)\s+(?:set|split|data|texts?|prompts|documents|windows?)\b|"
+        r"\b(?:evaluation|eval|held-?out|validation|fidelity)\s+suite\b|"
         r"\bfidelity\s+(?:dataset|data|suite|set)\b|\b(?:a|the|one)\s+(?:random\s+|held-out\s+|small\s+)?(?:slice|subset|sample|portion)\s+of\b|\btokens\s+(?:taken|drawn|sampled|sourced)\s+from\b|"
         r"\b(?:text|texts|passages|excerpts|articles|documents|books?)\s+(?:taken\s+|drawn\s+|sampled\s+)?from\s+(?!the\s+(?:model|quant|reference)\b)",
         I,
@@ -117,6 +128,8 @@ MEASUREMENT = re.compile(
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
+# a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
+FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
 MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
 # a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
@@ -169,7 +182,7 @@ def read(span: str) -> dict[str, Any]:
     split is a source; a link's id is the name and the link the source, read by the caller)."""
     m = SOURCE.search(span)
     if m is not None:
-        repo = m.group("url") or m.group("path") or m.group("named") or m.group("id")
+        repo = m.group("url") or m.group("path") or m.group("named") or m.group("id") or m.group("measured") or m.group("tagged") or m.group("labelled")
         arg = m.group("arg")
         if arg and not arg.startswith("-"):  # a text option's argument: the file, or the dataset, it names
             hub_or_url = arg.startswith(("http://", "https://")) or re.fullmatch(HUB_ID, arg) and not FILE_END.search(arg)
@@ -185,11 +198,31 @@ def read(span: str) -> dict[str, Any]:
     return {"name": n.group(0)} if n is not None else {}
 
 
+# a file a command writes ("> run.txt", "| tee log.txt", "--output out.jsonl"): the output, not the text read
+OUTPUT_BEFORE = re.compile(r"(?:(?<=\s)(?:1|2|&)?>>?|\|\s*tee(?:\s+-a)?|(?<![\w-])(?:--out(?:put)?(?:[-_]file)?|-o)(?:\s+|=))\s*[`'\"]?[\w.\-/~$]*$", I)
+# a project document by its upper-case name ("NOTES.txt", "night/LANDED.txt", "BISECT-LOG.md") or a run's
+# results by theirs ("summary.txt", "kld_log.txt", "results.jsonl"), not a text
+DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr)\.\w+$", I)
+# a text tagged with another use right after it ("`org/harmful` (refusals)", "x.txt (calibration)")
+TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
+
+
+# a Hub id that names a model, not a text ("measured on `org/Model-8B-Instruct`"): a size, a format or a tune
+MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
     serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
     speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
+    if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
+        return True
+    if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
+        return True
+    tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
+    if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
+        return True
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
     if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
         return True

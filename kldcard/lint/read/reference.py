@@ -7,7 +7,9 @@ dtype are given (issue 28: "a reference named without revision or dtype", never 
   unmodified model's predictions", and the same in the card languages ("元のモデル", "オリジナル",
   "modelo sin editar", "modelo original", "modèle d'origine", "Originalmodell");
 - a reference after "match(es)" ("matches the locked stock ... reference");
-- a comparison word before a logits or model file in a sentence with a KL term ("KLD vs `NX2-Q6K.kld`").
+- a comparison word before a logits or model file in a sentence with a KL term ("KLD vs `NX2-Q6K.kld`");
+- with a KL term in the sentence: the parent by its role ("KLD vs parent"), a command's reference option
+  ("--reference runs/bf16-capture", "--baseline-model $BF16"), the reference side of an arrow ("KL-div (q→fp16)").
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"\b(?:vs\.?|versus|against)\s+(?P<ref>`?[\w.\-/~]+\.(?:kld|logits|gguf|safetensors)\b`?)", I),
 ]
 CODE_SPAN_REF = PATTERNS[-1]
+# beside a KL term only (:func:`veto`): the parent by its role ("KLD vs parent"), a command's reference option
+# ("--reference runs/bf16", "--baseline-model $BF16"), the reference side of an arrow ("KL-div (q→fp16)")
+KL_ONLY: list[re.Pattern[str]] = [
+    re.compile(r"\b(?:vs\.?|versus|against|relative to)\s+(?:the\s+|its\s+)?(?P<ref>parent(?:\s+(?:model|checkpoint|weights))?)\b", I),
+    re.compile(r"(?<![\w-])--(?:reference|ref|baseline(?:[-_]model)?|base[-_]model|teacher(?:[-_]model)?)(?:[= ]+)"
+               r"(?P<ref>[\"']?[^\s`'\"-][^\s`'\"]{1,200})", I),
+    re.compile(r"(?:KLD?|KL[- ]?div\w*)\s*\(\s*[\w.\-]+\s*(?:→|->)\s*(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|teacher|base|original)\s*\)", I),
+]
+PATTERNS += KL_ONLY
 KL = re.compile(r"KLD?\b|KL[- ]?div|divergen|ダイバージェンス|散度", I)
 # "the original paper / post / discussion ..." is not a model
 NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
@@ -38,6 +49,6 @@ NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|re
 
 def veto(sentence: str, m: re.Match[str], after: str) -> bool:
     """True when the match is not a statement of the KLD's reference (``after``: the text right after it)."""
-    if m.re is CODE_SPAN_REF:
+    if m.re is CODE_SPAN_REF or m.re in KL_ONLY:
         return not KL.search(sentence)
     return bool(NOT_MODEL.match(after))
