@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.evidence_patterns import ENGINE, VERSION
+from kldcard.lint.claims_patterns import KLD_TERM
+from kldcard.lint.evidence_patterns import D2, ENGINE, VERSION
 
 I = re.IGNORECASE | re.ASCII
 
@@ -39,7 +40,7 @@ MEASUREMENT = re.compile(
 )
 # background sentences that name engines in general ("GGUF is the format that llama.cpp ... use", "a fork of ...")
 BACKGROUND = re.compile(
-    r"\bformat\b|\bfork of\b|\bsupport(?:s|ed)?\b|\bcompatible\b|\bload(?:s|ed)? (?:correctly|fine)\b|\bdownload|\bbackground\b|背景|格式|支持|対応", I
+    r"\bformat\b|\bfork of\b|\bsupport(?:s|ed)?\b|\bcompatible\b|\bderivad[oa]s\b|\bderivatives\b|\bprepa?rad[oa]s?\s+para\b|\bload(?:s|ed)? (?:correctly|fine)\b|\bdownload|\bbackground\b|背景|格式|支持|対応", I
 )
 # a runtime or device named for deployment or validation of the files, not for the measurement (any D2 match)
 DEPLOYED = re.compile(
@@ -80,11 +81,37 @@ ENGINE_IN_SENTENCE = PATTERNS[2]
 NAMED_TOOL = PATTERNS[0]
 
 
+# a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
+REQUIREMENT = re.compile(r"(?:[≥>]=?|\bat least|\bor (?:newer|later))\s*(?:v(?=\d))?$", I)
+# a version inside a model's or file's name ("vllm serve org/Model-1.0-35B", "mlx_lm generate --model Name-V2.6")
+IN_A_NAME = re.compile(r"[\w.]-$|/[\w.\-]*$|--model\s+\S*$", I)
+# a sentence about speed, duration or memory of generation, not about a KL measurement (vetoed with no KL term
+# in it): "120-token greedy generation", "the trial took 13 hours on ...", "the runtime rows were measured on ..."
+SPEED_ONLY = re.compile(
+    r"\bslow(?:er|ly)?\b|\bfast(?:er)?\b|\bgreedy generation\b|\b(?:runtime|speed|timing) rows\b|"
+    r"\btrial time\b|\bpeak memory\b|\b(?:cannot|can't|could not|couldn't)\s+(?:hold|fit|load)\b|\bloads?\s+on\b",
+    I,
+)
+LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
+
+
+def hardware_veto(sentence: str, before: str, after: str) -> bool:
+    """True when hardware is named for speed, memory or a linked guide, not for the measurement (a link's text
+    names a document: "[<device> QuickStart](...)")."""
+    if LINK_OPEN.search(before) and LINK_CLOSE.match(after):
+        return True
+    return bool(SPEED_ONLY.search(sentence)) and not KLD_TERM.search(sentence)
+
+
 def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
     """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
     right before and after the match)."""
     if DEPLOYED.search(sentence):
         return True
+    if m.re is D2[0]:  # an engine with a version: not a requirement, not a version inside a model's name
+        v = re.search(VERSION + r"$", m.group(0), I)
+        head = m.group(0)[: v.start()] if v else ""
+        return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head) or (SPEED_ONLY.search(sentence) and not KLD_TERM.search(sentence)))
     if m.re is ENGINE_IN_SENTENCE:
         return (not MEASUREMENT.search(sentence) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
