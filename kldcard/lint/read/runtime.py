@@ -95,23 +95,35 @@ SPEED_ONLY = re.compile(
 LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
 
 
-def hardware_veto(sentence: str, before: str, after: str) -> bool:
-    """True when hardware is named for speed, memory or a linked guide, not for the measurement (a link's text
-    names a document: "[<device> QuickStart](...)")."""
+PERFORMANCE_HEADING = re.compile(r"^\s*#{2,}\s[^\n]*\b(?:performance|speed|throughput|latency)\b", I)
+KL_WORD = re.compile(r"divergen", I)
+WINDOW = 150  # characters either side of the match: a long pasted paragraph is one "sentence"
+
+
+def speed_only(sentence: str, m: re.Match[str]) -> bool:
+    """True when the clause around ``m`` is about speed, duration or memory and names no KL term."""
+    at = max(sentence.find(m.group(0)), 0)
+    near = sentence[max(0, at - WINDOW) : at + len(m.group(0)) + WINDOW]
+    return bool(SPEED_ONLY.search(near)) and not KLD_TERM.search(near) and not KL_WORD.search(near)
+
+
+def hardware_veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
+    """True when hardware is named for speed, memory, a performance section or a linked guide, not for the
+    measurement (a link's text names a document: "[<device> QuickStart](...)")."""
     if LINK_OPEN.search(before) and LINK_CLOSE.match(after):
         return True
-    return bool(SPEED_ONLY.search(sentence)) and not KLD_TERM.search(sentence)
+    return bool(PERFORMANCE_HEADING.match(sentence)) or speed_only(sentence, m)
 
 
 def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
     """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
     right before and after the match)."""
-    if DEPLOYED.search(sentence):
+    if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL and speed_only(sentence, m)):
         return True
     if m.re is D2[0]:  # an engine with a version: not a requirement, not a version inside a model's name
         v = re.search(VERSION + r"$", m.group(0), I)
         head = m.group(0)[: v.start()] if v else ""
-        return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head) or (SPEED_ONLY.search(sentence) and not KLD_TERM.search(sentence)))
+        return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head))
     if m.re is ENGINE_IN_SENTENCE:
         return (not MEASUREMENT.search(sentence) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
