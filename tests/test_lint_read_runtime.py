@@ -43,6 +43,7 @@ def test_a_star_cpp_engine_with_its_version_is_stated():
     [
         "Hardware of the run: a Ryzen AI Max+ 395 with 128 GB.\n",
         "All KLD runs used the 5080 in my desktop.\n",
+        "Logits compared on a TPU v5e host.\n",  # a TPU generation
     ],
 )
 def test_hardware_the_evidence_patterns_did_not_list(text):

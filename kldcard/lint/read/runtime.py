@@ -9,7 +9,8 @@ cards name the engine or the hardware of a measurement without a version, which 
   measurement verb): "llama-perplexity from llama.cpp", "a patched llama.cpp build inside a web UI",
   "usando llama.cpp sobre Metal", "dense embedding (exllamav3) against quantized embedding (vLLM)";
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
-- hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names.
+- hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
+  generations ("TPU v5e").
 
 The caller (kldcard.lint.evidence.collect) applies the D2 vetoes (a quantizer, serving or speed sentence).
 """
@@ -71,7 +72,8 @@ PATTERNS: list[re.Pattern[str]] = [
     # hardware the evidence patterns do not list
     re.compile(
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b",
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
+        r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b",  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         I,
     ),
 ]
