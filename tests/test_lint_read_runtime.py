@@ -73,6 +73,7 @@ def test_engines_named_for_something_else_are_not_read(text):
         "Serve it with `vllm serve acme/Model-2.5-9B --max-model-len 8192`.\n",  # the version is the model's
         "Speed rows were measured on an M2 Ultra (mlx 0.30.1, 128-token greedy generation).\n",  # speed only
         "The 4070 cannot hold the 20 GB file, so it is not offered.\n",  # memory only
+        "The KLD runs skipped the 4070, which cannot hold the 20 GB file.\n",  # the device that could not run it
         "## Performance on a DGX Spark\n\nPrefill 3000 tok/s.\n",  # a performance subsection
         "See the [DGX Spark setup guide](setup.md) for the flags.\n",  # a link's text names a document
         "Este GGUF está preparado para llama.cpp y sus derivados (Ollama, etc.).\n",  # compatibility

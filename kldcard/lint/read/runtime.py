@@ -94,6 +94,8 @@ SPEED_ONLY = re.compile(
     r"\btrial time\b|\bpeak memory\b|\b(?:cannot|can't|could not|couldn't)\s+(?:hold|fit|load)\b|\bloads?\s+on\b",
     I,
 )
+# the device right before what it cannot hold: "the 3060 12GB cannot hold these quants" (whatever else the sentence says)
+CANNOT_HOLD = re.compile(r"^[^.;:()\n]{0,20}?\b(?:cannot|can't|could not|couldn't|does not|doesn't)\s+(?:hold|fit|load)\b", I)
 LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
 
 
@@ -112,7 +114,7 @@ def speed_only(sentence: str, m: re.Match[str]) -> bool:
 def hardware_veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
     """True when hardware is named for speed, memory, a performance section or a linked guide, not for the
     measurement (a link's text names a document: "[<device> QuickStart](...)")."""
-    if LINK_OPEN.search(before) and LINK_CLOSE.match(after):
+    if (LINK_OPEN.search(before) and LINK_CLOSE.match(after)) or CANNOT_HOLD.match(after):
         return True
     return bool(PERFORMANCE_HEADING.match(sentence)) or speed_only(sentence, m)
 
