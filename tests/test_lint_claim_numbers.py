@@ -56,3 +56,16 @@ def test_a_number_after_another_metric_s_label_is_not_kld():
     assert not claim_numbers.is_kld(cell, cell.index("7.6585"), 6, cell=True)
     line = "top-1 93.2% · 0.031 KLD"  # the KL term right after the number keeps it
     assert claim_numbers.is_kld(line, line.index("0.031"), 5)
+
+
+def test_a_fixed_width_table_with_counts_beside_the_kld_column_is_a_claim():
+    # the other columns hold no decimal ("40/40"): the row matches the header's columns, a decimal under KLD
+    text = "Cache ladder on the test prompts:\n\n  cache    mean KLD   top-1\n  q8       0.00051    40/40\n  q4       0.00210    39/40\n"
+    assert numbers(text) == ["0.00051", "0.00210"]
+
+
+def test_a_kl_column_in_thousandths_holds_whole_numbers():
+    text = "| file | mean KL (millinats per token) | note |\n|---|---|---|\n| small | **612** | ok |\n| large | 380 | ok |\n"
+    assert numbers(text) == ["612", "380"]
+    # without a thousandths unit, a whole number under KL is not read
+    assert numbers("| file | mean KL | note |\n|---|---|---|\n| small | 612 | ok |\n") == []

@@ -28,6 +28,8 @@ def d4(text: str):
         "- **Calibration:**\n  - 2M text tokens of mixed chat.\n",  # a labelled field
         "| Quant | imatrix | KLD |\n|---|---|---|\n| Q4_K_M | None | 0.02 |\n",  # a table column
         "Datos: wiki.train 640 seq × 512 token (entrenamiento de la reconstrucción, training).\n",
+        "Los cuantizados usan una matriz de importancia propia del autor.\n",  # Spanish for an imatrix
+        "The calibrated 32-layer FP8 scales ship with the weights.\n",  # scales computed from a calibration
     ],
 )
 def test_calibration_used_or_named_by_its_file_is_found(text):
@@ -42,7 +44,22 @@ def test_calibration_used_or_named_by_its_file_is_found(text):
         "If an imatrix was built from wikitext, the numbers look better than they are.\n",  # hypothetical
         "The analysis runs on wiki.train.raw with the perplexity tool.\n",  # the train split as the eval text
         "It beats a community imatrix quant of the same size.\n",  # a candidate, not this file's calibration
+        "The cost is in [the calibration table](#calibration-costs) below, see data/a.json.\n",  # a link's text
+        "| Variant | KLD |\n|---|---|\n| FP8, calibrated scales | 0.031 |\n",  # a compared variant's label
     ],
 )
 def test_other_mentions_of_calibration_are_not_read(text):
     assert d4(text).status == "missing", d4(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Codebooks fitted from the weights alone, without a calibration corpus.\n",
+        "Cuantización Q6_K estática, sin imatrix.\n",
+        "Quantizado sem calibração.\n",
+    ],
+)
+def test_no_calibration_said_in_other_words_is_stated(text):
+    d = d4(text)
+    assert d.status == "stated" and d.value.get("none") is True, d

@@ -43,6 +43,7 @@ def test_a_star_cpp_engine_with_its_version_is_stated():
     [
         "Hardware of the run: a Ryzen AI Max+ 395 with 128 GB.\n",
         "All KLD runs used the 5080 in my desktop.\n",
+        "Logits compared on a TPU v5e host.\n",  # a TPU generation
     ],
 )
 def test_hardware_the_evidence_patterns_did_not_list(text):
@@ -63,3 +64,20 @@ def test_hardware_the_evidence_patterns_did_not_list(text):
 )
 def test_engines_named_for_something_else_are_not_read(text):
     assert d2(text).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Requirements: transformers >= 4.60 and a recent torch.\n",  # a minimum version is a requirement
+        "Serve it with `vllm serve acme/Model-2.5-9B --max-model-len 8192`.\n",  # the version is the model's
+        "Speed rows were measured on an M2 Ultra (mlx 0.30.1, 128-token greedy generation).\n",  # speed only
+        "The 4070 cannot hold the 20 GB file, so it is not offered.\n",  # memory only
+        "The KLD runs skipped the 4070, which cannot hold the 20 GB file.\n",  # the device that could not run it
+        "## Performance on a DGX Spark\n\nPrefill 3000 tok/s.\n",  # a performance subsection
+        "See the [DGX Spark setup guide](setup.md) for the flags.\n",  # a link's text names a document
+        "Este GGUF está preparado para llama.cpp y sus derivados (Ollama, etc.).\n",  # compatibility
+    ],
+)
+def test_runtimes_named_for_speed_memory_or_requirements_are_not_read(text):
+    assert d2(text).status == "missing", d2(text)

@@ -193,7 +193,8 @@ def _flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         j = i + 1
         if j < len(lines) and RULE_LINE.match(lines[j]):  # a fixed-width table's "-----" under its header
             j += 1
-        while j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j] and len(NUMBER.findall(lines[j])) >= 2:
+        while (j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j]
+               and (len(NUMBER.findall(lines[j])) >= 2 or claim_numbers.aligned_row(line, lines[j]))):
             rows.append(j)
             j += 1
         if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
@@ -227,7 +228,11 @@ def _table(doc: Doc, t: Table) -> list[Claim]:
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
         numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
-        if numbers and all(THRESHOLD_CELL.search(text) for _, text in cells if NUMBER.search(text)):
+        if not numbers:  # a column in thousandths holds whole numbers ("mean KL (millinats/tok)")
+            numbers = [KldNumber(m.group(0), float(m.group(0)), off + m.start()) for r in t.rows for k in cols if k < len(t.cells[r])
+                       for off, text in [t.cells[r][k]] for m in claim_numbers.milli_integers(header[k][1], text)]
+        valued = [text for _, text in cells if NUMBER.search(text)]
+        if numbers and valued and all(THRESHOLD_CELL.search(text) for text in valued):
             return claims
         if numbers:
             labelled = all(_header_labelled(header[k][1]) for k in cols) or _caption_labels(doc, t.header)

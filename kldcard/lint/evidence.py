@@ -154,7 +154,7 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
-        return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence)
+        return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence) or calibration.in_link(doc.text, m)
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
         if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence):
@@ -183,7 +183,7 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
         quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
-        return quantizer or (hardware and bool(DEPLOYMENT.search(s))) or runtime.veto(s, m, *near)
+        return quantizer or (hardware and (bool(DEPLOYMENT.search(s)) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near)
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())
 

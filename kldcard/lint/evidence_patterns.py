@@ -159,7 +159,8 @@ D3 = [
 
 # ---- D4 calibration ---------------------------------------------------------------------------
 D4_NONE = re.compile(
-    r"\b(?:no|without)\s+(?:imatrix|importance matrix|calibration(?:\s+data)?)\b|\bstatic quants?\b|\bdata-free\b|"
+    r"\b(?:no|without)\s+(?:an?\s+|any\s+)?(?:imatrix|importance matrix|calibration(?:\s+(?:data|corpus|set|dataset))?)\b|\bstatic quants?\b|\bdata-free\b|"
+    r"\bs(?:in|em)\s+(?:imatrix|matriz de import[aâ]ncia|(?:datos de |dados de )?calibra(?:ci[óo]n|[çc][ãa]o))\b|"
     r"needs? no calibration|no calibration data",
     I,
 )

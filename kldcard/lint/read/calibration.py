@@ -31,7 +31,9 @@ PATTERNS: list[re.Pattern[str]] = [
         r"\bimatrix[- ](?:weighted|guided|aware|data)\b|\+\s*imatrix\b|\b(?:the\s+)?(?:matching|corresponding|same|own|"
         r"custom|their|its)\s+(?:importance matrix|imatrix)\b|\b(?:imatrix|importance matrix)\s+(?:was|were|is)\s+(?:built|computed|made|"
         r"created|generated|trained)\b|\bcalibrated\s+(?:on|with|using)\b|\bcalibration\s*\d+\s*[×x]\s*\d+|"
-        r"\bimatrix\s+calibration\s+data\b|\bimatrixの作成|\bimatrix\s*(?:を|は)",
+        r"\bimatrix\s+calibration\s+data\b|\bimatrixの作成|\bimatrix\s*(?:を|は)|"
+        # the Spanish / Portuguese name of an importance matrix; scales computed from a calibration
+        r"\bmatriz\s+de\s+import[aâ]ncia\b|\bcalibrated\s+(?:[\w\-]+\s+){0,3}?scales?\b",
         I,
     ),
     # a labelled field or a table column
@@ -42,6 +44,13 @@ PATTERNS: list[re.Pattern[str]] = [
 FILE_PATTERN, DESCRIBED, LABELLED, TRAIN_SPLIT = PATTERNS
 TRAINING = re.compile(r"\btrain(?:ing|ed)?\b|学習|训练|訓練|calibra|imatrix|importance", I)
 EVAL_FILE = re.compile(r"(?:-f|--file)\s+\S*$")
+# a link's text names a section or a document ("see [the calibration table](#...)"), not the calibration
+LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
+
+
+def in_link(text: str, m: re.Match[str]) -> bool:
+    """Whether ``m`` stands inside a Markdown link's text."""
+    return bool(LINK_OPEN.search(text, max(0, m.start() - 80), m.start()) and LINK_CLOSE.match(text[m.end() : m.end() + 120]))
 
 
 def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
@@ -50,6 +59,8 @@ def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
     if m.re is FILE_PATTERN:  # a calibration text passed to the evaluation ("-f calibration_datav3.txt") is its eval text
         name = re.escape(m.group(0).rsplit("/", 1)[-1])
         return bool(EVAL_FILE.search(before) or re.search(rf"(?:-f|--file)\s+\S*{name}", text))
+    if m.re is DESCRIBED and m.group(0).lower().startswith("calibrated") and before[before.rfind("\n") + 1 :].lstrip().startswith("|"):
+        return True  # a table row's label ("| NVFP4, calibrated scales | ..."): a variant compared, not the quants' calibration
     if m.re is TRAIN_SPLIT:
         rest = sentence.replace(m.group(0), " ")
         return not TRAINING.search(rest)

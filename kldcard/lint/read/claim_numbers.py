@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
+from kldcard.lint.read.numbers import KLD_VALUE
 
 I = re.IGNORECASE
 
@@ -92,3 +93,30 @@ def flat_spans(header: str, row: str) -> list[tuple[int, int]] | None:
     if not spans or None in spans:
         return None
     return sorted(s for s in spans if s is not None)
+
+
+# A fixed-width table whose other columns are not decimals ("dtype  mean KLD  top-1" / "q8  0.00037  49/49"):
+# columns two or more spaces apart, a row as many as the header, and a decimal under the KLD column.
+COLUMN_GAP = re.compile(r"\s{2,}")
+
+
+def aligned_row(header: str, row: str) -> bool:
+    """Whether ``row`` is a row of the fixed-width table headed by ``header`` with a decimal under its KL column."""
+    heads, cells = COLUMN_GAP.split(header.strip()), COLUMN_GAP.split(row.strip())
+    if len(heads) < 3 or len(cells) != len(heads):
+        return False
+    cols = [k for k, h in enumerate(heads) if KLD_TERM.search(h)]
+    return bool(cols) and all(KLD_VALUE.fullmatch(cells[k]) for k in cols)
+
+
+# A KL column given in thousandths ("mean KL (millinats/tok)", "KLD ×10⁻³", "KL (mnats)") holds whole numbers.
+MILLI_HEADER = re.compile(r"\bmilli-?nats?\b|\bmnats?\b|[×x]\s*10(?:⁻³|\^-3|-3)|\be-3\b", I)
+WHOLE = re.compile(r"(?<![\w.,\-/])\d{1,6}(?![\w.,%/])")
+
+
+def milli_integers(header_cell: str, cell: str) -> list[re.Match[str]]:
+    """The whole numbers of ``cell`` when its column's header gives KL in thousandths; none otherwise."""
+    if not MILLI_HEADER.search(header_cell):
+        return []
+    found = list(WHOLE.finditer(cell))
+    return found if len(found) == 1 and not cell.replace(found[0].group(0), "").strip(" *_`") else []

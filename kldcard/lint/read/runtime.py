@@ -9,7 +9,8 @@ cards name the engine or the hardware of a measurement without a version, which 
   measurement verb): "llama-perplexity from llama.cpp", "a patched llama.cpp build inside a web UI",
   "usando llama.cpp sobre Metal", "dense embedding (exllamav3) against quantized embedding (vLLM)";
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
-- hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names.
+- hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
+  generations ("TPU v5e").
 
 The caller (kldcard.lint.evidence.collect) applies the D2 vetoes (a quantizer, serving or speed sentence).
 """
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.evidence_patterns import ENGINE, VERSION
+from kldcard.lint.claims_patterns import KLD_TERM
+from kldcard.lint.evidence_patterns import D2, ENGINE, VERSION
 
 I = re.IGNORECASE | re.ASCII
 
@@ -39,7 +41,7 @@ MEASUREMENT = re.compile(
 )
 # background sentences that name engines in general ("GGUF is the format that llama.cpp ... use", "a fork of ...")
 BACKGROUND = re.compile(
-    r"\bformat\b|\bfork of\b|\bsupport(?:s|ed)?\b|\bcompatible\b|\bload(?:s|ed)? (?:correctly|fine)\b|\bdownload|\bbackground\b|背景|格式|支持|対応", I
+    r"\bformat\b|\bfork of\b|\bsupport(?:s|ed)?\b|\bcompatible\b|\bderivad[oa]s\b|\bderivatives\b|\bprepa?rad[oa]s?\s+para\b|\bload(?:s|ed)? (?:correctly|fine)\b|\bdownload|\bbackground\b|背景|格式|支持|対応", I
 )
 # a runtime or device named for deployment or validation of the files, not for the measurement (any D2 match)
 DEPLOYED = re.compile(
@@ -70,7 +72,8 @@ PATTERNS: list[re.Pattern[str]] = [
     # hardware the evidence patterns do not list
     re.compile(
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b",
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
+        r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b",  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         I,
     ),
 ]
@@ -80,11 +83,51 @@ ENGINE_IN_SENTENCE = PATTERNS[2]
 NAMED_TOOL = PATTERNS[0]
 
 
+# a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
+REQUIREMENT = re.compile(r"(?:[≥>]=?|\bat least|\bor (?:newer|later))\s*(?:v(?=\d))?$", I)
+# a version inside a model's or file's name ("vllm serve org/Model-1.0-35B", "mlx_lm generate --model Name-V2.6")
+IN_A_NAME = re.compile(r"[\w.]-$|/[\w.\-]*$|--model\s+\S*$", I)
+# a sentence about speed, duration or memory of generation, not about a KL measurement (vetoed with no KL term
+# in it): "120-token greedy generation", "the trial took 13 hours on ...", "the runtime rows were measured on ..."
+SPEED_ONLY = re.compile(
+    r"\bslow(?:er|ly)?\b|\bfast(?:er)?\b|\bgreedy generation\b|\b(?:runtime|speed|timing) rows\b|"
+    r"\btrial time\b|\bpeak memory\b|\b(?:cannot|can't|could not|couldn't)\s+(?:hold|fit|load)\b|\bloads?\s+on\b",
+    I,
+)
+# the device right before what it cannot hold: "the 3060 12GB cannot hold these quants" (whatever else the sentence says)
+CANNOT_HOLD = re.compile(r"^[^.;:()\n]{0,20}?\b(?:cannot|can't|could not|couldn't|does not|doesn't)\s+(?:hold|fit|load)\b", I)
+LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
+
+
+PERFORMANCE_HEADING = re.compile(r"^\s*#{2,}\s[^\n]*\b(?:performance|speed|throughput|latency)\b", I)
+KL_WORD = re.compile(r"divergen", I)
+WINDOW = 150  # characters either side of the match: a long pasted paragraph is one "sentence"
+
+
+def speed_only(sentence: str, m: re.Match[str]) -> bool:
+    """True when the clause around ``m`` is about speed, duration or memory and names no KL term."""
+    at = max(sentence.find(m.group(0)), 0)
+    near = sentence[max(0, at - WINDOW) : at + len(m.group(0)) + WINDOW]
+    return bool(SPEED_ONLY.search(near)) and not KLD_TERM.search(near) and not KL_WORD.search(near)
+
+
+def hardware_veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
+    """True when hardware is named for speed, memory, a performance section or a linked guide, not for the
+    measurement (a link's text names a document: "[<device> QuickStart](...)")."""
+    if (LINK_OPEN.search(before) and LINK_CLOSE.match(after)) or CANNOT_HOLD.match(after):
+        return True
+    return bool(PERFORMANCE_HEADING.match(sentence)) or speed_only(sentence, m)
+
+
 def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
     """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
     right before and after the match)."""
-    if DEPLOYED.search(sentence):
+    if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL and speed_only(sentence, m)):
         return True
+    if m.re is D2[0]:  # an engine with a version: not a requirement, not a version inside a model's name
+        v = re.search(VERSION + r"$", m.group(0), I)
+        head = m.group(0)[: v.start()] if v else ""
+        return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head))
     if m.re is ENGINE_IN_SENTENCE:
         return (not MEASUREMENT.search(sentence) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
