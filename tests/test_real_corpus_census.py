@@ -109,6 +109,17 @@ def test_readme_quotes_the_third_holdout_score():
     assert "KLD-claiming texts flagged 63/68" in whole and "flagged 63 of 68" in " ".join(readme.split())
 
 
+def test_readme_quotes_the_fourth_holdout_score():
+    """The fourth holdout's one score is quoted in the README row for row (a record, not regenerated)."""
+    saved = (REAL / "holdout4" / "SCORE.md").read_text(encoding="utf-8")
+    whole = saved.split("## Whole holdout")[1].split("\n## ")[0]
+    rows = [line for line in whole.splitlines() if line.startswith("| D") and not line.startswith("| Disclosure")]
+    assert len(rows) == 9
+    readme = README.read_text(encoding="utf-8")
+    assert all(row in readme for row in rows)
+    assert "KLD-claiming texts flagged 54/68" in whole and "flagged 54 of 68" in " ".join(readme.split())
+
+
 def test_readme_quotes_the_census():
     assert census_line() in " ".join(README.read_text(encoding="utf-8").split()), census_line()
 
