@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers_uncertainty import (  # noqa: E402
     ASSERTED,
+    Cell,
     CHUNK_LEN,
     N_CHUNKS,
     SCENARIOS,
