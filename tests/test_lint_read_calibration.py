@@ -4,15 +4,13 @@ reads as found (``incomplete`` until its text and size are given); other mention
 from __future__ import annotations
 
 import pytest
-
-from kldcard.card.document import parse_card
-from kldcard.lint.reader import read_card
+from helpers_reading import reading
 
 CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
 
 
 def d4(text: str):
-    return read_card(parse_card((CLAIM + text).encode(), "README.md"))[0].disclosures[4]
+    return reading(CLAIM + text, 4)
 
 
 @pytest.mark.parametrize(

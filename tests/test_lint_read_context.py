@@ -5,18 +5,7 @@ deployment's context, not the measurement's."""
 from __future__ import annotations
 
 import pytest
-
-from kldcard.card.document import parse_card
-from kldcard.lint.reader import read_card as read_claims_of
-
-
-def card(text: str):
-    return parse_card(text.encode(), "README.md")
-
-
-def reading(text: str, n: int):
-    return read_claims_of(card(text))[0].disclosures[n]
-
+from helpers_reading import reading
 
 CLAIM = "Q4_K_M reaches a KLD of 0.0231"
 

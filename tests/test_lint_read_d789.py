@@ -4,6 +4,7 @@ statistic as cards write them, read from short texts in the project's own words.
 from __future__ import annotations
 
 import pytest
+from helpers_reading import reading as first_reading
 
 from kldcard.card.document import parse_card
 from kldcard.lint.reader import read_card
@@ -12,7 +13,7 @@ CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
 
 
 def reading(text: str, n: int, claim: str = CLAIM):
-    return read_card(parse_card((claim + text).encode(), "README.md"))[0].disclosures[n]
+    return first_reading(claim + text, n)
 
 
 # ---- D7 direction -----------------------------------------------------------------------------------
@@ -149,8 +150,8 @@ def test_direction_from_a_model_index_metric_name():
 
 # ---- claim kinds (kldcard.lint.read.claim_terms, numbers) ----------------------------------------------
 def claim_lines(text: str) -> list[int]:
-    from kldcard.lint.markdown import scan
     from kldcard.lint.claims import find_claims
+    from kldcard.lint.markdown import scan
 
     doc = scan(text, 1)
     return sorted({doc.position(c.offset)[0] for c in find_claims(doc)})

@@ -5,18 +5,13 @@ reading asks for the name and source), in another language; and what is not the 
 from __future__ import annotations
 
 import pytest
+from helpers_reading import card, reading
 
-from kldcard.card.document import parse_card
 from kldcard.lint.prose import check_prose
-from kldcard.lint.reader import read_card as read_claims_of
-
-
-def card(text: str):
-    return parse_card(text.encode(), "README.md")
 
 
 def d3(text: str):
-    return read_claims_of(card(text))[0].disclosures[3]
+    return reading(text, 3)
 
 
 CLAIM = "Q4_K_M reaches a KLD of 0.0231"

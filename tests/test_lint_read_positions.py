@@ -5,19 +5,9 @@ measurement is not evidence."""
 from __future__ import annotations
 
 import pytest
+from helpers_reading import card, reading
 
-from kldcard.card.document import parse_card
 from kldcard.lint.prose import check_prose
-from kldcard.lint.reader import read_card as read_claims_of
-
-
-def card(text: str):
-    return parse_card(text.encode(), "README.md")
-
-
-def reading(text: str, n: int):
-    return read_claims_of(card(text))[0].disclosures[n]
-
 
 CLAIM = "Q4_K_M reaches a KLD of 0.0231"
 

@@ -4,15 +4,13 @@ as ``incomplete`` (found; revision and dtype still needed), never as missing."""
 from __future__ import annotations
 
 import pytest
-
-from kldcard.card.document import parse_card
-from kldcard.lint.reader import read_card
+from helpers_reading import reading
 
 CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
 
 
 def d1(text: str):
-    return read_card(parse_card((CLAIM + text).encode(), "README.md"))[0].disclosures[1]
+    return reading(CLAIM + text, 1)
 
 
 @pytest.mark.parametrize(

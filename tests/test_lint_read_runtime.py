@@ -4,15 +4,13 @@ version reads as ``incomplete`` (issue 28, R8'), and engines named for something
 from __future__ import annotations
 
 import pytest
-
-from kldcard.card.document import parse_card
-from kldcard.lint.reader import read_card
+from helpers_reading import reading
 
 CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
 
 
 def d2(text: str):
-    return read_card(parse_card((CLAIM + text).encode(), "README.md"))[0].disclosures[2]
+    return reading(CLAIM + text, 2)
 
 
 @pytest.mark.parametrize(

@@ -9,22 +9,15 @@ from pathlib import Path
 
 import pytest
 from helpers_lint import ROOT, run_cli
+from helpers_reading import card, reading
 
-from kldcard.card.document import parse_card, read_card
+from kldcard.card.document import read_card
 from kldcard.lint.prose import check_prose
 from kldcard.lint.reader import read_card as read_claims_of
 from kldcard.lint.reading import STATUSES, VALUE_KEYS
 from kldcard.lint.reporters import report_schema
 
 REAL = Path(__file__).parent / "data" / "real_cards" / "cards"
-
-
-def card(text: str):
-    return parse_card(text.encode(), "README.md")
-
-
-def reading(text: str, n: int):
-    return read_claims_of(card(text))[0].disclosures[n]
 
 
 def codes(text: str) -> set[str]:
