@@ -67,10 +67,6 @@ def parts(folder: Path) -> list[Path]:
     return sorted(p.parent for p in folder.glob("*/labels.yaml"))
 
 
-def holdout3_parts() -> list[Path]:
-    return parts(HOLDOUT3)
-
-
 def path(name: str) -> Path:
     for prefix, (folder, _) in PARTED.items():
         if name.startswith(prefix):
