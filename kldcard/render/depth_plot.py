@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from kldcard.errors import InputError
-from kldcard.render.plot import PLOT_FLOOR_NATS, pyplot, save_figure
+from kldcard.render.plot import PLOT_FLOOR_NATS, finish_panels, pyplot, style_panel
 from kldcard.schema import DepthProfile
 
 __all__ = ["DepthSeries", "depth_series", "plot_depth"]
@@ -88,16 +88,10 @@ def plot_depth(path: str | os.PathLike[str], series: list[DepthSeries], *, title
                 elif p.onset is not None:
                     ax.axvline(p.onset.baseline_end, color="grey", ls=":", lw=0.8,
                                label="end of the early part (no onset)")
-            ax.set_yscale("log")
-            ax.set_ylabel("nats (log)")
             shown = f", {min(len(ids), MAX_WINDOWS_DRAWN)} of {len(ids)} windows" if len(ids) > 1 else ""
-            ax.set_title(f"{s.name}{shown}", fontsize=9, loc="left")
-            ax.legend(fontsize=7, loc="best")
-            ax.grid(True, which="major", lw=0.3, alpha=0.5)
-        axes[-1, 0].set_xlabel("depth: token position in the context window")
-        fig.suptitle(title or "Forward KL(P_ref ‖ P_cand) over depth, nats", fontsize=10)
-        fig.tight_layout()
-        save_figure(fig, out, "the plot")
+            style_panel(ax, f"{s.name}{shown}", "best")
+        finish_panels(fig, axes, "depth: token position in the context window",
+                      title or "Forward KL(P_ref ‖ P_cand) over depth, nats", out)
     finally:
         plt.close(fig)
     return out

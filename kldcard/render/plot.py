@@ -66,6 +66,23 @@ def save_figure(fig, path: Path, what: str, *, svg: Path | None = None, **savefi
         raise InputError(f"{path}: cannot write {what}: {exc.strerror or exc}") from None
 
 
+def style_panel(ax, title: str, legend_loc: str) -> None:
+    """One candidate's panel of a per-token KLD chart: log-scale nats, its name, legend and grid."""
+    ax.set_yscale("log")
+    ax.set_ylabel("nats (log)")
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.legend(fontsize=7, loc=legend_loc)
+    ax.grid(True, which="major", lw=0.3, alpha=0.5)
+
+
+def finish_panels(fig, axes, xlabel: str, title: str, out: Path) -> None:
+    """The shared x label and title of a column of panels, then the figure written to ``out``."""
+    axes[-1, 0].set_xlabel(xlabel)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, out, "the plot")
+
+
 def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *, title: str | None = None) -> Path:
     """Write a PNG of per-position forward KLD (nats, log scale) per candidate; positions where the
     candidate's top-1 token differs from the reference's are marked with a red ``x``. Atomic write."""
@@ -83,15 +100,8 @@ def plot_per_position(path: str | os.PathLike[str], series: list[PlotSeries], *,
             if miss.any():
                 ax.scatter(pos[miss], kld[miss], marker="x", s=14, color="#d62728", lw=0.8,
                            label=f"top-1 differs ({int(miss.sum())} of {len(pos)})", zorder=3)
-            ax.set_yscale("log")
-            ax.set_ylabel("nats (log)")
-            ax.set_title(s.name, fontsize=9, loc="left")
-            ax.legend(fontsize=7, loc="upper right")
-            ax.grid(True, which="major", lw=0.3, alpha=0.5)
-        axes[-1, 0].set_xlabel("token position")
-        fig.suptitle(title or "Per-position forward KL(P_ref ‖ P_cand), nats", fontsize=10)
-        fig.tight_layout()
-        save_figure(fig, out, "the plot")
+            style_panel(ax, s.name, "upper right")
+        finish_panels(fig, axes, "token position", title or "Per-position forward KL(P_ref ‖ P_cand), nats", out)
     finally:
         plt.close(fig)
     return out
