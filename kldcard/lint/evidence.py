@@ -179,7 +179,7 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
     # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
     # runs, not where it was measured.
     def veto(s: str, m: re.Match[str]) -> bool:
-        hardware = m.re is D2[2] or m.re is runtime.PATTERNS[-1]
+        hardware = m.re is D2[2] or m.re is runtime.DEVICE
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
         quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]

@@ -54,33 +54,31 @@ DEPLOYED = re.compile(
 CITED = re.compile(r"\s*(?:PR\b|pull\b|discussions?\b|issues?\b|#\d|docs?\b|README|repo|[\w\-]+\.md\b|'s\s+`|(?:'s\s+)?(?:default|默认))", I)
 NOT_BEFORE = re.compile(r"\bnot\s+(?:an?\s+|the\s+)?$", I)
 
+# the tool named (words, command line, module)
+NAMED_TOOL = re.compile(TOOLS, I)
+# a labelled field naming what ran ("- **Engine:** oMLX 0.7.0", "Tool: llama.cpp llama-perplexity")
+LABELLED_FIELD = re.compile(
+    r"(?:^|[|*\-\s])(?:inference\s+)?(?:engine|runtime|inference|tool|harness|backend|framework)s?\**\s*[:：]\s*\**\s*`?"
+    r"(?P<named>[A-Za-z][\w.\-+ ]{1,40}?)(?=[,;(|\n`]|\s+(?:on|with|\+)\b|$)",
+    I | re.MULTILINE,
+)
+# an engine named in a measurement sentence (vetoed below when the sentence has no measurement word)
+ENGINE_IN_SENTENCE = re.compile(rf"(?<![\w.\-/])(?:{ENGINE}|{MORE_ENGINES})(?![\w\-/]|\.\w)", I)
 PATTERNS: list[re.Pattern[str]] = [
-    # the tool named (words, command line, module)
-    re.compile(TOOLS, I),
-    # a labelled field naming what ran ("- **Engine:** oMLX 0.7.0", "Tool: llama.cpp llama-perplexity")
-    re.compile(
-        r"(?:^|[|*\-\s])(?:inference\s+)?(?:engine|runtime|inference|tool|harness|backend|framework)s?\**\s*[:：]\s*\**\s*`?"
-        r"(?P<named>[A-Za-z][\w.\-+ ]{1,40}?)(?=[,;(|\n`]|\s+(?:on|with|\+)\b|$)",
-        I | re.MULTILINE,
-    ),
-    # an engine named in a measurement sentence (vetoed below when the sentence has no measurement word)
-    re.compile(rf"(?<![\w.\-/])(?:{ENGINE}|{MORE_ENGINES})(?![\w\-/]|\.\w)", I),
+    NAMED_TOOL,
+    LABELLED_FIELD,
+    ENGINE_IN_SENTENCE,
     # a *.cpp engine with its version ("BeeLlama.cpp v0.3.2 Preview")
     re.compile(rf"(?<![\w.\-/])[A-Za-z][\w\-]*\.cpp\b(?!/)[^.;|\n]{{0,12}}?{VERSION}", I),
     # a version of an engine the card does not name ("the engine's v1.1.0 defaults", "runtime v44")
     re.compile(r"\b(?:engine|runtime|server)(?:'s)?\s+v\d+(?:\.\d+)*\b", I),
-    # hardware the evidence patterns do not list
-    re.compile(
+    DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
         r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b",  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         I,
     ),
 ]
-ENGINE_IN_SENTENCE = PATTERNS[2]
-
-
-NAMED_TOOL = PATTERNS[0]
 
 
 # a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
@@ -148,7 +146,6 @@ TOOL_ENGINES = (
     (re.compile(r"fastmlx", I), "fastmlx"),
 )
 CPP_PROJECT = re.compile(r"(?<![\w.\-/])([A-Za-z][\w\-]*\.cpp)\b", I)
-DEVICE = PATTERNS[-1]
 
 
 def engine(span: str) -> str | None:
