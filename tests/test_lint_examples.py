@@ -179,3 +179,15 @@ def test_two_findings_of_one_rule_at_one_place_are_both_reported(tmp_path):
     findings = lint_card(write_card(tmp_path / "README.md", meta)).findings
     assert [(f.rule_id, f.pointer.rsplit("/", 1)[-1]) for f in findings] == [("KLD007", "n_positions"), ("KLD007", "top1_agreement")]
     assert findings[0].line == findings[1].line
+
+
+@pytest.mark.parametrize(("mean", "flagged"), [(".nan", True), (".NaN", True), ("-0.0213", True), (".inf", False)])
+def test_kld201_flags_a_nan_mean_as_well_as_a_negative_one(tmp_path, mean, flagged):
+    """A NaN mean is as impossible as a negative one; +inf is a possible KLD (a zero candidate probability)."""
+    example = EXAMPLES / "KLD201-negative-mean-kld.md"
+    text = example.read_text(encoding="utf-8")
+    assert text.count("mean: -0.0213") == 1 and text.count("value: -0.0213") == 1
+    card = tmp_path / "README.md"
+    card.write_text(text.replace("mean: -0.0213", f"mean: {mean}").replace("value: -0.0213", "value: 0.0213"), "utf-8")
+    pointers = {f.pointer for f in lint_card(card).findings if f.rule_id == "KLD201"}
+    assert pointers == ({"/kld_evaluation/candidates/0/results/kld/mean"} if flagged else set())

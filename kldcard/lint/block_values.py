@@ -28,6 +28,13 @@ def as_number(value: Any) -> float | None:
     return float(value)
 
 
+def is_impossible_divergence(number: float) -> bool:
+    """A divergence mean that no correct computation yields: negative beyond rounding, or NaN (a 0·log 0
+    taken as NaN, or an overflow upstream). +inf is possible (a candidate that gives a reference token
+    probability 0, e.g. after top-k truncation) and is left to the truncation disclosure."""
+    return number != number or number < -NEGATIVE_TOLERANCE_NATS
+
+
 def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 

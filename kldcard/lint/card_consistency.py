@@ -24,11 +24,11 @@ from kldcard.card.regions import (
 from kldcard.files import is_file
 from kldcard.lint.block_values import (
     BLOCK_KEY,
-    NEGATIVE_TOLERANCE_NATS,
     Check,
     as_dict,
     as_list,
     as_number,
+    is_impossible_divergence,
     ptr,
 )
 
@@ -80,10 +80,10 @@ def check_model_index(metadata: dict[str, Any], raw: Any) -> Check:
                     hint = " (YAML 1.1 reads `1e-3` as text; write 0.001 or 1.0e-03)" if isinstance(value, str) else ""
                     yield "KLD004", f"model-index `{mtype}` value {value!r} is not a number{hint}", ptr(*base, "value")
                     continue
-                if number < -NEGATIVE_TOLERANCE_NATS:
+                if is_impossible_divergence(number):
                     yield (
                         "KLD201",
-                        f"model-index `{mtype}` is {number!r} nats; KL divergence is never negative",
+                        f"model-index `{mtype}` is {number!r} nats; KL divergence is never negative and never NaN",
                         ptr(*base, "value"),
                     )
                 if "direction" not in as_dict(metric.get("args")) and not headline_direction:

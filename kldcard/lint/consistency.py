@@ -15,13 +15,13 @@ from typing import Any
 from kldcard.card.document import Card
 from kldcard.lint.block_values import (
     BLOCK_KEY,
-    NEGATIVE_TOLERANCE_NATS,
     Check,
     as_dict,
     as_int,
     as_list,
     as_number,
     candidate_name,
+    is_impossible_divergence,
     ptr,
 )
 from kldcard.lint.card_consistency import (
@@ -72,6 +72,9 @@ def check_reference(raw: dict[Any, Any]) -> Check:
         )
 
 
+_IMPOSSIBLE = "divergences are never negative and never NaN"
+
+
 def check_negative_means(raw: dict[Any, Any]) -> Check:
     labels = {
         "kld": "forward mean KLD, KL(P_ref || P_cand),",
@@ -82,19 +85,18 @@ def check_negative_means(raw: dict[Any, Any]) -> Check:
         results = as_dict(as_dict(cand).get("results"))
         for key, label in labels.items():
             mean = as_number(as_dict(results.get(key)).get("mean"))
-            if mean is not None and mean < -NEGATIVE_TOLERANCE_NATS:
+            if mean is not None and is_impossible_divergence(mean):
                 yield (
                     "KLD201",
-                    f"{candidate_name(cand, i)}: {label} is {mean!r} nats; divergences are never negative",
+                    f"{candidate_name(cand, i)}: {label} is {mean!r} nats; {_IMPOSSIBLE}",
                     ptr(BLOCK_KEY, "candidates", i, "results", key, "mean"),
                 )
         for j, rng in enumerate(as_list(results.get("ranges"))):
             mean = as_number(as_dict(rng).get("kld_mean"))
-            if mean is not None and mean < -NEGATIVE_TOLERANCE_NATS:
+            if mean is not None and is_impossible_divergence(mean):
                 yield (
                     "KLD201",
-                    f"{candidate_name(cand, i)}: forward mean KLD over range #{j} is {mean!r} nats; "
-                    "divergences are never negative",
+                    f"{candidate_name(cand, i)}: forward mean KLD over range #{j} is {mean!r} nats; {_IMPOSSIBLE}",
                     ptr(BLOCK_KEY, "candidates", i, "results", "ranges", j, "kld_mean"),
                 )
 

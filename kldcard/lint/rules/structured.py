@@ -261,12 +261,14 @@ NEGATIVE_MEAN_KLD = rule(
     code="KLD201",
     name="negative-mean-kld",
     severity="error",
-    summary="a reported mean KL divergence is negative",
-    what="Flags a negative `mean` of `results.kld`, `results.reverse_kld`, `results.js` or a range's "
-    "`kld_mean`.",
-    why="KL divergence and Jensen-Shannon divergence are never negative. A negative mean comes from a "
-    "sign error, a log-probability/probability mix-up or averaging a difference of cross-entropies; "
-    "the other numbers from the same pipeline are then suspect too.",
+    summary="a reported mean KL divergence is negative or NaN",
+    what="Flags a negative or NaN (`.nan`) `mean` of `results.kld`, `results.reverse_kld`, `results.js`, a "
+    "range's `kld_mean` or a `model-index` `kl_divergence*` value. An infinite mean is not flagged: a "
+    "candidate that gives a reference token probability 0 (after top-k truncation, say) has one.",
+    why="KL divergence and Jensen-Shannon divergence are never negative and always defined. A negative "
+    "mean comes from a sign error, a log-probability/probability mix-up or averaging a difference of "
+    "cross-entropies; a NaN from 0·log 0 evaluated as NaN or an overflow upstream. The other numbers "
+    "from the same pipeline are then suspect too.",
     example="      kld:\n        mean: -0.0031\n",
     fix="      kld:\n        mean: 0.0031\n",
 )
