@@ -46,6 +46,8 @@ CASES = [
     ("context-length", "context/n_ctx", 8192, "context", "differs", "not comparable"),
     ("positions-scheme", "positions/scheme", "all", "positions", "differs", "not comparable"),
     ("direction-unstated", "direction/reported", ["reverse"], "direction", "unknown", "cannot tell"),
+    # without log_base the block's numbers have no unit: nats and bits are ln 2 apart
+    ("direction-unit-unstated", "direction/log_base", _DELETE, "direction", "unknown", "cannot tell"),
     ("truncation-top-k", "vocabulary/truncation", "floor", "truncation", "differs", "not comparable"),
     ("statistic-median", "aggregation/statistic", "median", "statistic", "differs", "not comparable"),
     ("uncertainty-method", "aggregation/uncertainty/method", "se-iid", "uncertainty", "differs", "comparable"),

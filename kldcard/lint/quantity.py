@@ -90,7 +90,7 @@ RULES: tuple[SameQuantityRule, ...] = (
         "KL is not symmetric: KL(P_ref ‖ P_cand), KL(P_cand ‖ P_ref) and Jensen-Shannon are different "
         "numbers for the same pair of models.",
         "the same direction in bits and in nats (a factor ln 2: convert before comparing)",
-        needs=("direction",), asks="which direction",
+        needs=("direction", "unit"), asks="which direction and unit",
     ),
     SameQuantityRule(
         "truncation", 8, "vocabulary truncation", "must-equal", ("scheme", "k", "floor"),
