@@ -88,7 +88,8 @@ RULES: tuple[SameQuantityRule, ...] = (
     SameQuantityRule(
         "direction", 7, "KL direction", "must-equal", ("direction", "unit"),
         "KL is not symmetric: KL(P_ref ‖ P_cand), KL(P_cand ‖ P_ref) and Jensen-Shannon are different "
-        "numbers for the same pair of models.",
+        "numbers for the same pair of models. A number whose unit is not stated may be in bits (ln 2 "
+        "smaller than in nats), so the row needs the unit on both sides.",
         "the same direction in bits and in nats (a factor ln 2: convert before comparing)",
         needs=("direction", "unit"), asks="which direction and unit",
     ),
