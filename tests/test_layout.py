@@ -54,7 +54,7 @@ def test_top_level_shows_the_stages():
     packages = sorted(p.name for p in PKG.iterdir() if (p / "__init__.py").is_file())
     assert len(files) <= 10, files
     assert packages == ["capture", "card", "cli", "comparable", "compare", "demo", "distributed", "evaluate", "lint", "llamacpp",
-                        "render", "stack", "tokens"]
+                        "render", "schema", "stack", "tokens"]
     for name in packages:
         doc = ast.get_docstring(ast.parse((PKG / name / "__init__.py").read_text(encoding="utf-8")))
         assert doc and ("May import" in doc or "may import" in doc), f"kldcard/{name}: say what it owns and may import"
