@@ -4,7 +4,8 @@ The section states the nine disclosures in a table, the results of every candida
 KL(P_ref ‖ P_cand) in nats: mean with its interval, median, percentiles, max; reverse KL and
 Jensen-Shannon when measured; top-1 agreement), the results per output range, and the caveats a
 reader needs. Rendering is deterministic: fixed number formats (:mod:`kldcard.render.numbers`), no
-timestamps, so a rerun on the same results is byte-identical.
+timestamps, so a rerun on the same results is byte-identical. The disclosures table's rows come from
+:mod:`kldcard.render.disclosure_table`.
 
 Every template — the shipped ``kld_section.md.j2`` and a user's ``--template FILE`` — is rendered in a
 :class:`jinja2.sandbox.SandboxedEnvironment` with :class:`jinja2.StrictUndefined`: a template cannot
@@ -22,9 +23,13 @@ from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
 from kldcard import __version__
 from kldcard.card.model_index import percentile_label, percentile_value
-from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, fmt_plain, md_cell
+from kldcard.card.numbers import fmt_int, fmt_nats, fmt_percent, md_cell
 from kldcard.errors import InputError
 from kldcard.render.caveats import on_purpose_text, own_vocabulary_text
+from kldcard.render.disclosure_table import DIRECTION_TEXT, stack_text  # noqa: F401  (DIRECTION_TEXT: re-exported as before)
+from kldcard.render.disclosure_table import disclosure_rows as _disclosure_rows
+from kldcard.render.disclosure_table import pin_text as _pin
+from kldcard.render.disclosure_table import same_stack as _same_stack
 from kldcard.render.fidelity import fidelity_context
 from kldcard.render.depth import depth_context, is_long_context, range_interval_cells
 from kldcard.render.uncertainty import (
@@ -33,174 +38,14 @@ from kldcard.render.uncertainty import (
     interval_text,
     n_eff_cell,
     top_k_rows,
-    uncertainty_text,
 )
 from kldcard.resources import template_dir
-from kldcard.schema import Candidate, KldEvaluation, StackFingerprint, Summary
+from kldcard.schema import Candidate, KldEvaluation, Summary
 
 __all__ = ["render_section", "section_context", "DEFAULT_TEMPLATE", "SECTION_TITLE"]
 
 DEFAULT_TEMPLATE = "kld_section.md.j2"
 SECTION_TITLE = "KL divergence against the reference"
-
-DIRECTION_TEXT = {
-    "forward": "forward KL(P_ref ‖ P_cand)",
-    "reverse": "reverse KL(P_cand ‖ P_ref)",
-    "js": "Jensen-Shannon divergence",
-}
-
-
-# ---------------------------------------------------------------------------------------------
-# Text of each disclosure
-# ---------------------------------------------------------------------------------------------
-
-
-def stack_text(s: StackFingerprint) -> str:
-    """One line naming every arithmetic-relevant coordinate of a runtime stack."""
-    parts = [f"{s.engine} {s.engine_version}" + (f" (build {s.engine_build})" if s.engine_build else "")]
-    device = f"{s.backend}, {s.device}" + (f" ×{s.device_count}" if s.device_count > 1 else "")
-    gpu = [
-        f"{label} {value}"
-        for label, value in (
-            ("SMs", s.sm_count),
-            ("compute capability", s.compute_capability),
-            ("driver", s.driver_version),
-            ("CUDA", s.cuda_version),
-            ("chip family", s.chip_family),
-        )
-        if value is not None
-    ]
-    parts.append(device + (f" ({', '.join(gpu)})" if gpu else ""))
-    parts.append(f"attention {s.attention_backend}")
-    if s.tensor_parallel > 1:
-        parts.append(f"tensor parallel {s.tensor_parallel}")
-    dtypes = f"weights {s.weights_dtype}"
-    if s.compute_dtype:
-        dtypes += f", compute {s.compute_dtype}"
-    parts.append(dtypes + f", KV cache {s.kv_cache_dtype}")
-    batch = f"prefill chunk {s.prefill_chunk}" + (f", n_ubatch {s.n_ubatch}" if s.n_ubatch else "")
-    parts.append(batch)
-    parts.append(f"threads {s.threads}" if s.threads is not None else "threads n/a (GPU)")
-    parts.append(s.os)
-    return "; ".join(parts)
-
-
-def _candidate_stack_text(s: StackFingerprint, ref: StackFingerprint) -> str:
-    """A candidate's stack, shortened to its weights when everything else equals the reference's
-    (the full fingerprint is in the ``kld_evaluation`` block either way)."""
-    if _same_stack(s, ref):
-        return f"the reference's stack, with weights {s.weights_dtype}"
-    return stack_text(s)
-
-
-def _same_stack(s: StackFingerprint, ref: StackFingerprint) -> bool:
-    """Same stack apart from the weights (what a quantization changes)."""
-    ignore = {"weights_dtype"}
-    return s.model_dump(exclude=ignore) == ref.model_dump(exclude=ignore)
-
-
-def _engines_text(engines: list[str]) -> str:
-    """Engine labels in order, repeats counted: ``llama.cpp ×3, transformers 5.0``."""
-    counts: dict[str, int] = {}
-    for e in engines:
-        counts[e] = counts.get(e, 0) + 1
-    return ", ".join(e if n == 1 else f"{e} ×{n}" for e, n in counts.items())
-
-
-def _level(level: float | None) -> str:
-    """A confidence level as a percentage without a trailing ``.0``: 0.95 -> ``95``."""
-    return fmt_plain(round(100 * (level or 0.0), 6)).removesuffix(".0")
-
-
-def _pin(model: str, revision: str | None, sha256: str | None) -> str:
-    pins = ([f"revision {revision}"] if revision else []) + ([f"sha256 {sha256}"] if sha256 else [])
-    return f"{model} ({', '.join(pins)})" if pins else f"{model} (unpinned)"
-
-
-def _disclosure_rows(ev: KldEvaluation) -> list[dict[str, str]]:
-    ref, text, ctx, pos, voc, agg = (
-        ev.reference,
-        ev.evaluation_text,
-        ev.context,
-        ev.positions,
-        ev.vocabulary,
-        ev.aggregation,
-    )
-    src = text.source
-    if hasattr(src, "dataset"):
-        source = f"{src.dataset}" + (f", config {src.config}" if src.config else "")
-        source += f", split {src.split}, revision {src.revision}"
-    elif hasattr(src, "repo_file"):
-        source = f"{src.repo + ':' if src.repo else 'this repo: '}{src.repo_file} (sha256 {src.sha256})"
-    else:
-        source = src.url
-    parity = text.tokenizer_parity
-    runtime = [f"reference: {stack_text(ref.runtime)}"] + [
-        f"{c.name}: {_candidate_stack_text(c.runtime, ref.runtime)}"
-        + (f"; measured across stacks on purpose ({', '.join(c.cross_stack.coordinates)}): {c.cross_stack.reason}"
-           if c.cross_stack else "")
-        for c in ev.candidates
-    ]
-    calibration = []
-    for c in ev.candidates:
-        cal = c.calibration
-        if cal.none:
-            calibration.append(f"{c.name}: none")
-        else:
-            overlap = "overlaps the evaluation text" if cal.overlaps_evaluation_text else "no overlap with the evaluation text"
-            calibration.append(f"{c.name}: {cal.dataset} (sha256 {cal.sha256}, {fmt_int(cal.n_tokens or 0)} tokens; {overlap})")
-    scheme = {
-        "all": "all positions",
-        "every-n": f"every {pos.every_n}th position from offset {pos.offset}",
-        "second-half": "the second half of each chunk",
-        "explicit": f"an explicit list of {len(pos.explicit or [])} positions",
-        "llama-perplexity": "the llama-perplexity protocol (second half of each chunk)",
-    }[pos.scheme]
-    if voc.truncation == "full":
-        vocab = "full vocabulary"
-    elif voc.truncation == "top-k":
-        vocab = f"top-{voc.top_k} (tail {voc.tail})"
-    else:
-        vocab = f"terms below a floor of {fmt_plain(voc.floor_nats or 0.0)} nats under the maximum dropped"
-    sizes = (
-        f"{fmt_int(voc.reference_vocab_size)} tokens on both sides"
-        if voc.reference_vocab_size == voc.candidate_vocab_size
-        else f"reference {fmt_int(voc.reference_vocab_size)}, candidate {fmt_int(voc.candidate_vocab_size)} tokens"
-    )
-    align = "identical vocabularies" if voc.alignment == "identical" else "cut to their common prefix"
-    uncertainty = uncertainty_text(agg.uncertainty, ctx.n_chunks)
-    ranges = ", ".join(f"[{a}, {b})" for a, b in agg.output_ranges) or "none"
-    pcts = ", ".join(percentile_label(p) for p in sorted(agg.percentiles)) or "none"
-    rows = [
-        ("Reference checkpoint", f"{_pin(ref.model, ref.revision, ref.sha256)}, dtype {ref.dtype}"),
-        ("Runtime environment", "\n".join(runtime)),
-        (
-            "Evaluation text",
-            f"{text.name}; source {source}; sha256 {text.sha256}; {fmt_int(text.n_tokens)} tokens; "
-            f"chat template {'applied' if text.chat_template else 'not applied'}; BOS {text.bos}; "
-            f"tokenizer parity {parity.outcome} over {fmt_int(parity.tokens_checked)} tokens "
-            f"({_engines_text(parity.engines)})",
-        ),
-        ("Calibration data", "\n".join(calibration)),
-        (
-            "Context lengths",
-            f"n_ctx {fmt_int(ctx.n_ctx)}; {fmt_int(ctx.n_chunks)} chunk{'s' if ctx.n_chunks != 1 else ''}; stride {fmt_int(ctx.stride)}; "
-            f"prefill chunk {fmt_int(ctx.prefill_chunk)}",
-        ),
-        ("Sampled positions", f"{scheme}; {fmt_int(pos.n_scored)} positions scored"),
-        (
-            "KL direction",
-            "; ".join(DIRECTION_TEXT[d] for d in ev.direction.reported) + "; natural log (nats)",
-        ),
-        ("Vocabulary truncation", f"{vocab}; {sizes}; {align}"
-         + "".join(f"\n{c.name}: {own_vocabulary_text(c)}" for c in ev.candidates if c.vocabulary)),
-        (
-            "Aggregation",
-            f"{agg.statistic} over scored positions; median; percentiles {pcts}; uncertainty: {uncertainty}; "
-            f"output ranges {ranges}",
-        ),
-    ]
-    return [{"number": str(i), "name": name, "value": md_cell(value)} for i, (name, value) in enumerate(rows, 1)]
 
 
 # ---------------------------------------------------------------------------------------------
