@@ -53,7 +53,7 @@ def test_top_level_shows_the_stages():
     files = sorted(p.name for p in PKG.iterdir() if p.is_file() and p.name != "py.typed")
     packages = sorted(p.name for p in PKG.iterdir() if (p / "__init__.py").is_file())
     assert len(files) <= 10, files
-    assert packages == ["capture", "card", "cli", "comparable", "compare", "demo", "distributed", "evaluate", "lint", "llamacpp",
+    assert packages == ["capture", "card", "cli", "comparable", "compare", "demo", "distributed", "evaluate", "files", "lint", "llamacpp",
                         "render", "schema", "stack", "tokens"]
     for name in packages:
         doc = ast.get_docstring(ast.parse((PKG / name / "__init__.py").read_text(encoding="utf-8")))
