@@ -1,4 +1,4 @@
-"""Print the polynomials kldcard/compare/kernel_math.py uses for expm1 and log1p, with their errors.
+"""Print the polynomials kldcard/compare/kernel.py uses for expm1 and log1p, with their errors.
 
 - expm1(r) = r + r²·P(r) on |r| <= ln2/2, P the degree-9 Chebyshev interpolant of (expm1(r) − r)/r²;
 - log(m) = 2·atanh(s) = 2s + s·z·Q(z), z = s² <= ((√2−1)/(√2+1))², Q the degree-6 Chebyshev
