@@ -435,6 +435,8 @@ def _scan_rank(z, tg):
     return impl
 
 
+# cache=True keys the on-disk compiled rows() on this file's stamp alone, so every helper it calls lives in
+# this module: a helper moved to another file could change while a stale compiled rows() still loads.
 @nb.njit(fastmath=_SUM, error_model="numpy", nogil=True, cache=True)
 def rows(zr, zc, targets, fwd, rev, js, top_r, top_c, p_ref, p_cand, nll_ref, nll_cand, status, w, t,
          p_top_ref, rank_ref, rank_cand):
