@@ -47,3 +47,35 @@ def test_metric_keys_with_a_value_are_claims(text, numbers):
 )
 def test_metric_key_lookalikes_are_not_claims(text):
     assert claim_numbers(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # the heading names KLD, the header row only the categories
+        ("# Notes\n\n### KLD\n\n| Quant | Chat | Code |\n|---|---:|---:|\n| Q4 | 0.031 | 0.044 |\n| Q3 | 0.102 | 0.131 |\n", [5]),
+        ("## Quality (KL to the BF16 model, lower is better)\n\n| | set A | set B |\n|---|---|---|\n| r2 | 0.412 | 0.803 |\n", [3]),
+        # the header names only statistics; the text above says they are KLD
+        (
+            "Each row is the per-token KLD against the fp16 cache.\n\n### Model X\n\n"
+            "| ctx | mode | median | mean | p99 |\n|---|---|---|---|---|\n| 4096 | k4 | 0.000002 | 0.000015 | 0.00021 |\n",
+            [5],
+        ),
+    ],
+)
+def test_tables_whose_kl_term_is_in_the_heading_or_the_text_above_are_claims(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### KLD and PPL\n\n| Quant | PPL | size |\n|---|---|---|\n| Q4 | 6.12 | 4.1 |\n",  # the heading names another metric
+        "### KLD\n\n| Quality | range |\n|---|---|\n| excellent | < 0.01 |\n| good | 0.01-0.05 |\n",  # a threshold scale
+        "## Speed\n\nKLD is reported elsewhere.\n\n| ctx | median | mean |\n|---|---|---|\n| 4096 | 31.2 | 30.8 |\n"
+        "\n## Training\n\n| step | mean | max |\n|---|---|---|\n| 10 | 0.51 | 0.93 |\n",  # other headings' tables
+        "We tune the KL penalty beta.\n\n| run | mean | max |\n|---|---|---|\n| a | 0.51 | 0.93 |\n",  # a training KL
+    ],
+)
+def test_tables_near_a_kl_word_that_are_not_kld_tables(text):
+    assert claim_lines(text) == []

@@ -20,7 +20,7 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import claim_numbers, claim_terms, section_rows
+from kldcard.lint.read import claim_numbers, claim_terms, section_rows, table_context
 
 
 def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
@@ -123,7 +123,23 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     # rows with KL numbers in a cell's words, beside the KLD rows or alone ("| date | ... KLDは0.12529 |")
     used = {doc.line_index(n.offset) for c in claims for n in c.numbers}
     claims.extend(c for c in _cell_sentences(doc, t) if doc.line_index(c.offset) not in used)
+    if not claims and not cols:  # the KL term is in the table's heading or the text above it (read.table_context)
+        claims.extend(_context_claim(doc, t))
     return claims
+
+
+def _context_claim(doc: Doc, t: Table) -> list[Claim]:
+    stats = table_context.statistic_columns(doc, t)
+    cols = stats or table_context.heading_columns(doc, t)
+    cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
+    valued = [text for _, text in cells if NUMBER.search(text)]
+    if not valued or all(THRESHOLD_CELL.search(text) for text in valued):
+        return []
+    numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
+    if not numbers:
+        return []
+    header = t.cells[t.header]
+    return [Claim("table", header[0][0], doc.lines[t.header].strip(), bool(stats), numbers)]
 
 
 def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
