@@ -79,3 +79,10 @@ def test_tables_whose_kl_term_is_in_the_heading_or_the_text_above_are_claims(tex
 )
 def test_tables_near_a_kl_word_that_are_not_kld_tables(text):
     assert claim_lines(text) == []
+
+
+def test_a_column_of_approximate_values_is_measured_not_a_scale():
+    text = "| Quant | bits | KLD vs FP16 |\n|---|---|---|\n| A | 8 | ~0.025 |\n| B | ~4 | **~0.060** |\n"
+    assert claim_numbers(text) == [["0.025", "0.060"]]
+    scale = "| Quality | KLD |\n|---|---|\n| great | < 0.01 |\n| fine | ~0.05 |\n| poor | 0.1-0.5 |\n"
+    assert claim_numbers(scale) == []

@@ -82,7 +82,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
             numbers = [KldNumber(m.group(0), float(m.group(0)), off + m.start()) for r in t.rows for k in cols if k < len(t.cells[r])
                        for off, text in [t.cells[r][k]] for m in claim_numbers.milli_integers(header[k][1], text)]
         valued = [text for _, text in cells if NUMBER.search(text)]
-        if numbers and valued and all(THRESHOLD_CELL.search(text) for text in valued):
+        if numbers and valued and _threshold_scale(valued):
             return claims
         if numbers:
             labelled = all(_header_labelled(header[k][1]) for k in cols) or _caption_labels(doc, t.header)
@@ -133,7 +133,7 @@ def _context_claim(doc: Doc, t: Table) -> list[Claim]:
     cols = stats or table_context.heading_columns(doc, t)
     cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
     valued = [text for _, text in cells if NUMBER.search(text)]
-    if not valued or all(THRESHOLD_CELL.search(text) for text in valued):
+    if not valued or _threshold_scale(valued):
         return []
     numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
     if not numbers:
@@ -162,6 +162,15 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
                 break
     return claims
+
+
+APPROXIMATE = re.compile(r"^\W{0,3}[~≈]")
+
+
+def _threshold_scale(valued: list[str]) -> bool:
+    """Whether every valued cell is a bound or a range (an interpretation scale, R4). Cells that are only
+    approximate ("~0.025") are rounded measurements: a column of them alone is not a scale."""
+    return all(THRESHOLD_CELL.search(text) for text in valued) and not all(APPROXIMATE.match(text) for text in valued)
 
 
 def _kld_label(cell: str) -> bool:
