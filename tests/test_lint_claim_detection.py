@@ -86,3 +86,10 @@ def test_a_column_of_approximate_values_is_measured_not_a_scale():
     assert claim_numbers(text) == [["0.025", "0.060"]]
     scale = "| Quality | KLD |\n|---|---|\n| great | < 0.01 |\n| fine | ~0.05 |\n| poor | 0.1-0.5 |\n"
     assert claim_numbers(scale) == []
+
+
+def test_kld_of_a_pruned_model_is_a_claim_but_kl_as_a_pruning_criterion_is_not():
+    # pruning is a way of making the candidate, like quantizing: its KLD against the unpruned model is measured
+    assert claim_numbers("The 20%-pruned build, measured against the unpruned original: mean KLD 0.061, fine.\n") == [["0.061"]]
+    criterion = "We prune the heads whose removal moves the output least (by KL divergence, threshold 0.05).\n"
+    assert claim_numbers(criterion) == []

@@ -63,8 +63,7 @@ UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|�
 # A KL term inside a training objective or RL setup is not a quality claim.
 TRAINING_CONTEXT = re.compile(
     r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|"
-    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion|"
-    r"prun\w+)\b",
+    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b",
     I,
 )
 # Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").
