@@ -10,6 +10,7 @@ import pytest
 from kldcard.card.document import parse_card
 from kldcard.lint.claims import find_claims
 from kldcard.lint.markdown import scan
+from kldcard.lint.read.value_lists import value_lists
 
 
 def claim_numbers(text: str) -> list[list[str]]:
@@ -93,3 +94,21 @@ def test_kld_of_a_pruned_model_is_a_claim_but_kl_as_a_pruning_criterion_is_not()
     assert claim_numbers("The 20%-pruned build, measured against the unpruned original: mean KLD 0.061, fine.\n") == [["0.061"]]
     criterion = "We prune the heads whose removal moves the output least (by KL divergence, threshold 0.05).\n"
     assert claim_numbers(criterion) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("    # OUTCOME (mean KLD vs the Q8 file, lower is closer):\n    #   Q4_A  0.0121   <- kept\n    #   Q4_B  0.0170   (+40%)\n",
+         [["0.0121", "0.0170"]]),
+        ("Scores (KLD vs BF16):\n\nignored\n", []),  # no rows
+        ("How to read KLD, as a rule of thumb:\n  great 0.01\n  fine 0.05\n", []),  # a rule of thumb
+    ],
+)
+def test_value_lists_under_a_kld_caption(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+def test_a_value_list_row_holds_one_number():
+    card = parse_card(b"KLD and speed per file:\n  fileA  0.012  41.0 t/s\n  fileB  0.020  44.3 t/s\n", "README.md")
+    assert value_lists(scan(card.body, card.body_line), set()) == []

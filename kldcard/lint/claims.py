@@ -26,6 +26,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
 from kldcard.lint.read import claim_numbers, claim_terms
+from kldcard.lint.read.value_lists import value_lists
 from kldcard.lint.scan import search, spans_with
 
 
@@ -34,7 +35,7 @@ def find_claims(doc: Doc) -> list[Claim]:
     if search(KLD_TERM, doc.scanned) is None:
         return []
     tool_claims, tool_lines = tool_output(doc)
-    flat_claims = flat_tables(doc, tool_lines)
+    flat_claims = flat_tables(doc, tool_lines) + value_lists(doc, tool_lines)
     claims = tool_claims + flat_claims + [c for t in doc.tables for c in table_claims(doc, t)] + _sentences(doc, tool_lines)
     claims.sort(key=lambda c: c.offset)
     return claims
