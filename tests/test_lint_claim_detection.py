@@ -112,3 +112,25 @@ def test_value_lists_under_a_kld_caption(text, numbers):
 def test_a_value_list_row_holds_one_number():
     card = parse_card(b"KLD and speed per file:\n  fileA  0.012  41.0 t/s\n  fileB  0.020  44.3 t/s\n", "README.md")
     assert value_lists(scan(card.body, card.body_line), set()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("- **Ahead on KLD over the public web mix** against the matched UD control build: 0,0250 vs. 0,0270.\n",
+         [["0,0250", "0,0270"]]),
+    ],
+)
+def test_a_kld_clause_closed_by_a_colon_gives_its_value(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We compared KLD, then looked at the perplexity of the whole held-out run: 6.21 vs. 6.19.\n",  # another metric
+        "KLD was checked on 3 files; the speed of the long run: 41.5 vs. 44.2.\n",  # a sentence break
+    ],
+)
+def test_a_colon_far_from_the_kl_term_does_not_attach_other_values(text):
+    assert claim_numbers(text) == []

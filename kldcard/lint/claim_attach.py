@@ -8,6 +8,7 @@ import re
 from bisect import bisect_left, bisect_right
 
 from kldcard.lint.claims_patterns import AFTER_GAP, NUMBER, OTHER_METRIC, PARENTHETICAL, STAT_LABEL, UNCERTAINTY
+from kldcard.lint.read import far_numbers
 
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
 # so that the work per number is constant, not the sentence's length (linear lint, issue 16).
@@ -45,7 +46,8 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
 
     It does when the nearest KLD term before it is at most 45 characters away with no other metric
     and no other number in between (uncertainty words such as "±" or "95% CI" pass through), or when
-    a KLD term follows within 15 characters ("0.0009 mean KLD").
+    a KLD term follows within 15 characters ("0.0009 mean KLD"), or when the term's clause ends in a colon right
+    before the number (read.far_numbers: "KLD over the public mix against the control: 0.0250").
     """
     before = terms.before(pos)
     if before is not None and pos - before.end() <= MAX_GAP:
@@ -55,6 +57,8 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
             nums = list(NUMBER.finditer(gap))
             if not nums or UNCERTAINTY.search(gap):
                 return True
+        if far_numbers.colon_value(gap) and not OTHER_METRIC.search(gap):  # "KLD ... against X: 0.025"
+            return True
     after = terms.after(pos + length)
     if after is not None and after.start() - pos - length <= MAX_GAP:
         gap = sentence[pos + length : after.start()]
