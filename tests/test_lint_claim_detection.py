@@ -134,3 +134,27 @@ def test_a_kld_clause_closed_by_a_colon_gives_its_value(text, numbers):
 )
 def test_a_colon_far_from_the_kl_term_does_not_attach_other_values(text):
     assert claim_numbers(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("Result: the held-out KL fell **~40–45%** in every run we tried.\n", [1]),
+        ("The new kernel lowers held-out forward KLD relative to the old build by\n7.50% on replay.\n", [2]),
+        ("The small preset cuts the q4 mean KLD by a third at equal size.\n", [1]),
+        ("Keeping every expert resident cuts KLD 4× at the price of memory.\n", [1]),
+    ],
+)
+def test_relative_changes_written_with_a_verb_are_claims(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The KL penalty increased by 5% after warm-up.\n",  # a training setting
+        "We expect the KL to fall as training goes on.\n",  # no amount
+    ],
+)
+def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
+    assert claim_lines(text) == []

@@ -25,7 +25,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_numbers, claim_terms
+from kldcard.lint.read import claim_numbers, claim_terms, relative_changes
 from kldcard.lint.read.value_lists import value_lists
 from kldcard.lint.scan import search, spans_with
 
@@ -90,6 +90,18 @@ def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:
                     continue
                 taken.add(line)
                 out.append(Claim("sentence", start + at, sentence.strip(), bool(STAT_LABEL.search(m.group(0)))))
+    for pattern in relative_changes.CHANGES:  # "held-out KL fell ~90%", "cuts the mean KLD by a third"
+        for k in spans_with(pattern, doc.scanned, doc.sentences, doc.sentence_starts):
+            start, end = doc.sentences[k]
+            sentence = doc.text[start:end]
+            if TRAINING_CONTEXT.search(sentence):
+                continue
+            for m in pattern.finditer(sentence):
+                for at in [relative_changes.amount_at(m), *claim_terms.further(sentence, m.end())]:
+                    line = doc.line_index(start + at)
+                    if line not in tool_lines and line not in taken:
+                        taken.add(line)
+                        out.append(Claim("sentence", start + at, sentence.strip(), bool(STAT_LABEL.search(m.group(0)))))
     return out
 
 
