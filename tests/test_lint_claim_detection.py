@@ -158,3 +158,8 @@ def test_relative_changes_written_with_a_verb_are_claims(text, lines):
 )
 def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
     assert claim_lines(text) == []
+
+
+def test_an_integer_times_a_negative_power_of_ten_is_a_kld_value():
+    assert claim_numbers("The two engines agree to a mean KLD of 3×10⁻⁶; that is rounding.\n") == [["3×10⁻⁶"]]
+    assert claim_numbers("The KLD table covers 3×10⁵ tokens.\n") == []  # a count, not a divergence
