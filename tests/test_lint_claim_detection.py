@@ -163,3 +163,7 @@ def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
 def test_an_integer_times_a_negative_power_of_ten_is_a_kld_value():
     assert claim_numbers("The two engines agree to a mean KLD of 3×10⁻⁶; that is rounding.\n") == [["3×10⁻⁶"]]
     assert claim_numbers("The KLD table covers 3×10⁵ tokens.\n") == []  # a count, not a divergence
+
+
+def test_a_section_number_is_not_a_kld_value():
+    assert claim_numbers("Accept only if the mean KLD falls (see §5.5 for the limits).\n") == []
