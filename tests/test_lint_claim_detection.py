@@ -167,3 +167,8 @@ def test_an_integer_times_a_negative_power_of_ten_is_a_kld_value():
 
 def test_a_section_number_is_not_a_kld_value():
     assert claim_numbers("Accept only if the mean KLD falls (see §5.5 for the limits).\n") == []
+
+
+def test_a_kld_number_up_to_sixty_characters_after_its_term_is_attached():
+    text = "KLD against BF16 is the one of the earlier q6 checkpoint, 0.0231 (top-1 0.951).\n"
+    assert claim_numbers(text) == [["0.0231"]]

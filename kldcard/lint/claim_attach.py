@@ -12,7 +12,7 @@ from kldcard.lint.read import far_numbers
 
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
 # so that the work per number is constant, not the sentence's length (linear lint, issue 16).
-MAX_GAP = 400  # characters: 45 of text plus a few parentheticals of at most 80
+MAX_GAP = 400  # characters: 60 of text plus a few parentheticals of at most 80
 
 
 class KldTerms:
@@ -44,7 +44,7 @@ def number_labelled(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
 def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bool:
     """Whether the number at ``pos`` belongs to a KLD term of the sentence.
 
-    It does when the nearest KLD term before it is at most 45 characters away with no other metric
+    It does when the nearest KLD term before it is at most 60 characters away with no other metric
     and no other number in between (uncertainty words such as "±" or "95% CI" pass through), or when
     a KLD term follows within 15 characters ("0.0009 mean KLD"), or when the term's clause ends in a colon right
     before the number (read.far_numbers: "KLD over the public mix against the control: 0.0250").
@@ -53,7 +53,7 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
     if before is not None and pos - before.end() <= MAX_GAP:
         gap = sentence[before.end() : pos]
         # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064".
-        if len(PARENTHETICAL.sub("", gap)) <= 45 and not OTHER_METRIC.search(gap):
+        if len(PARENTHETICAL.sub("", gap)) <= 60 and not OTHER_METRIC.search(gap):
             nums = list(NUMBER.finditer(gap))
             if not nums or UNCERTAINTY.search(gap):
                 return True

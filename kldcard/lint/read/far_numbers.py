@@ -1,4 +1,4 @@
-"""A KLD number further from its KL term than the usual 45 characters (issue 28, claim detection): the term opens
+"""A KLD number further from its KL term than the usual 60 characters (issue 28, claim detection): the term opens
 a clause that a colon closes, and the value comes right after the colon ("better on KLD over the public mix
 against the same-size control: 0.0250 vs. 0.0270"). Up to REACH characters, with no number, no other metric
 and no sentence break (";", "。") in between. Samples in tests/test_lint_claim_detection.py."""
