@@ -172,3 +172,9 @@ def test_a_section_number_is_not_a_kld_value():
 def test_a_kld_number_up_to_sixty_characters_after_its_term_is_attached():
     text = "KLD against BF16 is the one of the earlier q6 checkpoint, 0.0231 (top-1 0.951).\n"
     assert claim_numbers(text) == [["0.0231"]]
+
+
+def test_a_row_naming_kld_in_a_metric_column_is_a_kld_row():
+    text = ("| Source | Setting | Metric | f16 | q8 |\n|---|---|---|---|---|\n"
+            "| note A | 7B, 512 ctx | mean KLD | 0.000201 | 0.001790 |\n| note B | 7B | PPL | 6.21 | 6.23 |\n")
+    assert claim_lines(text) == [3] and claim_numbers(text) == [["0.000201", "0.001790"]]

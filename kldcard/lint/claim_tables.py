@@ -95,11 +95,12 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
     previous = -2
     named = doc.lines_with(KLD_TERM)  # a KLD row names KLD; the others are never split into cells
+    labels = [*range(2), *table_context.metric_column(t)]  # a "Metric" column names each row's statistic too
     for r in t.rows:
         if r not in named:
             continue
         cells = t.cells[r]
-        k = next((k for k in range(min(2, len(cells))) if _kld_label(cells[k][1])), None)
+        k = next((k for k in labels if k < len(cells) and _kld_label(cells[k][1])), None)
         if k is None:
             continue
         numbers = [n for off, text in cells[k + 1 :] for n in _kld_cell_numbers(text, off)]

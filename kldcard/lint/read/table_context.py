@@ -7,7 +7,9 @@ rows' categories or statistics, and the text says the values are KLD.
   up to the previous table or code block and not past a heading that names another quantity or training, names
   a KL term: the statistic columns hold KLD numbers.
 
-The claim is the header row (as for a value-less KLD caption). Not a threshold scale (every value a bound or a
+The claim is the header row (as for a value-less KLD caption). And a table with a column headed "Metric" (or
+"Measure", "Statistic", "Quantity") names each row's quantity there, in any column ("| Source | Setting | Metric |
+f16 | q8 |" over "| PR | model | PPL / mean KLD | ... |"): such a row is a KLD row (R1) like one labelled first. Not a threshold scale (every value a bound or a
 range, R4), not a table under a heading that also names another metric ("## KLD and PPL"). Samples in
 tests/test_lint_claim_detection.py."""
 
@@ -71,3 +73,11 @@ def statistic_columns(doc: Doc, t: Table) -> list[int]:
     if any(KLD_TERM.search(line) and not TRAINING_CONTEXT.search(line) for line in above):
         return cols
     return []
+
+
+METRIC_HEADER = re.compile(r"^[\s*_`]*(?:metrics?|measures?|statistics?|quantity|quantities)[\s*_`]*$", re.IGNORECASE)
+
+
+def metric_column(t: Table) -> list[int]:
+    """The index of the column headed "Metric" (or "Measure", "Statistic", "Quantity"), if any."""
+    return [k for k, (_, text) in enumerate(t.cells[t.header]) if METRIC_HEADER.match(text)][:1]
