@@ -25,7 +25,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_numbers, claim_terms, relative_changes
+from kldcard.lint.read import claim_context, claim_numbers, claim_terms, relative_changes
 from kldcard.lint.read.value_lists import value_lists
 from kldcard.lint.scan import search, spans_with
 
@@ -52,7 +52,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
             continue
         terms = list(KLD_TERM.finditer(sentence))
         # (a measured value "against a 0.03 threshold" is still a measurement: read.claim_terms.GATE)
-        if not terms or TRAINING_CONTEXT.search(claim_terms.without_gates(sentence)) or GENERIC_CONTEXT.search(sentence):
+        if not terms or claim_context.training_sentence(sentence) or GENERIC_CONTEXT.search(sentence):
             continue
         near = KldTerms(terms)
         candidates = [n for n in numbers_in(sentence, start) if doc.line_index(n.offset) not in tool_lines
@@ -94,7 +94,7 @@ def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:
         for k in spans_with(pattern, doc.scanned, doc.sentences, doc.sentence_starts):
             start, end = doc.sentences[k]
             sentence = doc.text[start:end]
-            if TRAINING_CONTEXT.search(sentence):
+            if claim_context.training_sentence(sentence):
                 continue
             for m in pattern.finditer(sentence):
                 for at in [relative_changes.amount_at(m), *claim_terms.further(sentence, m.end())]:
