@@ -183,3 +183,14 @@ def test_a_row_naming_kld_in_a_metric_column_is_a_kld_row():
 def test_a_held_out_kl_is_measured_even_in_a_sentence_about_training():
     assert claim_lines("- **The distillation objective paid off**: held-out KL fell **~70%** in every run.\n") == [1]
     assert claim_lines("The KL objective fell by 70% during training.\n") == []  # the training term itself
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("```\nAssertionError: KL divergence values exceed the specified threshold of 0.001. Max divergence: 0.0013\n```\n", "0.0013"),
+        ("```\n[ts] {x.py:1} INFO - KL divergence = [[0.0041 0.0022]], max KL divergence = 0.0041\n```\n", "0.0041"),
+    ],
+)
+def test_maxtext_logit_check_failure_lines_carry_the_maximum(text, value):
+    assert claim_numbers(text) == [[value]]  # the maximum; not the threshold the check was given
