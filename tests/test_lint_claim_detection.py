@@ -194,3 +194,10 @@ def test_a_held_out_kl_is_measured_even_in_a_sentence_about_training():
 )
 def test_maxtext_logit_check_failure_lines_carry_the_maximum(text, value):
     assert claim_numbers(text) == [[value]]  # the maximum; not the threshold the check was given
+
+
+def test_numbers_continuing_a_kld_list_are_kld_numbers_also_across_a_wrap():
+    text = "The quoted mean KLD is 0.2101 for IQ3_S,\n0.0411 for Q4_K, and 0.0152 for Q6_K.\n"
+    assert claim_lines(text) == [1, 2] and claim_numbers(text) == [["0.2101"], ["0.0411", "0.0152"]]
+    other = "The mean KLD is 0.2101 for IQ3_S, with\n+2.5 pt top-1 agreement.\n"  # the next number is another metric's
+    assert claim_numbers(other) == [["0.2101"]]

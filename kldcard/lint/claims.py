@@ -25,7 +25,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_context, claim_numbers, claim_terms, relative_changes
+from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes
 from kldcard.lint.read.value_lists import value_lists
 from kldcard.lint.scan import search, spans_with
 
@@ -60,6 +60,7 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
                       and not claim_terms.is_gate(sentence, n.offset - start, len(n.text))]
         numbers = [n for n in candidates if number_attached(sentence, n.offset - start, len(n.text), near)]
         numbers = claim_terms.chain(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers
+        numbers = enumerations.listed(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers
         if not numbers:
             continue
         labelled = all(number_labelled(sentence, n.offset - start, len(n.text), near) for n in numbers)
