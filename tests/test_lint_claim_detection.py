@@ -201,3 +201,8 @@ def test_numbers_continuing_a_kld_list_are_kld_numbers_also_across_a_wrap():
     assert claim_lines(text) == [1, 2] and claim_numbers(text) == [["0.2101"], ["0.0411", "0.0152"]]
     other = "The mean KLD is 0.2101 for IQ3_S, with\n+2.5 pt top-1 agreement.\n"  # the next number is another metric's
     assert claim_numbers(other) == [["0.2101"]]
+
+
+def test_a_loss_of_quality_is_not_a_training_loss():
+    assert claim_numbers("- **KL divergence of 0.0612** means little loss of capability after the edit.\n") == [["0.0612"]]
+    assert claim_numbers("We add the KL loss with weight 0.1 to the objective.\n") == []
