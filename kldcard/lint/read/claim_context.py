@@ -23,7 +23,7 @@ EVALUATED = re.compile(
 # "loss" as a quantizer says it: a loss of quality, not a training loss ("little loss of capability", "no quality loss")
 QUALITY_LOSS = re.compile(
     r"\b(?:quality|accuracy|capability|precision|information|fidelity|little|no|minimal|small|negligible|minor|"
-    r"significant|some|any|without|measurable|visible)\s+loss\b"
+    r"significant|some|any|without|measurable|visible|task|benchmark|performance)\s+loss\b"
     r"|\bloss\s+(?:of|in)\s+(?:\w+\s+)?(?:quality|accuracy|capabilit\w*|precision|information|fidelity|intelligence)\b",
     re.IGNORECASE | re.ASCII,
 )
