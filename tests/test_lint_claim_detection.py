@@ -206,3 +206,9 @@ def test_numbers_continuing_a_kld_list_are_kld_numbers_also_across_a_wrap():
 def test_a_loss_of_quality_is_not_a_training_loss():
     assert claim_numbers("- **KL divergence of 0.0612** means little loss of capability after the edit.\n") == [["0.0612"]]
     assert claim_numbers("We add the KL loss with weight 0.1 to the objective.\n") == []
+
+
+def test_key_value_result_lines_of_one_fence_are_one_claim():
+    text = "Probe results:\n\n```text\nGroup: a\nKLD=0.0811\nPPL=6.1%\n\nGroup: b\nKLD=0.0702\n```\n"
+    assert claim_lines(text) == [5] and claim_numbers(text) == [["0.0811", "0.0702"]]
+    assert claim_numbers("```\nscore = evaluate(kld=0.5, top_k=3)\n```\n") == []  # a call's keyword argument

@@ -45,7 +45,9 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
         # the current per-chunk rows come each under its own header, a blank line apart: one block
         chunking = current is not None and (current.tool == "llama-perplexity-chunks" or current.tool in _GRAMMAR_TOOLS)
         # (blank lines, and an elision "..." where a paste cut rows, do not end a run of rows)
-        if i != previous + 1 and not (chunking and all(doc.lines[j].strip() in ("", "...", "…") for j in range(previous + 1, i))):
+        # (result lines of one fenced block are one paste, whatever the lines between them print: "KLD=0.08" per group)
+        if i != previous + 1 and not (chunking and all(doc.lines[j].strip() in ("", "...", "…") for j in range(previous + 1, i))) \
+                and not (current is not None and current.tool == "result-lines" and _same_fence(doc, previous, i)):
             current, old_block = None, False
         previous = i
         line = doc.lines[i]
@@ -93,9 +95,16 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             lines.add(i)
             current = None
             old_block = True
-        elif not (chunking and line.strip() in ("...", "…")):  # any other line (blank, header, Δp block) ends the block
+        elif not (chunking and line.strip() in ("...", "…")) and not (
+            current is not None and current.tool == "result-lines" and _same_fence(doc, i - 1, i)
+        ):  # any other line (blank, header, Δp block) ends the block; a fence's other lines do not end its result lines
             current = None
     return claims, lines
 
 
 _GRAMMAR_TOOLS = frozenset(name for name, _ in TOOL_LINES)
+
+
+def _same_fence(doc: Doc, a: int, b: int) -> bool:
+    """Whether lines ``a`` < ``b`` are inside one fenced block (every line between is code and none is a fence)."""
+    return doc.code[a] and all(doc.code[j] and not doc.lines[j].lstrip().startswith(("```", "~~~")) for j in range(a + 1, b + 1))

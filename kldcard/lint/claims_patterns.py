@@ -73,8 +73,14 @@ GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in
 # tool (kldcard.lint.read.tools); a line of them pasted as list items or quotes is still output.
 LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 # A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
-# Logit-check logs print exponents ("KL divergence: 3.1e-06").
-CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*|" + METRIC_KEY + r")(?:\s*:\s*|\s+)(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])", I)
+# Logit-check logs print exponents ("KL divergence: 3.1e-06"). Logs also print key=value pairs with no space
+# ("KLD=0.0826", "ppl=6.2 kld=0.0123"): read as results outside parentheses (not a call's "f(kld=0.5)").
+_CODE_TERM = r"(?<![\w-])(?:KLD|KL[- ]?div\w*|" + METRIC_KEY + r")"
+CODE_RESULT = re.compile(
+    r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+))"
+    r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])",
+    I,
+)
 
 
 # Relative measurements attached to KLD are claims too ("reduces the KL Divergence by 7.5%", "2.3x lower
