@@ -212,3 +212,14 @@ def test_key_value_result_lines_of_one_fence_are_one_claim():
     text = "Probe results:\n\n```text\nGroup: a\nKLD=0.0811\nPPL=6.1%\n\nGroup: b\nKLD=0.0702\n```\n"
     assert claim_lines(text) == [5] and claim_numbers(text) == [["0.0811", "0.0702"]]
     assert claim_numbers("```\nscore = evaluate(kld=0.5, top_k=3)\n```\n") == []  # a call's keyword argument
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Setting | CC | NSS | KLD (lower is better) |\n|---|---|---|---|\n| ours | 0.61 | 1.52 | 0.8636 |\n",  # saliency maps
+        "| Model | Frechet Audio Distance | KLD |\n|---|---|---|\n| small | 1.71 | 1.44 |\n",  # generated audio
+    ],
+)
+def test_kld_beside_another_fields_metrics_is_not_a_model_kld_claim(text):
+    assert claim_numbers(text) == []

@@ -72,6 +72,8 @@ def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
 
 
 def table_claims(doc: Doc, t: Table) -> list[Claim]:
+    if table_context.foreign_metrics(t):  # a saliency or audio evaluation's KLD column (read.table_context)
+        return []
     header = t.cells[t.header]
     cols = [k for k, (_, text) in enumerate(header) if KLD_TERM.search(text) and not TRAINING_CONTEXT.search(text)]
     claims: list[Claim] = []

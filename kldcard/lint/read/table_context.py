@@ -81,3 +81,19 @@ METRIC_HEADER = re.compile(r"^[\s*_`]*(?:metrics?|measures?|statistics?|quantity
 def metric_column(t: Table) -> list[int]:
     """The index of the column headed "Metric" (or "Measure", "Statistic", "Quantity"), if any."""
     return [k for k, (_, text) in enumerate(t.cells[t.header]) if METRIC_HEADER.match(text)][:1]
+
+
+# Metrics of fields where "KLD" compares something other than a model's next-token distributions: saliency maps
+# (CC, NSS, AUC-Judd, SIM, ...) and generated audio (Frechet Audio Distance, ...). A table that names one as a whole
+# header cell or row label is that field's evaluation, not a KLD claim about a model port or quant.
+FOREIGN_METRIC = re.compile(
+    r"^[\s*_`]*(?:NSS|CC|SIM|EMD|IG|s-?AUC|shuffled AUC|AUC[- ](?:Judd|Borji)|Fr[eé]chet Audio Distance|FAD|Inception Score|"
+    r"CLAP(?: score)?)(?:\s*\([^()]*\))?[\s*_`↑↓]*$",
+    re.IGNORECASE,
+)
+
+
+def foreign_metrics(t: Table) -> bool:
+    """Whether a header cell or a row label of ``t`` is a saliency or audio metric (FOREIGN_METRIC)."""
+    cells = [text for _, text in t.cells[t.header]] + [t.cells[r][0][1] for r in t.rows if t.cells[r]]
+    return any(FOREIGN_METRIC.match(text) for text in cells)
