@@ -8,6 +8,7 @@ import re
 from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read import claim_terms
 from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.metric_keys import METRIC_KEY
 from kldcard.lint.read.terms import KL_TERMS, STATISTIC_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
 from kldcard.lint.read.tools.exllamav3 import STAT as MODEL_DIFF_STAT  # noqa: F401
@@ -25,7 +26,8 @@ I = re.IGNORECASE | re.ASCII
 KLD_TERM = re.compile(
     r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
     r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS)  # and the other languages' own (kldcard.lint.read.terms)
-    + "|" + claim_terms.IDENTIFIERS,  # and metric names in snake case ("KLD_95", "mean_kld": read.claim_terms)
+    + "|" + claim_terms.IDENTIFIERS  # and metric names in snake case ("KLD_95", "mean_kld": read.claim_terms)
+    + "|" + METRIC_KEY,  # and metric keys printed beside a value ("kl_div 0.189", "kld_gemma4_q8 0.509": read.metric_keys)
     I,
 )
 # Decimal numbers that could be a divergence, as people write them (kldcard.lint.read.numbers: a decimal
@@ -61,8 +63,7 @@ UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|�
 # A KL term inside a training objective or RL setup is not a quality claim.
 TRAINING_CONTEXT = re.compile(
     r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|"
-    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion|"
-    r"prun\w+)\b",
+    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b",
     I,
 )
 # Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").
@@ -72,8 +73,14 @@ GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in
 # tool (kldcard.lint.read.tools); a line of them pasted as list items or quotes is still output.
 LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 # A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
-# Logit-check logs print exponents ("KL divergence: 3.1e-06").
-CODE_RESULT = re.compile(r"^[^{}\[\]#'\"]{0,60}?(?<![\w-])(?:KLD|KL[- ]?div\w*)(?:\s*:\s*|\s+)(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])", I)
+# Logit-check logs print exponents ("KL divergence: 3.1e-06"). Logs also print key=value pairs with no space
+# ("KLD=0.0826", "ppl=6.2 kld=0.0123"): read as results outside parentheses (not a call's "f(kld=0.5)").
+_CODE_TERM = r"(?<![\w-])(?:KLD|KL[- ]?div\w*|" + METRIC_KEY + r")"
+CODE_RESULT = re.compile(
+    r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+))"
+    r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])",
+    I,
+)
 
 
 # Relative measurements attached to KLD are claims too ("reduces the KL Divergence by 7.5%", "2.3x lower

@@ -27,13 +27,13 @@ NUMBER = re.compile(
 
 
 # A number that can be a divergence: a decimal (point or comma: "0.0231", "0,1137", "12,5") with an
-# optional exponent ("1.2e-3", "1,2·10⁻³"), or an integer with a negative exponent ("4e-5"); not an integer, not a grouped count ("204,800"), not a
-# version (v0.2.8), size (5.0bpw), model name (Qwen3.5, Llama-3.1-8B) or percentage. A word of an alphabet
+# optional exponent ("1.2e-3", "1,2·10⁻³"), or an integer with a negative exponent ("4e-5", "4×10⁻⁶"); not an integer, not a grouped count ("204,800"), not a
+# version (v0.2.8), size (5.0bpw), model name (Qwen3.5, Llama-3.1-8B), section (§5.5) or percentage. A word of an alphabet
 # (Latin, Greek, Cyrillic) glued to it makes it part of a name; a CJK character does not: Chinese,
 # Japanese and Korean write particles and words right against a number ("平均KLDは0.0459です", "为0.005").
 ALPHABETIC = r"A-Za-z0-9_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff"  # not × (U+00D7), ÷ (U+00F7)
 KLD_VALUE = re.compile(
-    r"(?<![" + ALPHABETIC + r".\-/])-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?=[eE]-\d))"
+    r"(?<![" + ALPHABETIC + r".\-/§])-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?=[eE]-\d|[ \u00a0\u202f]?[·×][ \u00a0\u202f]?10⁻))"
     r"(?:[eE][-+]?\d+|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
     r"(?![" + ALPHABETIC + r"%/]|\.\d|-\w)"
 )

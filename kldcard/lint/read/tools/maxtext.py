@@ -5,6 +5,7 @@ with golden (Hugging Face) logits and prints
 - "Average KL divergence per token (D_KL(P_golden || Q_model)): 0.000409" (``.6f`` in older
   versions, ``.2e`` in newer ones),
 - "Max KL divergence for a single token in the set: 0.003497",
+- and, when the check fails, an assertion with the maximum (older versions log "max KL divergence = ..."),
 
 between its top-token tables. Documented defaults (``check_kl_divergence`` in that file): the
 direction is D_KL(P_golden ‖ Q_model), forward, in nats (``F.kl_div`` with the golden probabilities
@@ -26,10 +27,21 @@ AVERAGE = re.compile(
     PASTE_PREFIX + r"Average KL divergence per token\s*\(D_KL\(P_golden\s*\|\|\s*Q_model\)\)\s*:\s*" + NUMBER, I
 )
 MAXIMUM = re.compile(PASTE_PREFIX + r"Max KL divergence for a single token in the set\s*:\s*" + NUMBER, I)
+# Its failure and log lines, as pasted into MaxText PRs (holdout4 maxtext_pr2958 / maxtext_pr1695 renderings): the
+# assertion "KL divergence values exceed the specified threshold of 0.002. Max divergence: 0.00201..." and an
+# older version's log line "... INFO - KL divergence = [[0.0064 0.0045 ...]], max KL divergence = 0.0111...".
+# The number read is the maximum; the threshold before it is the check's bound, not a measurement.
+ASSERTION = re.compile(
+    PASTE_PREFIX + r"(?:\w*Error:\s*)?KL divergence values exceed the specified threshold of [\d.eE+-]+\.?\s*"
+    r"Max divergence\s*:\s*" + NUMBER, I
+)
+LOGGED_MAX = re.compile(
+    PASTE_PREFIX + r"[^\n]{0,160}?\bKL divergence = \[\[[^\]]{0,2000}\]\],\s*max KL divergence\s*=\s*" + NUMBER, I
+)
 
 GRAMMAR = Grammar(
     name="MaxText forward_pass_logit_checker",
-    lines=(AVERAGE, MAXIMUM),
+    lines=(AVERAGE, MAXIMUM, ASSERTION, LOGGED_MAX),
     names=re.compile(r"\bforward_pass_logit_checker(?:\.py)?\b", I),
     printed=re.compile(r"D_KL\(P_golden\s*\|\|\s*Q_model\)|Max KL divergence for a single token in the set", I),
     defaults={

@@ -1,0 +1,67 @@
+"""Whether a number of a sentence belongs to one of its KLD terms, and whether a statistic label stands
+beside it: the nearness rules shared by prose claims (:mod:`kldcard.lint.claims`) and table cells written
+as words (:mod:`kldcard.lint.claim_tables`)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+
+from kldcard.lint.claims_patterns import AFTER_GAP, NUMBER, OTHER_METRIC, PARENTHETICAL, STAT_LABEL, UNCERTAINTY
+from kldcard.lint.read import far_numbers
+
+# A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
+# so that the work per number is constant, not the sentence's length (linear lint, issue 16).
+MAX_GAP = 400  # characters: 60 of text plus a few parentheticals of at most 80
+
+
+class KldTerms:
+    """A sentence's KLD terms with bisectable ends and starts: the nearest term before / after a
+    number in O(log n) instead of a scan per number (quadratic on a table pasted as one line)."""
+
+    def __init__(self, terms: list[re.Match[str]]) -> None:
+        self.terms = terms
+        self.ends = [t.end() for t in terms]  # terms do not overlap: ends and starts are both sorted
+        self.starts = [t.start() for t in terms]
+
+    def before(self, pos: int) -> re.Match[str] | None:
+        k = bisect_right(self.ends, pos)
+        return self.terms[k - 1] if k else None
+
+    def after(self, pos: int) -> re.Match[str] | None:
+        k = bisect_left(self.starts, pos)
+        return self.terms[k] if k < len(self.terms) else None
+
+
+def number_labelled(sentence: str, pos: int, length: int, terms: KldTerms) -> bool:
+    """Whether a statistic label stands near the number and its KLD term ("mean KLD of 0.02 nats")."""
+    before, after = terms.before(pos), terms.after(pos + length)
+    start = max(0, (before.start() if before else pos) - 20, pos - MAX_GAP)
+    end = min((after.end() if after and not before else pos + length) + 25, pos + length + MAX_GAP)
+    return bool(STAT_LABEL.search(sentence[start:end]))
+
+
+def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bool:
+    """Whether the number at ``pos`` belongs to a KLD term of the sentence.
+
+    It does when the nearest KLD term before it is at most 60 characters away with no other metric
+    and no other number in between (uncertainty words such as "±" or "95% CI" pass through), or when
+    a KLD term follows within 15 characters ("0.0009 mean KLD"), or when the term's clause ends in a colon right
+    before the number (read.far_numbers: "KLD over the public mix against the control: 0.0250").
+    """
+    before = terms.before(pos)
+    if before is not None and pos - before.end() <= MAX_GAP:
+        gap = sentence[before.end() : pos]
+        # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064".
+        if len(PARENTHETICAL.sub("", gap)) <= 60 and not OTHER_METRIC.search(gap):
+            nums = list(NUMBER.finditer(gap))
+            if not nums or UNCERTAINTY.search(gap):
+                return True
+        if far_numbers.colon_value(gap) and not OTHER_METRIC.search(gap):  # "KLD ... against X: 0.025"
+            return True
+    after = terms.after(pos + length)
+    if after is not None and after.start() - pos - length <= MAX_GAP:
+        gap = sentence[pos + length : after.start()]
+        if AFTER_GAP.match(gap):
+            return True
+    return False

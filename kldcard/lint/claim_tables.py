@@ -1,0 +1,217 @@
+"""Tables as KLD claims: pipe tables with a KLD column, transposed tables with a KLD row (R1), tables a
+web mirror flattened to space-separated lines (R2), and table cells that give a KLD number in words."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from kldcard.lint.claim_attach import KldTerms, number_attached, number_labelled
+from kldcard.lint.claim_types import Claim, KldNumber, numbers_in
+from kldcard.lint.claims_patterns import (
+    GENERIC_CONTEXT,
+    HEADING_OR_ITEM,
+    KLD_TERM,
+    NUMBER,
+    OTHER_METRIC,
+    RULE_LINE,
+    STAT_LABEL,
+    THRESHOLD_CELL,
+    TRAINING_CONTEXT,
+)
+from kldcard.lint.markdown import Doc, Table
+from kldcard.lint.read import claim_numbers, claim_terms, section_rows, table_context
+
+
+def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
+    """Tables a web mirror flattened to space-separated lines: a header line naming KLD with no
+    number in it, then rows of several numbers each ("Quant Size PPL KLD" / "Q4_K_M 432.80 ... 0.0374").
+    The claim is the header line; its rows join ``consumed`` so they are not read as prose again."""
+    claims: list[Claim] = []
+    lines = doc.lines
+    for i in sorted(doc.lines_with(KLD_TERM)):  # the header names KLD
+        if i >= len(lines) - 1:
+            break
+        line = lines[i]
+        # pasted fixed-width result tables are often fenced: code lines count here
+        if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
+            continue
+        term = KLD_TERM.search(line)
+        if term is None or NUMBER.search(line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
+            continue
+        rows = []
+        j = i + 1
+        if j < len(lines) and RULE_LINE.match(lines[j]):  # a fixed-width table's "-----" under its header
+            j += 1
+        while (j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j]
+               and (len(NUMBER.findall(lines[j])) >= 2 or claim_numbers.aligned_row(line, lines[j]))):
+            rows.append(j)
+            j += 1
+        if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
+            continue
+        window = line[max(0, term.start() - 8) : term.end() + 8]
+        numbers = _flat_numbers(doc, line, rows)
+        claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
+        consumed.update([i, *rows])
+    return claims
+
+
+def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
+    """The numbers under the KLD words of a flattened table's header (every number of the rows when a row's
+    KLD value cannot be told: claim_numbers.flat_spans)."""
+    spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
+    if any(s is None for s in spans):
+        return [n for r in rows for n in numbers_in(doc.lines[r], doc.starts[r])]
+    return [n for r, ss in zip(rows, spans) for s, e in ss or () for n in numbers_in(doc.lines[r][s:e], doc.starts[r] + s)]
+
+
+def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
+    """The KLD numbers of a table cell under a KLD header (not a percent or size beside the value)."""
+    cell = _cell_text(text)
+    return [n for n in numbers_in(cell, off) if claim_numbers.is_kld(cell, n.offset - off, len(n.text), cell=True)]
+
+
+def table_claims(doc: Doc, t: Table) -> list[Claim]:
+    if table_context.foreign_metrics(t):  # a saliency or audio evaluation's KLD column (read.table_context)
+        return []
+    header = t.cells[t.header]
+    cols = [k for k, (_, text) in enumerate(header) if KLD_TERM.search(text) and not TRAINING_CONTEXT.search(text)]
+    claims: list[Claim] = []
+    if cols:
+        cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
+        numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
+        if not numbers:  # a column in thousandths holds whole numbers ("mean KL (millinats/tok)")
+            numbers = [KldNumber(m.group(0), float(m.group(0)), off + m.start()) for r in t.rows for k in cols if k < len(t.cells[r])
+                       for off, text in [t.cells[r][k]] for m in claim_numbers.milli_integers(header[k][1], text)]
+        valued = [text for _, text in cells if NUMBER.search(text)]
+        if numbers and valued and _threshold_scale(valued):
+            return claims
+        if numbers:
+            labelled = all(_header_labelled(header[k][1]) for k in cols) or _caption_labels(doc, t.header)
+            claims.append(Claim("table", header[cols[0]][0], doc.lines[t.header].strip(), labelled, numbers))
+        if numbers or cols != [0]:
+            return claims
+        # only the label column names KL ("| Gemma-12B, KLD vs BF16 | Q8 | Q6 |"): a transposed table (R1), below
+    # Transposed tables: the KLD statistic is a row ("| Mean KLD | 0.021 | 0.004 |"), its label in the
+    # first cell or, in a table with a category column, the second ("| **基礎性能** | KL Divergence |").
+    # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
+    previous = -2
+    named = doc.lines_with(KLD_TERM)  # a KLD row names KLD; the others are never split into cells
+    labels = [*range(2), *table_context.metric_column(t)]  # a "Metric" column names each row's statistic too
+    for r in t.rows:
+        if r not in named:
+            continue
+        cells = t.cells[r]
+        k = next((k for k in labels if k < len(cells) and _kld_label(cells[k][1])), None)
+        if k is None:
+            continue
+        numbers = [n for off, text in cells[k + 1 :] for n in _kld_cell_numbers(text, off)]
+        if not numbers and k == 0 and (stats := section_rows.statistic_rows(t, r)):  # R1: "KLD", then "Mean | ..."
+            numbers = [n for row in stats for off, text in t.cells[row][1:] for n in _kld_cell_numbers(text, off)]
+            if numbers:
+                claims.append(Claim("table", t.cells[stats[0]][0][0], doc.lines[stats[0]].strip(), True, numbers))
+                previous = stats[-1]
+            continue
+        if not numbers:
+            continue
+        labelled = bool(STAT_LABEL.search(cells[k][1]))
+        if previous == r - 1 and claims:
+            claims[-1].numbers.extend(numbers)
+            claims[-1].labelled &= labelled
+        else:
+            claims.append(Claim("table", cells[k][0], doc.lines[r].strip(), labelled, numbers))
+        previous = r
+    if claims and cols:  # R1: the header row names KLD first, so it is the claim's line
+        claims[0].offset, claims[0].text = header[0][0], doc.lines[t.header].strip()
+    # rows with KL numbers in a cell's words, beside the KLD rows or alone ("| date | ... KLDは0.12529 |")
+    used = {doc.line_index(n.offset) for c in claims for n in c.numbers}
+    claims.extend(c for c in _cell_sentences(doc, t) if doc.line_index(c.offset) not in used)
+    if not claims and not cols:  # the KL term is in the table's heading or the text above it (read.table_context)
+        claims.extend(_context_claim(doc, t))
+    return claims
+
+
+def _context_claim(doc: Doc, t: Table) -> list[Claim]:
+    stats = table_context.statistic_columns(doc, t)
+    cols = stats or table_context.heading_columns(doc, t)
+    cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
+    valued = [text for _, text in cells if NUMBER.search(text)]
+    if not valued or _threshold_scale(valued):
+        return []
+    numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
+    if not numbers:
+        return []
+    header = t.cells[t.header]
+    return [Claim("table", header[0][0], doc.lines[t.header].strip(), bool(stats), numbers)]
+
+
+def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
+    """Cells of a table without a KLD column or row that carry a KLD number in words
+    ("| Recommended. KLD 0.035. |"): one claim per row, read like a sentence."""
+    claims: list[Claim] = []
+    named = doc.lines_with(KLD_TERM)
+    for r in t.rows:
+        if r not in named:
+            continue
+        for off, text in t.cells[r]:
+            terms = list(KLD_TERM.finditer(text))
+            if not terms or TRAINING_CONTEXT.search(text) or GENERIC_CONTEXT.search(text):
+                continue
+            near = KldTerms(terms)
+            numbers = [n for n in numbers_in(text, off) if number_attached(text, n.offset - off, len(n.text), near)
+                       and claim_numbers.is_kld(text, n.offset - off, len(n.text))]
+            if numbers:
+                labelled = all(number_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
+                claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
+                break
+    return claims
+
+
+APPROXIMATE = re.compile(r"^\W{0,3}[~≈]")
+
+
+def _threshold_scale(valued: list[str]) -> bool:
+    """Whether every valued cell is a bound or a range (an interpretation scale, R4). Cells that are only
+    approximate ("~0.025") are rounded measurements: a column of them alone is not a scale."""
+    return all(THRESHOLD_CELL.search(text) for text in valued) and not all(APPROXIMATE.match(text) for text in valued)
+
+
+def _kld_label(cell: str) -> bool:
+    return bool(KLD_TERM.search(cell)) and not TRAINING_CONTEXT.search(cell) and not OTHER_METRIC.search(cell)
+
+
+HTML_TAG = re.compile(r"<[^<>]{0,200}>")
+
+
+def _cell_text(text: str) -> str:
+    """A cell without its HTML (``**0.034**<br><small>…</small>``), same length so offsets hold."""
+    return HTML_TAG.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _header_labelled(cell: str) -> bool:
+    return bool(STAT_LABEL.search(cell) or re.search(r"\d{1,2}(?:\.\d+)?\s*%", cell))
+
+
+def _caption_labels(doc: Doc, header: int) -> bool:
+    """Whether a sentence of the paragraph just above a table says which statistic its "KLD" column holds."""
+    i = header - 1
+    while i >= 0 and not doc.lines[i].strip():
+        i -= 1
+    if i < 0 or header - i > 2 or doc.code[i]:
+        return False
+    top = i
+    while top > 0 and i - top < 3 and doc.lines[top - 1].strip() and not doc.code[top - 1]:
+        top -= 1
+    begin, end = doc.starts[top], doc.starts[i] + len(doc.lines[i])
+    # sentences are sorted and disjoint: those overlapping [begin, end) start from the one holding begin
+    k = max(0, bisect_right(doc.sentence_starts, begin) - 1)
+    sentences = doc.sentences
+    for j in range(k, len(sentences)):  # by index: islice would step over the first k, quadratic over tables
+        s, e = sentences[j]
+        if s >= end:
+            break
+        if e > begin:
+            caption = NUMBER.sub(" ", doc.text[s:e])
+            if KLD_TERM.search(caption) and STAT_LABEL.search(caption):
+                return True
+    return False

@@ -1,0 +1,35 @@
+"""Whether a sentence's KL term is a training term (issue 28, claim detection): a sentence that names a training
+setting (claims_patterns.TRAINING_CONTEXT: a penalty, a loss, an objective, a threshold...) gives no KLD claim,
+unless its KL term is qualified as measured on held-out data ("held-out KL fell ~90%", "validation KLD 0.031",
+"eval KL"): a divergence measured on held-out text is an evaluation of the model, whatever it was trained with.
+A loss of quality ("little loss of capability", "no quality loss") is no training loss.
+A measured value "against a 0.03 threshold" is still a measurement (read.claim_terms.GATE). Samples in
+tests/test_lint_claim_detection.py."""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.claims_patterns import TRAINING_CONTEXT
+from kldcard.lint.read import claim_terms
+
+EVALUATED = re.compile(
+    r"\b(?:held[- ]?out|validation|eval(?:uation)?)[\s-]+(?:set\s+|text\s+)?(?:forward\s+|reverse\s+)?(?:mean\s+)?"
+    r"(?:KLD|KL[- ]?div\w*|KL)\b",
+    re.IGNORECASE | re.ASCII,
+)
+
+
+# "loss" as a quantizer says it: a loss of quality, not a training loss ("little loss of capability", "no quality loss")
+QUALITY_LOSS = re.compile(
+    r"\b(?:quality|accuracy|capability|precision|information|fidelity|little|no|minimal|small|negligible|minor|"
+    r"significant|some|any|without|measurable|visible|task|benchmark|performance)\s+loss\b"
+    r"|\bloss\s+(?:of|in)\s+(?:\w+\s+)?(?:quality|accuracy|capabilit\w*|precision|information|fidelity|intelligence)\b",
+    re.IGNORECASE | re.ASCII,
+)
+
+
+def training_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` speaks of KL as a training setting, not as a measurement."""
+    text = QUALITY_LOSS.sub(lambda m: " " * len(m.group(0)), claim_terms.without_gates(sentence))
+    return bool(TRAINING_CONTEXT.search(text)) and not EVALUATED.search(sentence)

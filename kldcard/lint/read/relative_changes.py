@@ -1,0 +1,32 @@
+"""Relative changes of a KLD written with a verb of change (issue 28, claim detection; R4 of
+tests/data/real_cards/labels.yaml), beyond claims_patterns.RELATIVE:
+
+- the term, then the verb: "held-out KL fell ~89-91%", "mean KLD dropped by 12%", "the KLD rose 2.5x";
+- the verb, a few words, the term, then "by" and the amount, across a line break: "lowers held-out forward KLD
+  relative to the published NVFP4 by 10.00%", "cuts the turbo3 mean KLD by a third";
+- the verb, the term and a factor: "cuts KLD 6x".
+
+The claim is at the amount (its line, R3/R5). Not a target or a training objective (the sentence's
+claims_patterns.TRAINING_CONTEXT rules it out, as for RELATIVE). Samples in tests/test_lint_claim_detection.py."""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE | re.ASCII
+_TERM = r"(?:KLD|KL[- ]?div\w*|KL)\b"
+_AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
+_FRACTION = r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters)\b"
+_DOWN_UP = r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)"
+_VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
+
+CHANGES = (
+    re.compile(_TERM + r"(?:[\s*_`]+[\w-]+){0,2}?[\s*_`]+(?:" + _DOWN_UP + r")\s+(?:by\s+)?(?:about\s+|roughly\s+)?" + _AMOUNT, I),
+    re.compile(r"\b(?:" + _VERB + r")\s+(?:[\w-]+\s+){0,3}?" + _TERM + r"[^.;:]{0,60}?\bby\s+(?:" + _AMOUNT + "|" + _FRACTION + ")", I),
+    re.compile(r"\b(?:" + _VERB + r")\s+(?:the\s+)?(?:mean\s+|median\s+)?" + _TERM + r"\s+" + _AMOUNT, I),
+)
+
+
+def amount_at(m: re.Match[str]) -> int:
+    """Where the amount of a CHANGES match starts (the claim's position)."""
+    return m.start("num") if m.group("num") is not None else m.start("frac")

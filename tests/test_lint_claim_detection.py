@@ -1,0 +1,225 @@
+"""Which texts carry a KLD claim (issue 28, claim detection): metric keys printed beside a value
+(kldcard.lint.read.metric_keys), tables whose KL term is in their heading or caption, approximate table
+values, and KL terms of a measurement in a sentence that names a training or pruning step elsewhere.
+Each case in the project's own words; the hard negatives beside it must stay silent."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.claims import find_claims
+from kldcard.lint.markdown import scan
+from kldcard.lint.read.value_lists import value_lists
+
+
+def claim_numbers(text: str) -> list[list[str]]:
+    card = parse_card(text.encode(), "README.md")
+    return [[n.text for n in c.numbers] for c in find_claims(scan(card.body, card.body_line))]
+
+
+def claim_lines(text: str) -> list[int]:
+    card = parse_card(text.encode(), "README.md")
+    doc = scan(card.body, card.body_line)
+    return [doc.position(c.offset)[0] for c in find_claims(doc)]
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Run summary\nkld_llama_q4 0.231 (one run)\nkld_llama_q8 0.004 (one run)\n", [["0.231"], ["0.004"]]),
+        ("Sweep so far:\n  plain quant        top_p 80.1%  med_KLD 0.081\n", [["0.081"]]),
+        ("The gate stays green: kld_mean 0.0121 / agree 0.97.\n", [["0.0121"]]),
+        ("```\nmetric   abs        rel\nkl_div   0.20311    0.20311\ntop_1    0          0\n```\n", [["0.20311"]]),
+    ],
+)
+def test_metric_keys_with_a_value_are_claims(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Train with `--max_kl_div=2e-3` so the check fails early.\n",  # an option: a threshold the tool is given
+        "config:\n  kld_weight: 0.1\n  kl_loss_scale: 0.5\n  target_kld: 0.02\n",  # training settings
+        "Results are written to kld_results.csv 0.5 MB per run.\n",  # a file name
+        "loss = F.kl_div(p, q, 0.5)\n",  # a call
+    ],
+)
+def test_metric_key_lookalikes_are_not_claims(text):
+    assert claim_numbers(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # the heading names KLD, the header row only the categories
+        ("# Notes\n\n### KLD\n\n| Quant | Chat | Code |\n|---|---:|---:|\n| Q4 | 0.031 | 0.044 |\n| Q3 | 0.102 | 0.131 |\n", [5]),
+        ("## Quality (KL to the BF16 model, lower is better)\n\n| | set A | set B |\n|---|---|---|\n| r2 | 0.412 | 0.803 |\n", [3]),
+        # the header names only statistics; the text above says they are KLD
+        (
+            "Each row is the per-token KLD against the fp16 cache.\n\n### Model X\n\n"
+            "| ctx | mode | median | mean | p99 |\n|---|---|---|---|---|\n| 4096 | k4 | 0.000002 | 0.000015 | 0.00021 |\n",
+            [5],
+        ),
+    ],
+)
+def test_tables_whose_kl_term_is_in_the_heading_or_the_text_above_are_claims(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### KLD and PPL\n\n| Quant | PPL | size |\n|---|---|---|\n| Q4 | 6.12 | 4.1 |\n",  # the heading names another metric
+        "### KLD\n\n| Quality | range |\n|---|---|\n| excellent | < 0.01 |\n| good | 0.01-0.05 |\n",  # a threshold scale
+        "## Speed\n\nKLD is reported elsewhere.\n\n| ctx | median | mean |\n|---|---|---|\n| 4096 | 31.2 | 30.8 |\n"
+        "\n## Training\n\n| step | mean | max |\n|---|---|---|\n| 10 | 0.51 | 0.93 |\n",  # other headings' tables
+        "We tune the KL penalty beta.\n\n| run | mean | max |\n|---|---|---|\n| a | 0.51 | 0.93 |\n",  # a training KL
+    ],
+)
+def test_tables_near_a_kl_word_that_are_not_kld_tables(text):
+    assert claim_lines(text) == []
+
+
+def test_a_column_of_approximate_values_is_measured_not_a_scale():
+    text = "| Quant | bits | KLD vs FP16 |\n|---|---|---|\n| A | 8 | ~0.025 |\n| B | ~4 | **~0.060** |\n"
+    assert claim_numbers(text) == [["0.025", "0.060"]]
+    scale = "| Quality | KLD |\n|---|---|\n| great | < 0.01 |\n| fine | ~0.05 |\n| poor | 0.1-0.5 |\n"
+    assert claim_numbers(scale) == []
+
+
+def test_kld_of_a_pruned_model_is_a_claim_but_kl_as_a_pruning_criterion_is_not():
+    # pruning is a way of making the candidate, like quantizing: its KLD against the unpruned model is measured
+    assert claim_numbers("The 20%-pruned build, measured against the unpruned original: mean KLD 0.061, fine.\n") == [["0.061"]]
+    criterion = "We prune the heads whose removal moves the output least (by KL divergence, threshold 0.05).\n"
+    assert claim_numbers(criterion) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("    # OUTCOME (mean KLD vs the Q8 file, lower is closer):\n    #   Q4_A  0.0121   <- kept\n    #   Q4_B  0.0170   (+40%)\n",
+         [["0.0121", "0.0170"]]),
+        ("Scores (KLD vs BF16):\n\nignored\n", []),  # no rows
+        ("How to read KLD, as a rule of thumb:\n  great 0.01\n  fine 0.05\n", []),  # a rule of thumb
+    ],
+)
+def test_value_lists_under_a_kld_caption(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+def test_a_value_list_row_holds_one_number():
+    card = parse_card(b"KLD and speed per file:\n  fileA  0.012  41.0 t/s\n  fileB  0.020  44.3 t/s\n", "README.md")
+    assert value_lists(scan(card.body, card.body_line), set()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("- **Ahead on KLD over the public web mix** against the matched UD control build: 0,0250 vs. 0,0270.\n",
+         [["0,0250", "0,0270"]]),
+    ],
+)
+def test_a_kld_clause_closed_by_a_colon_gives_its_value(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We compared KLD, then looked at the perplexity of the whole held-out run: 6.21 vs. 6.19.\n",  # another metric
+        "KLD was checked on 3 files; the speed of the long run: 41.5 vs. 44.2.\n",  # a sentence break
+    ],
+)
+def test_a_colon_far_from_the_kl_term_does_not_attach_other_values(text):
+    assert claim_numbers(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("Result: the held-out KL fell **~40–45%** in every run we tried.\n", [1]),
+        ("The new kernel lowers held-out forward KLD relative to the old build by\n7.50% on replay.\n", [2]),
+        ("The small preset cuts the q4 mean KLD by a third at equal size.\n", [1]),
+        ("Keeping every expert resident cuts KLD 4× at the price of memory.\n", [1]),
+    ],
+)
+def test_relative_changes_written_with_a_verb_are_claims(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The KL penalty increased by 5% after warm-up.\n",  # a training setting
+        "We expect the KL to fall as training goes on.\n",  # no amount
+    ],
+)
+def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
+    assert claim_lines(text) == []
+
+
+def test_an_integer_times_a_negative_power_of_ten_is_a_kld_value():
+    assert claim_numbers("The two engines agree to a mean KLD of 3×10⁻⁶; that is rounding.\n") == [["3×10⁻⁶"]]
+    assert claim_numbers("The KLD table covers 3×10⁵ tokens.\n") == []  # a count, not a divergence
+
+
+def test_a_section_number_is_not_a_kld_value():
+    assert claim_numbers("Accept only if the mean KLD falls (see §5.5 for the limits).\n") == []
+
+
+def test_a_kld_number_up_to_sixty_characters_after_its_term_is_attached():
+    text = "KLD against BF16 is the one of the earlier q6 checkpoint, 0.0231 (top-1 0.951).\n"
+    assert claim_numbers(text) == [["0.0231"]]
+
+
+def test_a_row_naming_kld_in_a_metric_column_is_a_kld_row():
+    text = ("| Source | Setting | Metric | f16 | q8 |\n|---|---|---|---|---|\n"
+            "| note A | 7B, 512 ctx | mean KLD | 0.000201 | 0.001790 |\n| note B | 7B | PPL | 6.21 | 6.23 |\n")
+    assert claim_lines(text) == [3] and claim_numbers(text) == [["0.000201", "0.001790"]]
+
+
+def test_a_held_out_kl_is_measured_even_in_a_sentence_about_training():
+    assert claim_lines("- **The distillation objective paid off**: held-out KL fell **~70%** in every run.\n") == [1]
+    assert claim_lines("The KL objective fell by 70% during training.\n") == []  # the training term itself
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("```\nAssertionError: KL divergence values exceed the specified threshold of 0.001. Max divergence: 0.0013\n```\n", "0.0013"),
+        ("```\n[ts] {x.py:1} INFO - KL divergence = [[0.0041 0.0022]], max KL divergence = 0.0041\n```\n", "0.0041"),
+    ],
+)
+def test_maxtext_logit_check_failure_lines_carry_the_maximum(text, value):
+    assert claim_numbers(text) == [[value]]  # the maximum; not the threshold the check was given
+
+
+def test_numbers_continuing_a_kld_list_are_kld_numbers_also_across_a_wrap():
+    text = "The quoted mean KLD is 0.2101 for IQ3_S,\n0.0411 for Q4_K, and 0.0152 for Q6_K.\n"
+    assert claim_lines(text) == [1, 2] and claim_numbers(text) == [["0.2101"], ["0.0411", "0.0152"]]
+    other = "The mean KLD is 0.2101 for IQ3_S, with\n+2.5 pt top-1 agreement.\n"  # the next number is another metric's
+    assert claim_numbers(other) == [["0.2101"]]
+
+
+def test_a_loss_of_quality_is_not_a_training_loss():
+    assert claim_numbers("- **KL divergence of 0.0612** means little loss of capability after the edit.\n") == [["0.0612"]]
+    assert claim_numbers("We add the KL loss with weight 0.1 to the objective.\n") == []
+
+
+def test_key_value_result_lines_of_one_fence_are_one_claim():
+    text = "Probe results:\n\n```text\nGroup: a\nKLD=0.0811\nPPL=6.1%\n\nGroup: b\nKLD=0.0702\n```\n"
+    assert claim_lines(text) == [5] and claim_numbers(text) == [["0.0811", "0.0702"]]
+    assert claim_numbers("```\nscore = evaluate(kld=0.5, top_k=3)\n```\n") == []  # a call's keyword argument
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Setting | CC | NSS | KLD (lower is better) |\n|---|---|---|---|\n| ours | 0.61 | 1.52 | 0.8636 |\n",  # saliency maps
+        "| Model | Frechet Audio Distance | KLD |\n|---|---|---|\n| small | 1.71 | 1.44 |\n",  # generated audio
+    ],
+)
+def test_kld_beside_another_fields_metrics_is_not_a_model_kld_claim(text):
+    assert claim_numbers(text) == []
