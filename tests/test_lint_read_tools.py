@@ -132,7 +132,7 @@ def test_the_original_paper_is_no_reference():
 
 
 def test_every_listed_reference_language_has_a_sample_above():
-    assert set(VERSUS_WORDS) == {"es", "pt", "fr", "de", "ru"} and set(REFERENCE_AFTER) == {"ja", "zh"}
+    assert set(VERSUS_WORDS) == {"es", "pt", "fr", "de", "ru"} and set(REFERENCE_AFTER) == {"ja", "zh", "ko"}
     assert set(REFERENCE_NOUNS) == {"zh", "ja", "ko"}
 
 

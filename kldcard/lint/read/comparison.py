@@ -1,0 +1,89 @@
+"""D1 by the shape of a comparison: the reference is whatever a KL number is compared against, however it
+is named. :mod:`kldcard.lint.read.reference` and evidence_patterns.D1 know the reference by its name (a dtype,
+"original", a repo id); cards as often name it by what it is in their own experiment ("KL divergence against
+the same setup with no bonus", "block path against cell path", "f16 used as baseline for logits",
+"going from BF16 KV to Q8 KV", "between train distribution and golden distribution"). Such a reference is
+``incomplete`` (no repo, revision or dtype) unless the phrase carries them.
+
+- a comparison word and the phrase after it, in a sentence with a KL term: "KLD vs no-bonus", "against
+  the stock build" (:data:`VERSUS`);
+- the phrase used as the baseline or the reference: "f16 used as baseline", "the bf16 run serves as the
+  reference" (:data:`USED_AS`);
+- an unquantized side of a change: "going from BF16 KV to Q8 KV", "from FP16 to Q4_K_M" (:data:`FROM_TO`);
+- a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16" (:data:`REF_LABEL`);
+- the model an edit was made from: "an abliterated `org/name`", "a decensored version of org/name"
+  (:data:`EDITED_FROM`: the original of an abliterated model is its KL's reference);
+- a golden side (a logit check's reference): "golden logits", "the golden distribution" (:data:`GOLDEN`).
+
+The phrase after a comparison word is no reference when it is a number ("0.028 vs 0.029"), another
+metric or axis ("KLD vs PPL", "against size", "vs bpw"), or a quantized candidate compared with another
+("Q4_K_M vs Q5_K_M": two candidates side by side) (:func:`veto`).
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+KL = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度", I)
+# a phrase of up to six words after a comparison word, ended by punctuation or by a word that starts another part of
+# the sentence (a preposition, a verb, a conjunction); a wrapped line continues it unless the next line is a new item
+STOP = r"(?:in|on|at|with|for|of|from|by|under|over|across|using|via|gives?|gave|is|was|are|were|has|had|shows?|yields?|and|or|but|which|that|when|where|while|to|as)"
+GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?![-*+>#|]))"
+WORD = r"[^\s,;:()\[\]|=<>]+"
+PHRASE = rf"(?P<ref>(?:(?:the|a|an|its|our|their){GAP})?(?!{STOP}\b){WORD}(?:{GAP}(?!{STOP}\b){WORD}){{0,5}})"
+VERSUS = re.compile(r"\b(?:vs\.?|versus|against|compared\s+(?:to|with)|relative\s+to)" + GAP + PHRASE, I)
+USED_AS = re.compile(
+    r"(?P<ref>(?<![\w.\-/`])`?[\w.\-/]{2,60}`?(?:\s+[\w.\-]+){0,2}?)\s+(?:is\s+|was\s+)?(?:used|taken|kept|chosen|serves?|served)\s+as\s+"
+    r"(?:the\s+|a\s+|our\s+)?(?:KLD\s+|KL\s+|logits?\s+)?(?:baseline|reference)\b",
+    I,
+)
+FROM_TO = re.compile(
+    r"\bfrom\s+(?P<ref>(?:the\s+)?(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|float32|full[- ]precision|unquantized)(?:\s+[\w-]+)?)\s+to\s+\S",
+    I,
+)
+# a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16 logits"
+REF_LABEL = re.compile(r"(?<![\w-])ref\s*[:=]\s*[*_`]*\s*(?P<ref>[^\s,;|)\]*`]{2,80})", I)
+# the model an edit was made from (an abliterated, decensored or distilled model's KL is taken against it):
+# "an abliterated `google/gemma-4-12B-it`", "a decensored version of Qwen/Qwen3-8B", "abliteration of org/name"
+EDITED_FROM = re.compile(
+    r"\b(?:abliterat\w*|decensor\w*|uncensor\w*|de-?censor\w*)\s+(?:(?:version|variant|copy|edit)\s+of\s+|of\s+)?(?:the\s+)?"
+    r"(?P<ref>`?(?<![\w.\-/])[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*`?)",
+    I,
+)
+GOLDEN = re.compile(r"\b(?P<ref>golden\s+(?:logits?|distributions?|outputs?|reference|model|checkpoint|run))\b", I)
+LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
+PATTERNS = [VERSUS, USED_AS, FROM_TO, REF_LABEL, EDITED_FROM, GOLDEN]
+
+# what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
+NOT_REFERENCE = re.compile(
+    r"^(?:the\s+|a\s+|an\s+|its\s+|our\s+|their\s+)?(?:[~≈<>±+\-−]?\s*\d|"
+    r"(?:PPL|perplexity|size|file\s+size|bpw|bits?|bytes|speed|throughput|latency|tok(?:ens)?/s|t/s|memory|VRAM|disk|"
+    r"accuracy|scores?|top[- ]?\d|same[- ]top|agreement|benchmarks?|MMLU|time|depth|context|ctx|length|layers?|"
+    r"threshold|target|budget|gate|limit|bound|floor|noise|naive|random|chance|expected|previous|last|earlier|other|each|"
+    r"competing|alternative|rival|KLD|KL\b|ΔPPL|delta|quality|compression|ratio|cost|price|compute|bits per weight)(?![\w-]))",
+    I,
+)
+# a quantized candidate anywhere in the phrase (two quants side by side: "vs bartowski's Q3_K_M", "vs `f16/q4_0`")
+CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?:(?:UD-)?I?Q[1-7]_\w+|[1-7]\s*-?bits?\b|[1-7](?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ|EXL[23])", I)
+# a value ("unsloth's 0.61"), several things ("X and Y"), or a plural head ("the competing versions"): other candidates
+# values side by side: "5.51 vs `f16/q4_0` = 0.0040", "KL=0.07 vs E2B KL=0.35" (a value given to the phrase)
+VALUE_AFTER = re.compile(r"[*_`]*\s*[=:]\s*[*_`]*[~≈]?\d|\s+(?:and|or|&)\s")  # or a list: "vs X and Y"
+OTHERS = re.compile(r"\d[.,]\d|(?:versions|quants|models|builds|methods|variants|formats|engines|runs|"
+                    r"implementations|configurations|configs|kernels|backends|checkpoints)$", I)
+
+
+def veto(sentence: str, m: re.Match[str]) -> bool:
+    """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
+    ref = m.group("ref").strip()
+    if m.re is GOLDEN or m.re is EDITED_FROM:
+        return False
+    if not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
+        return True  # "f16 used as baseline for logits": the logits a KL is taken on
+    if m.re is VERSUS:
+        text = m.string
+        if VALUE_AFTER.match(text, m.end()) or KL.search(ref):
+            return True
+        return len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
+    return False
