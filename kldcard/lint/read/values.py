@@ -328,9 +328,9 @@ PERCENTILE = re.compile(
 )
 STATISTICS = [
     ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])", I)),
-    ("max", re.compile(r"\bmax(?:imum)?\b", I)),
-    ("min", re.compile(r"\bmin(?:imum)?\b", I)),
-    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
+    ("max", re.compile(r"(?<![A-Za-z])max(?:imum)?(?![A-Za-z])", I)),  # also in identifiers: "max_kl_div"
+    ("min", re.compile(r"(?<![A-Za-z])min(?:imum)?(?![A-Za-z])", I)),
+    ("mean", re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|\bbatchmean\b|\baverage[ds]?\b|(?<![A-Za-z])avg(?![A-Za-z])|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
 ]
 
 
