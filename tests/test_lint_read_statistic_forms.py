@@ -52,3 +52,4 @@ def test_a_spread_of_the_kld_is_its_uncertainty(text):
 def test_significances_and_other_values_are_no_statistic(text):
     d = reading(text, 9)
     assert d.status == "missing", d
+
