@@ -221,3 +221,29 @@ def test_a_table_whose_label_column_names_kld_is_read_transposed():
 
 def test_a_number_after_another_metric_is_not_chained():
     assert claim_lines("The quant has KLD 0.0123 and\nagainst that a PPL of 6.51 on the text.\n") == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The KL is approximated with top-K 256 of the teacher.\n", {"scheme": "top-k", "k": 256}),
+        ("Scored with `kl_eval --top-k 16 --ctx-size 4096`.\n", {"scheme": "top-k", "k": 16}),
+        ("固定64位置の全vocab logitsで比較した。\n", {"scheme": "full"}),
+        ("La KL se calcula sobre todo el vocabulario.\n", {"scheme": "full"}),
+    ],
+)
+def test_top_k_written_after_the_word_and_the_whole_vocabulary_in_other_words(text, value):
+    d = reading(text, 8)
+    assert d.status != "missing" and d.value == value, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Generation used temperature 0.7 and top-k 40.\n",  # a sampler's top-k
+        "Sparse attention keeps top-k 2,048 keys per query.\n",  # an architecture's
+        "The top-1 comparison agrees on 97 % of tokens.\n",  # an agreement
+    ],
+)
+def test_sampler_architecture_and_agreement_top_k_are_not_the_vocabulary(text):
+    assert reading(text, 8).status == "missing", reading(text, 8)

@@ -63,14 +63,14 @@ POSITION_WORDS: dict[str, tuple[str, ...]] = {
 }
 # "the full vocabulary" in the card languages (D8): "全語彙", "全词表", "vocabulario completo"
 FULL_VOCABULARY: dict[str, tuple[str, ...]] = {
-    "ja": ("全語彙", "全ボキャブラリ"),
-    "zh": ("全词表", "全詞表", "完整词表", "全部词表", "全词汇"),
-    "ko": ("전체 어휘",),
-    "es": ("vocabulario completo",),
-    "pt": ("vocabulário completo",),
-    "fr": ("vocabulaire complet",),
-    "de": ("vollständigen Vokabular", "gesamten Vokabular"),
-    "ru": ("полный словарь", "полному словарю", "полного словаря"),
+    "ja": ("全語彙", "全ボキャブラリ", "全 ?vocab", "語彙全体", "vocab全体"),  # "全vocab logits": Latin "vocab" in Japanese prose
+    "zh": ("全词表", "全詞表", "完整词表", "全部词表", "全词汇", "全部 ?vocab", "完整 ?vocab"),
+    "ko": ("전체 어휘", "전체 ?vocab"),
+    "es": ("vocabulario completo", "todo el vocabulario"),
+    "pt": ("vocabulário completo", "todo o vocabulário"),
+    "fr": ("vocabulaire complet", "tout le vocabulaire"),
+    "de": ("vollständigen Vokabular", "gesamten Vokabular", "ganzen Vokabular"),
+    "ru": ("полный словарь", "полному словарю", "полного словаря", "весь словарь", "всему словарю"),
 }
 
 

@@ -30,6 +30,12 @@ TOP_K = re.compile(
     r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)",
     I,
 )
+# "top-K 256", "top_k=64", "--top-k 10" of a KL tool: the k written after the word (a sampler's "--top-k 40" is vetoed
+# by its sentence: sampling words, :data:`SAMPLER`)
+TOP_K_AFTER = re.compile(r"(?<![\w-])(?:--)?top[- _]?k\s*[=:]?\s*(?P<k>\d{1,6})\b(?![,.]\d)(?!\s*(?:%|accuracy|agreement|match|overlap))", I)
+# a sampler's or an architecture's top-k (sparse attention, expert routing), not the KL's vocabulary
+SAMPLER = re.compile(r"\bsampl\w*|\btemp(?:erature)?\b|\btop[- _]?p\b|\bmin[- _]?p\b|\brepeat|\bgenerat\w*\s+(?:settings|params|parameters)|"
+                     r"\battention\b|\bexperts?\b|\brout(?:e|ing|er)\b|\bMoE\b|\bindex\w*", I)
 # an option of a scoring tool that keeps the top k ("--score-topk 100"); a sampler's "--top-k 40" is not one
 OPTION = re.compile(r"--(?=[\w-]*(?:score|kl|logit|logprob))(?=[\w-]*top-?k)[\w-]{4,40}[= ]\s*(?P<k>\d{1,6})\b", I)
 VOCAB_SIZE = re.compile(
@@ -45,7 +51,7 @@ SAMPLED = re.compile(
     I,
 )
 
-PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO]
+PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER]
 
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
@@ -58,6 +64,10 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
     if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE:
         return False
+    if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
+        return True
+    if any(m.group(g) == "1" for g in m.re.groupindex if m.group(g)):  # "top-1" is an agreement, never a vocabulary
+        return True
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
         return bool(OTHER_METRIC.search(near)) and m.re is not OPTION
@@ -66,7 +76,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
 
 def value(span: str) -> dict[str, object] | None:
     """The scheme a span found by :data:`PATTERNS` states; None when none of them reads it."""
-    for p in (TOP_K, OPTION):
+    for p in (TOP_K, OPTION, TOP_K_AFTER):
         m = p.search(span)
         if m is not None:
             k = next((g for g in m.groups() if g), None)
