@@ -243,6 +243,7 @@ def test_top_k_written_after_the_word_and_the_whole_vocabulary_in_other_words(te
         "Generation used temperature 0.7 and top-k 40.\n",  # a sampler's top-k
         "Sparse attention keeps top-k 2,048 keys per query.\n",  # an architecture's
         "The top-1 comparison agrees on 97 % of tokens.\n",  # an agreement
+        "The recipe `q3floor_topk20` puts Q4 on the top-k 20 layers.\n",  # a recipe's name, a count of layers
     ],
 )
 def test_sampler_architecture_and_agreement_top_k_are_not_the_vocabulary(text):

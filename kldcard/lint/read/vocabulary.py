@@ -32,7 +32,9 @@ TOP_K = re.compile(
 )
 # "top-K 256", "top_k=64", "--top-k 10" of a KL tool: the k written after the word (a sampler's "--top-k 40" is vetoed
 # by its sentence: sampling words, :data:`SAMPLER`)
-TOP_K_AFTER = re.compile(r"(?<![\w-])(?:--)?top[- _]?k\s*[=:]?\s*(?P<k>\d{1,6})\b(?![,.]\d)(?!\s*(?:%|accuracy|agreement|match|overlap))", I)
+TOP_K_AFTER = re.compile(
+    r"(?<![\w-])(?:--)?top[- _]?k(?:\s*[=:]\s*|[ \t]+)(?P<k>\d{1,6})\b(?![,.]\d)(?!\s*(?:%|accuracy|agreement|match|overlap|layers?|experts?))", I
+)  # not a recipe's name ("q3floor_q4topk20") nor a count of layers
 # a sampler's or an architecture's top-k (sparse attention, expert routing), not the KL's vocabulary
 SAMPLER = re.compile(r"\bsampl\w*|\btemp(?:erature)?\b|\btop[- _]?p\b|\bmin[- _]?p\b|\brepeat|\bgenerat\w*\s+(?:settings|params|parameters)|"
                      r"\battention\b|\bexperts?\b|\brout(?:e|ing|er)\b|\bMoE\b|\bindex\w*", I)
