@@ -203,3 +203,19 @@ def test_a_text_by_its_hub_id_option_or_suite_is_read(text, value):
 )
 def test_output_result_files_and_other_uses_are_not_the_text(text):
     assert d3(text).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        # a bare corpus or panel (an article, "same", a role or genre word) names no text: missing, not incomplete
+        (f"{CLAIM} on the same corpus as before.\n", "missing"),
+        (f"{CLAIM} on the published panel.\n", "missing"),
+        (f"{CLAIM} on the evaluation corpus.\n", "missing"),
+        # counted, it is told apart: incomplete (name and source still needed)
+        (f"{CLAIM} on a reduced 16k KLD panel.\n", "incomplete"),
+        (f"{CLAIM} on the 40-window panel.\n", "incomplete"),
+    ],
+)
+def test_a_bare_corpus_is_missing_a_counted_one_incomplete(text, status):
+    assert reading(text, 3).status == status, reading(text, 3)

@@ -79,12 +79,12 @@ NAMED = re.compile(
     I,
 )
 DESCRIBED = [
-    # a panel of windows ("a sealed 25-window panel", "the same public panel"); a corpus that is pinned or
-    # counted ("the 36-sequence quality corpus (sha256 ...)", "an evaluation corpus"): "a natural-text corpus"
-    # or "the same corpus" alone describes a text without saying which
+    # a panel or corpus that is counted or pinned ("a sealed 25-window panel", "a reduced 16k KLD panel", "the
+    # 36-sequence quality corpus (sha256 ...)"): "a natural-text corpus", "the same corpus", "an evaluation corpus"
+    # or "the published panel" alone says a text was used, not which (real_cards/CONVENTIONS.md, a bare corpus)
     re.compile(
-        r"\b(?:[\w-]+[- ])?panel\b|(?<![\w.,])\d+(?:[,.]\d+)*-\w+\s+(?:[\w-]+\s+)?corpus\b|"
-        r"\b(?:evaluation|eval|test|held-out|KLD?|fidelity|quality)\s+corpus\b|\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
+        r"(?<![\w.,])\d+(?:[,.]\d+)*(?:-\w+|\s*[kKM])\s+(?:[\w-]+\s+)?(?:panel|corpus)\b|"
+        r"\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
         I,
     ),
     # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
@@ -132,7 +132,7 @@ MEASUREMENT = re.compile(
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
 MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
-# a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
+# a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus": a counted one)
 SELF_EVIDENT = re.compile(r"\b(?:evaluation|eval|test|held-out|validation|fidelity|quality|KLD?)\b", I)
 # a text for something else: serving, speed, training, quantizing or calibrating
 OTHER_USE = re.compile(
