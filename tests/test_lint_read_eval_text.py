@@ -215,6 +215,8 @@ def test_output_result_files_and_other_uses_are_not_the_text(text):
         # counted, it is told apart: incomplete (name and source still needed)
         (f"{CLAIM} on a reduced 16k KLD panel.\n", "incomplete"),
         (f"{CLAIM} on the 40-window panel.\n", "incomplete"),
+        (f"{CLAIM} (held-out 32×1024 tok).\n", "incomplete"),
+        (f"{CLAIM} over 4096 held-out tokens.\n", "incomplete"),
     ],
 )
 def test_a_bare_corpus_is_missing_a_counted_one_incomplete(text, status):

@@ -92,7 +92,9 @@ DESCRIBED = [
         r"(?:(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
         r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
         r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences)\b|"
-        r"(?<![\w.,])\d+(?:[,.]\d+)*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
+        r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
+        # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
+        r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
         I,
     ),
     # "357 blocks of public-domain text", "40 samples of chat transcripts"
