@@ -46,6 +46,7 @@ def test_what_a_kl_number_is_compared_against_is_its_reference(text):
         "Our Q4 has KLD 0.12 vs Q3_K_M from another uploader.\n",  # a second candidate
         "Mean KLD 0.2, against the competing versions.\n",  # several candidates
         "Our file scores KLD 0.11, against the Q3 and Q2 builds of others.\n",
+        "The Q4 cache is 27.9% of the cache size vs fp16 and reaches a mean KLD of 0.003.\n",  # a size's comparison
         "The Q4 file has mean KLD 0.03.\n\nIt is fast vs the stock file at the same size.\n",  # no KL term in the sentence
     ],
 )

@@ -87,3 +87,13 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
             return True
         return len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
     return False
+
+
+# a comparison that belongs to a size or a speed: "27.9% of the cache size vs fp16", "2.1x faster than / vs BF16"
+OF_SIZE = re.compile(r"\b(?:size|memory|VRAM|footprint|bytes|disk|faster|slower|speed|throughput|t/s|tok/s|GB|GiB|MB|bpw)\b[^.\n]{0,12}$", I)
+
+
+def of_size(text: str, m: re.Match[str]) -> bool:
+    """Whether a comparison word at ``m`` compares a size or a speed (the words right before it), not a KL."""
+    before = text[max(0, m.start() - 30) : m.start()]
+    return bool(OF_SIZE.search(before)) and not KL.search(before)
