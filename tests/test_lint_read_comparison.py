@@ -28,6 +28,14 @@ def d1(text: str):
         # a reference labelled by its short name, a golden side
         "| Quant | KLD (ref: bf16) |\n|---|---|\n| Q3 | 0.21 |\n",
         "The logit check reads the golden logits of the source model; mean KLD 0.0003.\n",
+        # the KL's own preposition, the role assigned, a reference column beside a KL column
+        "Table 1: KL divergence from the F16 model.\n\n| Quant | Mean KLD |\n|---|---|\n| Q5 | 0.01 |\n",
+        "We cut the model to Q4; its mean KLD to the bf16 original is 0.04.\n",
+        "Mean KLD 0.04 (Q4 build, teacher = F16 checkpoint).\n",
+        "| Quant | Mean KLD | Reference |\n|---|---|---|\n| Q5 | 0.01 | F16 |\n",
+        # Chinese comparison words before or around the reference
+        "Q5 相较于 F16 的平均 KL 散度为 0.01。\n",
+        "Q5 的 KLD 为 0.01（以 F16 为基准）。\n",
         # the model an edit was made from
         "We release a decensored version of acme/tiny-chat-3b at 4/100 refusals and KL 0.05.\n",
     ],
@@ -46,6 +54,7 @@ def test_what_a_kl_number_is_compared_against_is_its_reference(text):
         "Our Q4 has KLD 0.12 vs Q3_K_M from another uploader.\n",  # a second candidate
         "Mean KLD 0.2, against the competing versions.\n",  # several candidates
         "Our file scores KLD 0.11, against the Q3 and Q2 builds of others.\n",
+        "The KLD dropped from 0.05 to 0.031 for the Q4 file.\n",  # a change between two values
         "The Q4 cache is 27.9% of the cache size vs fp16 and reaches a mean KLD of 0.003.\n",  # a size's comparison
         "The Q4 file has mean KLD 0.03.\n\nIt is fast vs the stock file at the same size.\n",  # no KL term in the sentence
     ],
@@ -60,6 +69,7 @@ def test_numbers_metrics_and_other_candidates_are_no_reference(text):
     [
         "La divergencia KL frente al FP16 es 0,012.\n",
         "La divergence KL face au FP16 est de 0,012.\n",
+        "Die KL-Divergenz zur BF16-Referenz beträgt 0,012.\n",
         "Die KL-Divergenz verglichen mit BF16 beträgt 0,012.\n",
         "Divergência KL em comparação com BF16: 0,012.\n",
         "КЛ-дивергенция по отношению к BF16 равна 0,012.\n",

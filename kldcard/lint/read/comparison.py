@@ -10,6 +10,9 @@ the same setup with no bonus", "block path against cell path", "f16 used as base
 - the phrase used as the baseline or the reference: "f16 used as baseline", "the bf16 run serves as the
   reference" (:data:`USED_AS`);
 - an unquantized side of a change: "going from BF16 KV to Q8 KV", "from FP16 to Q4_K_M" (:data:`FROM_TO`);
+- the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (:data:`KL_FROM`);
+- the Chinese comparison words: "相对于 BF16", "以 BF16 为基准" (:data:`CJK`);
+- the role assigned: "teacher = BF16 checkpoint" (:data:`ROLE_IS`), a reference column beside a KL column (:data:`COLUMN`);
 - a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16" (:data:`REF_LABEL`);
 - the model an edit was made from: "an abliterated `org/name`", "a decensored version of org/name"
   (:data:`EDITED_FROM`: the original of an abliterated model is its KL's reference);
@@ -43,6 +46,18 @@ FROM_TO = re.compile(
     r"\bfrom\s+(?P<ref>(?:the\s+)?(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|float32|full[- ]precision|unquantized)(?:\s+[\w-]+)?)\s+to\s+\S",
     I,
 )
+# the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (vetoed as VERSUS)
+KL_FROM = re.compile(r"(?<![A-Za-z_])(?:KLD|KL|KL[- ]?div\w*|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
+# Chinese: the comparison word before the reference ("相对于 BF16", "相较于FP16") or around it ("以 BF16 为基准")
+REF_WORD = r"(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|FP8|Q8_0|原始模型|原模型|原版模型|[\w.\-]+/[\w.\-]+)"
+CJK = re.compile(
+    r"(?:相对于|相對於|相较于|相較於|对比|對比|对照|對照)\s*(?P<ref>" + REF_WORD + r")|以\s*(?P<ref2>" + REF_WORD + r")\s*(?:为|為)\s*(?:基准|基準|参考|參考|基线|基線)",
+    I,
+)
+# an assignment of the reference's role: "teacher = BF16 checkpoint", "reference=org/name"
+ROLE_IS = re.compile(r"(?<![\w-])(?:teacher|reference|ref|baseline)\s*=\s*(?P<ref>[^\s,;)\]|][^,;)\]|\n]{1,60})", I)
+# a table's reference column beside a KL column: "| Quant | Mean KLD | Reference |"
+COLUMN = re.compile(r"^\|[^\n]*\|[ \t]*\**(?P<ref>reference|baseline|ref\.?|base model|reference model)\**[ \t]*\|", I | re.MULTILINE)
 # a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16 logits"
 REF_LABEL = re.compile(r"(?<![\w-])ref\s*[:=]\s*[*_`]*\s*(?P<ref>[^\s,;|)\]*`]{2,80})", I)
 # the model an edit was made from (an abliterated, decensored or distilled model's KL is taken against it):
@@ -54,7 +69,7 @@ EDITED_FROM = re.compile(
 )
 GOLDEN = re.compile(r"\b(?P<ref>golden\s+(?:logits?|distributions?|outputs?|reference|model|checkpoint|run))\b", I)
 LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
-PATTERNS = [VERSUS, USED_AS, FROM_TO, REF_LABEL, EDITED_FROM, GOLDEN]
+PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, REF_LABEL, EDITED_FROM, GOLDEN]
 
 # what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
 NOT_REFERENCE = re.compile(
@@ -76,12 +91,14 @@ OTHERS = re.compile(r"\d[.,]\d|(?:versions|quants|models|builds|methods|variants
 
 def veto(sentence: str, m: re.Match[str]) -> bool:
     """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
-    ref = m.group("ref").strip()
+    ref = (m.group("ref") or m.groupdict().get("ref2") or "").strip()
     if m.re is GOLDEN or m.re is EDITED_FROM:
         return False
-    if not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
+    if m.re is not COLUMN and not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
         return True  # "f16 used as baseline for logits": the logits a KL is taken on
-    if m.re is VERSUS:
+    if m.re is COLUMN:  # the KL column stands in the same header row
+        return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
+    if m.re is VERSUS or m.re is KL_FROM:
         text = m.string
         if VALUE_AFTER.match(text, m.end()) or KL.search(ref):
             return True

@@ -37,7 +37,7 @@ VERSUS_WORDS: dict[str, tuple[str, ...]] = {
            "frente a", "frente ao"),
     "fr": ("contre", "par rapport à", "par rapport au", "par rapport aux", "comparée?s? à", "comparée?s? aux?", "face à",
            "face aux?", "relativement à", "relativement au", "vis-à-vis d[eu]"),
-    "de": ("gegenüber", "im Vergleich zu", "im Vergleich zum", "verglichen mit", "relativ zu", "relativ zum", "gegen"),
+    "de": ("gegenüber", "im Vergleich zu", "im Vergleich zum", "verglichen mit", "relativ zu", "relativ zum", "gegen", "zur", "zum"),
     "ru": ("против", "относительно", "по сравнению с", "в сравнении с", "по отношению к"),
 }
 # Words written right after the reference ("BF16比" = relative to BF16, "BF16参照" = the BF16 reference,
