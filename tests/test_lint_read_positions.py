@@ -83,7 +83,13 @@ def test_a_number_of_the_line_above_is_not_a_count():
         ("KLD (preset B, held-out 4096 tokens): mean 0.0231.\n", {"count": 4096}),
         ("La KLD media es 0,0231 (12 fragmentos de 1.024 tokens evaluados).\n", {"count": 1024}),
         ("平均 KLD 为 0.0231，共 38,400 个计分词元。\n", {"count": 38400}),
+        # tokens a measuring verb ran on, "n = N tokens"
+        ("Mean KLD 0.0231, measured on 24,576 tokens of a story text.\n", {"count": 24576}),
+        ("Mean KLD 0.0231 (n = 2048 tokens).\n", {"count": 2048}),
         # window and sample counts: how many windows, no count of positions
+        ("Mean KLD 0.0231 on 50 chunks of wikitext.\n", {}),  # a count after a decimal KLD
+        ("Mean KLD 0.0231 over 1,200 chunks.\n", {}),
+        ("| Quant | Mean KLD | Tokens |\n|---|---|---|\n| Q4 | 0.0231 | 204800 |\n", {}),  # a count column
         (f"{CLAIM} as 30-chunk KLD against the F16 file.\n", {}),
         (f"{CLAIM} (`kl_eval.py --num-samples 256 --seq-len 1024`).\n", {}),
         ("KL 散度均值 0.0231，共 300 个评测片段。\n", {}),
@@ -106,3 +112,18 @@ def test_scored_token_and_window_counts_are_incomplete(text, value):
 )
 def test_text_sizes_lengths_and_shapes_are_not_position_counts(text):
     assert reading(text, 6).status == "missing", reading(text, 6)
+
+
+@pytest.mark.parametrize(
+    ("text", "scheme"),
+    [
+        (f"{CLAIM} over the first 256 tokens of each prompt.\n", "head"),
+        (f"{CLAIM} over the last 64 tokens.\n", "tail"),
+        ("平均KLD 0.0231（先頭 128 トークン）。\n", "head"),
+        ("La KLD media es 0,0231 en los primeros 64 tokens.\n", "head"),
+        ("Le KLD moyen est 0,0231 sur les 64 derniers tokens.\n", "tail"),
+    ],
+)
+def test_the_first_or_last_n_tokens_is_a_scheme(text, scheme):
+    d = reading(text, 6)
+    assert d.status == "incomplete" and d.value.get("scheme") == scheme, d
