@@ -2,7 +2,8 @@
 
 - a statistic in an identifier, as tools print and scripts read it: "kld_mean", "mean_kl_per_token",
   "max_kl_div", "kl_p99" (:data:`IDENTIFIER`);
-- PyTorch's reduction by name: "batchmean", ``reduction="mean"`` (:data:`REDUCTION`);
+- PyTorch's reduction by name: "batchmean", ``reduction="mean"``, and the expectation in words ("expected value
+  over positions", "in expectation") (:data:`REDUCTION`);
 - an order statistic or a percentile before the KL term: "max KL divergence", "worst-case KLD",
   "99.9% KL divergence", "99th percentile KLD" (:data:`BEFORE_KL`); not a signed change ("+19% KLD");
 - an uncertainty by its letters: "σd ≈ 0.006", a "σd" column, in a sentence with a KL term (:data:`SIGMA`;
@@ -22,7 +23,7 @@ STAT = r"(?:mean|avg|average|median|max|min|p\d{2}(?:\.\d+)?)"
 IDENTIFIER = re.compile(
     r"(?<![A-Za-z])" + STAT + r"_(?:kl|kld)(?:_\w+)?(?![A-Za-z])|(?<![A-Za-z])(?:kl|kld)(?:_div)?_" + STAT + r"(?![A-Za-z])", I
 )
-REDUCTION = re.compile(r"\bbatchmean\b|\breduction\s*=\s*['\"](?:mean|batchmean)['\"]", I)
+REDUCTION = re.compile(r"\bbatchmean\b|\breduction\s*=\s*['\"](?:mean|batchmean)['\"]|\bexpected value\b|\bin expectation\b", I)
 BEFORE_KL = re.compile(
     r"(?<![^\W\d_])(?:max|maximum|min|minimum|worst[- ]case|peak)\s+(?:per[- ]\w+\s+)?(?:KLD|KL\b|KL[- ]div)|"
     r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)\s+(?:KLD|KL\b|KL[- ]div)",
