@@ -221,3 +221,9 @@ def test_output_result_files_and_other_uses_are_not_the_text(text):
 )
 def test_a_bare_corpus_is_missing_a_counted_one_incomplete(text, status):
     assert reading(text, 3).status == status, reading(text, 3)
+
+
+@pytest.mark.parametrize("text", [f"{CLAIM} on ptb.\n", f"{CLAIM} on code from the-stack-smol.\n", f"{CLAIM} on wiki-text 2.\n"])
+def test_more_corpora_by_name(text):
+    d = reading(text, 3)
+    assert d.status == "incomplete" and d.value.get("name"), d

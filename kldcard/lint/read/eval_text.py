@@ -7,7 +7,7 @@ by the usual English phrases. Cards also give the text in ways that name no know
   split", "dataset `org/name`", "Corpus: `org/name`", "measured on `org/name`", "`org/name` (KL)"), a
   command line's text option (``--corpus``, ``--eval-file``, ``--inputs``, ``--data-path``), a
   ``datasets:`` front-matter entry whose name says it is an evaluation text (:func:`front_matter_texts`);
-- a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, ...), a prompt file;
+- a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, PTB, the-stack, ...), a prompt file;
 - a description without a name ("on the same 25-window panel", "200 validation documents", "8 prompts",
   "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set",
   "shard 0 of the held-out suite"): the
@@ -70,7 +70,8 @@ SOURCE = re.compile(
 )
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
 NAMED = re.compile(
-    r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
+    r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|PTB|Penn Treebank|the-stack(?:-smol|-v2)?|wiki-text[- ]?(?:2|103)|TinyStories|"
+    r"BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
     r"OpenAssistant|Alpaca|CodeAlpaca|Dolly(?:-15k)?|The Stack|OpenOrca|SlimOrca|Magpie\w*|Project Gutenberg|allenai/c4)\b|"
     # C4 written as its name (upper case), or lower case with what it is ("c4 en", "c4 validation"); "the Pile"
     r"(?-i:\bC4\b)|\bc4\b(?=[\s,(\-]*(?:en\b|validation|val\b|test|dataset|data\b|text|split|subset|sample))|(?-i:\bthe Pile\b)|"
