@@ -248,3 +248,25 @@ def test_top_k_written_after_the_word_and_the_whole_vocabulary_in_other_words(te
 )
 def test_sampler_architecture_and_agreement_top_k_are_not_the_vocabulary(text):
     assert reading(text, 8).status == "missing", reading(text, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        # kldcard.lint.read.direction_forms: the weighting side is P, roles named as P, "of Q from P", symmetric, CJK brackets
+        ("Per token we sum_v p_ref(v) log(p_ref(v)/p_q(v)).\n", "forward"),
+        ("The KL's expectation is taken under the reference distribution.\n", "forward"),
+        ("We write the KL with the quant as P and the reference as Q.\n", "reverse"),
+        ("KL with P = BF16 model, Q = Q4 model.\n", "forward"),
+        ("It is the KL divergence of the quant from the reference.\n", "forward"),
+        ("We report a symmetric KL (average of both directions).\n", "symmetric"),
+        ("KL散度（参考‖量化）按 token 平均。\n", "forward"),
+    ],
+)
+def test_definitions_of_the_direction_are_read(text, direction):
+    d = reading(text, 7)
+    assert d.status == "stated" and d.value.get("direction") == direction, d
+
+
+def test_a_probability_named_p_is_no_direction():
+    assert reading("Sampling used P = 0.9 nucleus mass.\n", 7).status == "missing"
