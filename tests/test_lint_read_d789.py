@@ -230,6 +230,9 @@ def test_a_number_after_another_metric_is_not_chained():
         ("Scored with `kl_eval --top-k 16 --ctx-size 4096`.\n", {"scheme": "top-k", "k": 16}),
         ("固定64位置の全vocab logitsで比較した。\n", {"scheme": "full"}),
         ("La KL se calcula sobre todo el vocabulario.\n", {"scheme": "full"}),
+        ("The KL runs over every vocabulary token, on the full softmax.\n", {"scheme": "full"}),
+        ("The KL uses a top-64 approximation with the residual mass lumped.\n", {"scheme": "top-k", "k": 64}),
+        ("The KL uses the 20 most likely tokens of the teacher.\n", {"scheme": "top-k", "k": 20}),
     ],
 )
 def test_top_k_written_after_the_word_and_the_whole_vocabulary_in_other_words(text, value):

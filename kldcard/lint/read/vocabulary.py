@@ -26,7 +26,7 @@ I = re.IGNORECASE
 COUNT = r"\d{1,3}(?:,\d{3})+|\d{4,6}"
 TOP_K = re.compile(
     r"\btop[- _]?(?P<k>\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
-    r"KLD|KL\b|tokens?)|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
+    r"KLD|KL\b|tokens?|approximation|truncation|support)|\b(?P<k5>\d{1,6})\s+most\s+(?:likely|probable)\s+(?:tokens|candidates|entries)\b|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
     r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)",
     I,
 )
@@ -46,7 +46,13 @@ VOCAB_SIZE = re.compile(
 # a logits tensor's shape, positions by vocabulary ("[2047, 154880]", "(1, 512, 151936)"); read only near "logits"
 SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[\])]")
 # the whole vocabulary in other words: "over the entire vocabulary", "all 151,936 tokens of the vocabulary"
-WHOLE = re.compile(r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab", I)
+WHOLE = re.compile(
+    r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab|"
+    # "all vocab entries", "every vocabulary token", "no vocabulary truncation", "the full softmax", "vocabulary: complete"
+    r"\b(?:all|every)\s+(?:the\s+)?vocab(?:ulary)?\s+(?:entries|tokens?|ids|items)\b|\bno\s+(?:vocab(?:ulary)?\s+)?truncation\b|"
+    r"\b(?:full|whole|entire|complete)\s+softmax\b|\bvocab(?:ulary)?\s*:\s*(?:full|complete|all)\b",
+    I,
+)
 SAMPLED = re.compile(
     r"\b(?:each|every|the)\s+(?:sampled\s+|generated\s+|observed\s+|target\s+)?token'?s\s+log-?prob\w*|"
     r"\blog-?ratio\s+of\s+the\s+(?:\w+\s+)?token\b",
