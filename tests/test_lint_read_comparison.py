@@ -55,6 +55,8 @@ def test_what_a_kl_number_is_compared_against_is_its_reference(text):
         "Mean KLD 0.2, against the competing versions.\n",  # several candidates
         "Our file scores KLD 0.11, against the Q3 and Q2 builds of others.\n",
         "The KLD dropped from 0.05 to 0.031 for the Q4 file.\n",  # a change between two values
+        "Plot: KLD vs position for the Q4 file, mean KLD 0.03.\n",  # an axis
+        "The Q4 file's KLD 0.03 vs the Q5 file's.\n",  # another candidate
         "The Q4 cache is 27.9% of the cache size vs fp16 and reaches a mean KLD of 0.003.\n",  # a size's comparison
         "The Q4 file has mean KLD 0.03.\n\nIt is fast vs the stock file at the same size.\n",  # no KL term in the sentence
     ],

@@ -77,11 +77,13 @@ NOT_REFERENCE = re.compile(
     r"(?:PPL|perplexity|size|file\s+size|bpw|bits?|bytes|speed|throughput|latency|tok(?:ens)?/s|t/s|memory|VRAM|disk|"
     r"accuracy|scores?|top[- ]?\d|same[- ]top|agreement|benchmarks?|MMLU|time|depth|context|ctx|length|layers?|"
     r"threshold|target|budget|gate|limit|bound|floor|noise|naive|random|chance|expected|previous|last|earlier|other|each|"
-    r"competing|alternative|rival|KLD|KL\b|ΔPPL|delta|quality|compression|ratio|cost|price|compute|bits per weight)(?![\w-]))",
+    r"competing|alternative|rival|KLD|KL\b|ΔPPL|delta|quality|compression|ratio|cost|price|compute|bits per weight|"
+    r"positions?|steps?|tokens?|index|temperature|sequence|seq|batch|epochs?|iterations?|sparsity|rank|group\s+size|"
+    r"number|count|percent|bits-per-weight|quant(?:ization)?\s+level|level)(?![\w-]))",
     I,
 )
 # a quantized candidate anywhere in the phrase (two quants side by side: "vs bartowski's Q3_K_M", "vs `f16/q4_0`")
-CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?:(?:UD-)?I?Q[1-7]_\w+|[1-7]\s*-?bits?\b|[1-7](?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ|EXL[23])", I)
+CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?:(?:UD-)?I?Q[1-7]_\w+|I?Q[1-7](?![\w.])|[1-7]\s*-?bits?\b|[1-7](?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ|EXL[23])", I)
 # a value ("unsloth's 0.61"), several things ("X and Y"), or a plural head ("the competing versions"): other candidates
 # values side by side: "5.51 vs `f16/q4_0` = 0.0040", "KL=0.07 vs E2B KL=0.35" (a value given to the phrase)
 VALUE_AFTER = re.compile(r"[*_`]*\s*[=:]\s*[*_`]*[~≈]?\d|\s+(?:and|or|&)\s")  # or a list: "vs X and Y"
