@@ -55,3 +55,17 @@ def test_significances_and_other_values_are_no_statistic(text):
     d = reading(text, 9)
     assert d.status == "missing", d
 
+
+@pytest.mark.parametrize(
+    ("table", "statistic"),
+    [
+        ("| Quant | KLD | p99 |\n|---|---|---|\n| Q4 | 0.031 | 0.41 |\n", "p99"),  # a percentile column after the KLD column
+        ("| Quant | KLD | 99.9% |\n|---|---|---|\n| Q4 | 0.031 | 0.9 |\n", "p99.9"),
+        ("| Quant | KLD | top-1 |\n|---|---|---|\n| Q4 | 0.031 | 96.3% |\n", None),  # an agreement value, no percentile
+        ("| Quant | pass@1 | median | KLD |\n|---|---|---|---|\n| a | 0.5 | 12 s | 0.0100 |\n", None),  # before the KLD: another metric's
+    ],
+)
+def test_a_statistic_column_after_the_kl_column(table, statistic):
+    d = reading(table, 9)
+    assert d.value.get("statistic") == statistic and (d.status == "missing") == (statistic is None), d
+

@@ -58,7 +58,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         at = m.start() - start
         left, right = line.rfind("|", 0, at), line.find("|", at)
         cell = line[left + 1 : right if right >= 0 else len(line)]
-        if not KL_WORD.search(cell):
+        if not KL_WORD.search(cell) and not statistic_forms.after_kl_column(line, left):
             return True
     if SPEED.search(sentence) and not KL_WORD.search(sentence):
         return True

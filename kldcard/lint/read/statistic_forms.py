@@ -10,6 +10,9 @@
   a count of sigmas, "7.8σ", is a difference's significance); "± are printed stderr" (:data:`STDERR`, a "±"
   said to be a standard error; "stderr" alone is a stream, "±0.036 stderr" a value).
 
+- a percentile header cell right after a KL column ("| KLD | p99 | 99.9% |", :data:`PERCENTILE_CELL`; the bare
+  statistics that follow a KL column are its own, :func:`after_kl_column`).
+
 The statistic's name is read by values.statistic (the reading's ``statistic``).
 """
 
@@ -36,11 +39,43 @@ SIGMA = re.compile(r"σ\w{0,2}\s*[≈=~:]\s*\d|\|\s*σ\w{0,2}\s*(?=\|)", I)
 STDERR = re.compile(
     r"±\s*(?:(?:are|is|values?|means?|denotes?|shows?|gives?)\b|[=:])[^\n±\d]{0,30}\b(?:stderr|std\.?\s*err(?:or)?|standard\s+errors?)\b", I
 )
-PATTERNS = [IDENTIFIER, REDUCTION, BEFORE_KL, SIGMA, STDERR]
+# a header cell that is a percentile and nothing else ("| KLD | p99 | 99.9% |"): the KL column's, when it follows it
+PERCENTILE_CELL = re.compile(r"(?<=\|)[ \t]*\**(?:p\d{2}(?:\.\d+)?|\d{2}(?:\.\d+)?\s*%|\d{2}(?:st|nd|rd|th)\s+pct\w*)\**[ \t]*(?=\|)", I)
+PATTERNS = [IDENTIFIER, REDUCTION, BEFORE_KL, SIGMA, STDERR, PERCENTILE_CELL]
+BARE_STAT = re.compile(
+    r"[ \t]*\**(?:p\d{1,2}(?:\.\d+)?|\d{1,2}(?:\.\d+)?\s*%|\d{2}(?:st|nd|rd|th)\s+pct\w*|mean|median|max|min|avg|average|std|σ)\**[ \t]*", I
+)
 
 KL = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|divergen|散度", I)
 
 
+SEPARATOR_NEXT = re.compile(r"[^\n]*\n[ \t]*\|?[ \t]*:?-{3,}")
+
+
 def vetoed(sentence: str, m: re.Match[str]) -> bool:
-    """A sigma in a sentence without a KL term is another metric's (a PPL's, a benchmark's)."""
+    """A sigma in a sentence without a KL term is another metric's (a PPL's, a benchmark's); a percentile cell
+    counts only in a table's header row, right after its KL column (a value cell "96.3%" is an agreement)."""
+    if m.re is PERCENTILE_CELL:
+        text = m.string
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start : end if end >= 0 else len(text)]
+        header = SEPARATOR_NEXT.match(text, start) is not None
+        return not (header and after_kl_column(line, m.start() - start - 1))
     return m.re is SIGMA and not KL.search(sentence)
+
+
+def after_kl_column(line: str, left: int) -> bool:
+    """Whether the header cell that starts after ``line[left]`` (a "|") is a bare statistic that follows a KL
+    column through bare statistics only ("| Quant | KLD | median | p99 |"): that column's statistics. A statistic
+    before the KL column is another metric's ("| task | median | KLD |": a duration's median)."""
+    cells = line[: left + 1].split("|")[:-1]  # the cells left of this one
+    right = line.find("|", left + 1)
+    if not BARE_STAT.fullmatch(line[left + 1 : right if right >= 0 else len(line)]):
+        return False
+    for cell in reversed(cells):
+        if KL.search(cell):
+            return True
+        if not BARE_STAT.fullmatch(cell):
+            return False
+    return False
