@@ -38,6 +38,11 @@ def d1(text: str):
         "Q5 的 KLD 为 0.01（以 F16 为基准）。\n",
         # the model an edit was made from
         "We release a decensored version of acme/tiny-chat-3b at 4/100 refusals and KL 0.05.\n",
+        # the model a quantization was made from (as the Hub's base_model with base_model_relation: quantized)
+        "GGUF quants of acme/tiny-chat-3b. Mean KLD of the Q4 file: 0.031.\n",
+        # the reference's own KL written as zero, in a header or as its row
+        "| Quant | KLD (F16 = 0) |\n|---|---|\n| Q4 | 0.031 |\n",
+        "| Quant | PPL | KLD |\n|---|---|---|\n| F16 | 6.1 | 0.0000 |\n| Q4 | 6.2 | 0.031 |\n",
     ],
 )
 def test_what_a_kl_number_is_compared_against_is_its_reference(text):
@@ -56,6 +61,7 @@ def test_what_a_kl_number_is_compared_against_is_its_reference(text):
         "Our file scores KLD 0.11, against the Q3 and Q2 builds of others.\n",
         "The KLD dropped from 0.05 to 0.031 for the Q4 file.\n",  # a change between two values
         "Plot: KLD vs position for the Q4 file, mean KLD 0.03.\n",  # an axis
+        "| Quant | size | refusals |\n|---|---|---|\n| BF16 | 16 | 0 |\n\nThe Q4 file has KLD 0.03.\n",  # a zero of another table
         "The Q4 file's KLD 0.03 vs the Q5 file's.\n",  # another candidate
         "The Q4 cache is 27.9% of the cache size vs fp16 and reaches a mean KLD of 0.003.\n",  # a size's comparison
         "The Q4 file has mean KLD 0.03.\n\nIt is fast vs the stock file at the same size.\n",  # no KL term in the sentence

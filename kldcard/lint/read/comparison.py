@@ -13,6 +13,7 @@ the same setup with no bonus", "block path against cell path", "f16 used as base
 - the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (:data:`KL_FROM`);
 - the Chinese comparison words: "相对于 BF16", "以 BF16 为基准" (:data:`CJK`);
 - the role assigned: "teacher = BF16 checkpoint" (:data:`ROLE_IS`), a reference column beside a KL column (:data:`COLUMN`);
+- the reference's own KL written as zero: "(BF16 = 0)", a row "| bf16 | 0 |" under a KL header (:data:`ZERO`);
 - a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16" (:data:`REF_LABEL`);
 - the model an edit was made from: "an abliterated `org/name`", "a decensored version of org/name"
   (:data:`EDITED_FROM`: the original of an abliterated model is its KL's reference);
@@ -58,18 +59,27 @@ CJK = re.compile(
 ROLE_IS = re.compile(r"(?<![\w-])(?:teacher|reference|ref|baseline)\s*=\s*(?P<ref>[^\s,;)\]|][^,;)\]|\n]{1,60})", I)
 # a table's reference column beside a KL column: "| Quant | Mean KLD | Reference |"
 COLUMN = re.compile(r"^\|[^\n]*\|[ \t]*\**(?P<ref>reference|baseline|ref\.?|base model|reference model)\**[ \t]*\|", I | re.MULTILINE)
+# the reference's own KL written as zero: "KLD ↓ (BF16 = 0)", a table row "| bf16 | 0 |" under a KL header
+ZERO = re.compile(
+    r"(?P<ref>(?<![\w.\-])(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized))\s*=\s*0(?:[.,]0+)?(?![\d.,])|"
+    r"^\|?[ \t]*\**(?P<row>BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized)\**(?:[ \t]*\([^)\n]{0,30}\))?[ \t]*\|"
+    r"(?:[^|\n]*\|)*?[ \t]*\**0(?:[.,]0+)?\**[ \t]*\|",
+    I | re.MULTILINE,
+)
 # a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16 logits"
 REF_LABEL = re.compile(r"(?<![\w-])ref\s*[:=]\s*[*_`]*\s*(?P<ref>[^\s,;|)\]*`]{2,80})", I)
-# the model an edit was made from (an abliterated, decensored or distilled model's KL is taken against it):
-# "an abliterated `google/gemma-4-12B-it`", "a decensored version of Qwen/Qwen3-8B", "abliteration of org/name"
+# the model an edit or a quantization was made from (its KL is taken against it, as the Hub's base_model with
+# base_model_relation: quantized): "an abliterated `google/gemma-4-12B-it`", "a decensored version of Qwen/Qwen3-8B",
+# "GGUF quants of org/name", "a quantized version of org/name"
 EDITED_FROM = re.compile(
-    r"\b(?:abliterat\w*|decensor\w*|uncensor\w*|de-?censor\w*)\s+(?:(?:version|variant|copy|edit)\s+of\s+|of\s+)?(?:the\s+)?"
+    r"\b(?:abliterat\w*|decensor\w*|uncensor\w*|de-?censor\w*|quants|quantizations?|quantisations?|quantized\s+(?:version|variant)s?|"
+    r"quantised\s+(?:version|variant)s?|GGUFs|GGUF\s+quants|EXL[23]\s+quants)\s+(?:(?:version|variant|copy|edit)\s+of\s+|of\s+)?(?:the\s+)?"
     r"(?P<ref>`?(?<![\w.\-/])[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*`?)",
     I,
 )
 GOLDEN = re.compile(r"\b(?P<ref>golden\s+(?:logits?|distributions?|outputs?|reference|model|checkpoint|run))\b", I)
 LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
-PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, REF_LABEL, EDITED_FROM, GOLDEN]
+PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, REF_LABEL, EDITED_FROM, GOLDEN]
 
 # what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
 NOT_REFERENCE = re.compile(
@@ -93,7 +103,9 @@ OTHERS = re.compile(r"\d[.,]\d|(?:versions|quants|models|builds|methods|variants
 
 def veto(sentence: str, m: re.Match[str]) -> bool:
     """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
-    ref = (m.group("ref") or m.groupdict().get("ref2") or "").strip()
+    ref = (m.group("ref") or m.groupdict().get("ref2") or m.groupdict().get("row") or "").strip()
+    if m.re is ZERO and m.group("row"):  # a table row: the KL term stands in the table's header
+        return not KL.search(_header(m.string, m.start()))
     if m.re is GOLDEN or m.re is EDITED_FROM:
         return False
     if m.re is not COLUMN and not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
@@ -116,3 +128,16 @@ def of_size(text: str, m: re.Match[str]) -> bool:
     """Whether a comparison word at ``m`` compares a size or a speed (the words right before it), not a KL."""
     before = text[max(0, m.start() - 30) : m.start()]
     return bool(OF_SIZE.search(before)) and not KL.search(before)
+
+
+SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+
+
+def _header(text: str, pos: int) -> str:
+    """The header line of the table holding offset ``pos`` (the line above its separator), or ""."""
+    seps = [s for s in SEPARATOR.finditer(text, max(0, pos - 4000), pos)]
+    if not seps:
+        return ""
+    s = seps[-1].start()
+    start = text.rfind("\n", 0, max(0, s - 1)) + 1
+    return text[start:s]
