@@ -227,3 +227,9 @@ def test_a_bare_corpus_is_missing_a_counted_one_incomplete(text, status):
 def test_more_corpora_by_name(text):
     d = reading(text, 3)
     assert d.status == "incomplete" and d.value.get("name"), d
+
+
+@pytest.mark.parametrize("name", ["bf16-rescore.txt", "q4_kld.txt", "run-metrics.jsonl"])
+def test_a_results_file_is_no_text(name):
+    assert reading(f"{CLAIM}; the figures are in `{name}`, measured as KLD.\n", 3).status == "missing"
+

@@ -205,7 +205,7 @@ def read(span: str) -> dict[str, Any]:
 OUTPUT_BEFORE = re.compile(r"(?:(?<=\s)(?:1|2|&)?>>?|\|\s*tee(?:\s+-a)?|(?<![\w-])(?:--out(?:put)?(?:[-_]file)?|-o)(?:\s+|=))\s*[`'\"]?[\w.\-/~$]*$", I)
 # a project document by its upper-case name ("NOTES.txt", "night/LANDED.txt", "BISECT-LOG.md") or a run's
 # results by theirs ("summary.txt", "kld_log.txt", "results.jsonl"), not a text
-DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr)\.\w+$", I)
+DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr|(?:re)?scores?|metrics|outputs?|kld)\.\w+$", I)
 # a text tagged with another use right after it ("`org/harmful` (refusals)", "x.txt (calibration)")
 TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 
