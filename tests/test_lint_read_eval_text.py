@@ -233,3 +233,9 @@ def test_more_corpora_by_name(text):
 def test_a_results_file_is_no_text(name):
     assert reading(f"{CLAIM}; the figures are in `{name}`, measured as KLD.\n", 3).status == "missing"
 
+
+def test_a_corpus_field_names_the_text_without_a_measuring_word():
+    text = f"{CLAIM}.\n\n## Protocol\n\n- Corpus: `someone/chat-mix-v2` (HF dataset)\n- Windows: 64\n"
+    d = reading(text, 3)
+    assert d.status in ("stated", "incomplete") and d.value.get("name") == "someone/chat-mix-v2", d
+

@@ -227,6 +227,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
         return True
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
+    # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
+    evident = evident or (m.re is SOURCE and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
     if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
         return True
     lo, hi = clause(text, m.start(), m.end())
