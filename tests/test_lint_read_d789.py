@@ -221,3 +221,55 @@ def test_a_table_whose_label_column_names_kld_is_read_transposed():
 
 def test_a_number_after_another_metric_is_not_chained():
     assert claim_lines("The quant has KLD 0.0123 and\nagainst that a PPL of 6.51 on the text.\n") == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The KL is approximated with top-K 256 of the teacher.\n", {"scheme": "top-k", "k": 256}),
+        ("Scored with `kl_eval --top-k 16 --ctx-size 4096`.\n", {"scheme": "top-k", "k": 16}),
+        ("固定64位置の全vocab logitsで比較した。\n", {"scheme": "full"}),
+        ("La KL se calcula sobre todo el vocabulario.\n", {"scheme": "full"}),
+        ("The KL runs over every vocabulary token, on the full softmax.\n", {"scheme": "full"}),
+        ("The KL uses a top-64 approximation with the residual mass lumped.\n", {"scheme": "top-k", "k": 64}),
+        ("The KL uses the 20 most likely tokens of the teacher.\n", {"scheme": "top-k", "k": 20}),
+    ],
+)
+def test_top_k_written_after_the_word_and_the_whole_vocabulary_in_other_words(text, value):
+    d = reading(text, 8)
+    assert d.status != "missing" and d.value == value, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Generation used temperature 0.7 and top-k 40.\n",  # a sampler's top-k
+        "Sparse attention keeps top-k 2,048 keys per query.\n",  # an architecture's
+        "The top-1 comparison agrees on 97 % of tokens.\n",  # an agreement
+        "The recipe `q3floor_topk20` puts Q4 on the top-k 20 layers.\n",  # a recipe's name, a count of layers
+    ],
+)
+def test_sampler_architecture_and_agreement_top_k_are_not_the_vocabulary(text):
+    assert reading(text, 8).status == "missing", reading(text, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        # kldcard.lint.read.direction_forms: the weighting side is P, roles named as P, "of Q from P", symmetric, CJK brackets
+        ("Per token we sum_v p_ref(v) log(p_ref(v)/p_q(v)).\n", "forward"),
+        ("The KL's expectation is taken under the reference distribution.\n", "forward"),
+        ("We write the KL with the quant as P and the reference as Q.\n", "reverse"),
+        ("KL with P = BF16 model, Q = Q4 model.\n", "forward"),
+        ("It is the KL divergence of the quant from the reference.\n", "forward"),
+        ("We report a symmetric KL (average of both directions).\n", "symmetric"),
+        ("KL散度（参考‖量化）按 token 平均。\n", "forward"),
+    ],
+)
+def test_definitions_of_the_direction_are_read(text, direction):
+    d = reading(text, 7)
+    assert d.status == "stated" and d.value.get("direction") == direction, d
+
+
+def test_a_probability_named_p_is_no_direction():
+    assert reading("Sampling used P = 0.9 nucleus mass.\n", 7).status == "missing"

@@ -203,3 +203,39 @@ def test_a_text_by_its_hub_id_option_or_suite_is_read(text, value):
 )
 def test_output_result_files_and_other_uses_are_not_the_text(text):
     assert d3(text).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        # a bare corpus or panel (an article, "same", a role or genre word) names no text: missing, not incomplete
+        (f"{CLAIM} on the same corpus as before.\n", "missing"),
+        (f"{CLAIM} on the published panel.\n", "missing"),
+        (f"{CLAIM} on the evaluation corpus.\n", "missing"),
+        # counted, it is told apart: incomplete (name and source still needed)
+        (f"{CLAIM} on a reduced 16k KLD panel.\n", "incomplete"),
+        (f"{CLAIM} on the 40-window panel.\n", "incomplete"),
+        (f"{CLAIM} (held-out 32×1024 tok).\n", "incomplete"),
+        (f"{CLAIM} over 4096 held-out tokens.\n", "incomplete"),
+    ],
+)
+def test_a_bare_corpus_is_missing_a_counted_one_incomplete(text, status):
+    assert reading(text, 3).status == status, reading(text, 3)
+
+
+@pytest.mark.parametrize("text", [f"{CLAIM} on ptb.\n", f"{CLAIM} on code from the-stack-smol.\n", f"{CLAIM} on wiki-text 2.\n"])
+def test_more_corpora_by_name(text):
+    d = reading(text, 3)
+    assert d.status == "incomplete" and d.value.get("name"), d
+
+
+@pytest.mark.parametrize("name", ["bf16-rescore.txt", "q4_kld.txt", "run-metrics.jsonl"])
+def test_a_results_file_is_no_text(name):
+    assert reading(f"{CLAIM}; the figures are in `{name}`, measured as KLD.\n", 3).status == "missing"
+
+
+def test_a_corpus_field_names_the_text_without_a_measuring_word():
+    text = f"{CLAIM}.\n\n## Protocol\n\n- Corpus: `someone/chat-mix-v2` (HF dataset)\n- Windows: 64\n"
+    d = reading(text, 3)
+    assert d.status in ("stated", "incomplete") and d.value.get("name") == "someone/chat-mix-v2", d
+

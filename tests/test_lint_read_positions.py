@@ -74,3 +74,56 @@ def test_a_number_of_the_line_above_is_not_a_count():
     text = "```text\nstride: 512\nwindows: 1\nMean KLD: 0.0677374\nTotal positions\n```\n"
     d = reading(text, 6)
     assert "count" not in d.value and all("512" not in e.text and "0.0677" not in e.text for e in d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # tokens said to be scored (kldcard.lint.read.position_counts), in the card languages
+        ("KLD (preset B, held-out 4096 tokens): mean 0.0231.\n", {"count": 4096}),
+        ("La KLD media es 0,0231 (12 fragmentos de 1.024 tokens evaluados).\n", {"count": 1024}),
+        ("平均 KLD 为 0.0231，共 38,400 个计分词元。\n", {"count": 38400}),
+        # tokens a measuring verb ran on, "n = N tokens"
+        ("Mean KLD 0.0231, measured on 24,576 tokens of a story text.\n", {"count": 24576}),
+        ("Mean KLD 0.0231 (n = 2048 tokens).\n", {"count": 2048}),
+        # window and sample counts: how many windows, no count of positions
+        ("Mean KLD 0.0231 on 50 chunks of wikitext.\n", {}),  # a count after a decimal KLD
+        ("Mean KLD 0.0231 over 1,200 chunks.\n", {}),
+        ("| Quant | Mean KLD | Tokens |\n|---|---|---|\n| Q4 | 0.0231 | 204800 |\n", {}),  # a count column
+        (f"{CLAIM} as 30-chunk KLD against the F16 file.\n", {}),
+        (f"{CLAIM} (`kl_eval.py --num-samples 256 --seq-len 1024`).\n", {}),
+        ("KL 散度均值 0.0231，共 300 个评测片段。\n", {}),
+        ("平均KLD 0.0231（16 prompt・64 logit位置で比較）。\n", {}),
+    ],
+)
+def test_scored_token_and_window_counts_are_incomplete(text, value):
+    d = reading(text, 6)
+    assert (d.status, {k: v for k, v in d.value.items() if k == "count"}) == ("incomplete", value), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}, averaged over 50k tokens of a story corpus.\n",  # the text's size (D3), not scored positions
+        f"{CLAIM} on windows of 2048 tokens.\n",  # a window's length (D5)
+        f"{CLAIM}.\n\nThe gate projection is a 5120x17408 matrix scored per tensor.\n",  # a weight's shape
+        f"{CLAIM}.\n\nThe server answers 16 samples per batch.\n",
+    ],
+)
+def test_text_sizes_lengths_and_shapes_are_not_position_counts(text):
+    assert reading(text, 6).status == "missing", reading(text, 6)
+
+
+@pytest.mark.parametrize(
+    ("text", "scheme"),
+    [
+        (f"{CLAIM} over the first 256 tokens of each prompt.\n", "head"),
+        (f"{CLAIM} over the last 64 tokens.\n", "tail"),
+        ("平均KLD 0.0231（先頭 128 トークン）。\n", "head"),
+        ("La KLD media es 0,0231 en los primeros 64 tokens.\n", "head"),
+        ("Le KLD moyen est 0,0231 sur les 64 derniers tokens.\n", "tail"),
+    ],
+)
+def test_the_first_or_last_n_tokens_is_a_scheme(text, scheme):
+    d = reading(text, 6)
+    assert d.status == "incomplete" and d.value.get("scheme") == scheme, d

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers_reading import reading as first_reading
 
 from kldcard.card.document import parse_card
 from kldcard.lint.claims import find_claims
@@ -132,7 +133,7 @@ def test_the_original_paper_is_no_reference():
 
 
 def test_every_listed_reference_language_has_a_sample_above():
-    assert set(VERSUS_WORDS) == {"es", "pt", "fr", "de", "ru"} and set(REFERENCE_AFTER) == {"ja", "zh"}
+    assert set(VERSUS_WORDS) == {"es", "pt", "fr", "de", "ru"} and set(REFERENCE_AFTER) == {"ja", "zh", "ko"}
     assert set(REFERENCE_NOUNS) == {"zh", "ja", "ko"}
 
 
@@ -416,3 +417,12 @@ def test_printed_output_outranks_a_mention_of_llama_perplexity():
 def test_a_top_level_kl_bullet_is_no_heretic_trial_line():
     (claim,) = claims("Results:\n\n* KL divergence: 0.16\n* Refusals: 3/100\n")
     assert claim.kind != "tool-output" and claim.numbers[0].value == 0.16
+
+
+def test_model_diff_label_spelt_out_names_the_tool():
+    # exllamav3 model_diff's "KL-div (q→o)" column label, written with the words it abbreviates: the tool is named,
+    # so its documented defaults are inferred (the text, the context, the direction and the vocabulary)
+    text = "Measured under exllamav3 v0.0.22:\n\n| bpw | KL-div (quant→orig) | PPL |\n|---|---|---|\n| 2.0 | 0.41 | 9.1 |\n"
+    for n in (3, 5, 7, 8):
+        d = first_reading(text, n)
+        assert d.status == "inferred" and d.evidence[0].tool == "exllamav3 model_diff", d

@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import aggregation, calibration, context, direction, eval_text, positions, reference, runtime, vocabulary
+from kldcard.lint.read import aggregation, calibration, comparison, context, direction, eval_text, positions, reference, runtime, vocabulary
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -171,7 +171,8 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
     def veto(s: str, m: re.Match[str]) -> bool:
         return bool(HYPOTHETICAL.search(s)) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
 
-    return sorted(_all(doc, D1) + _all(doc, reference.PATTERNS, veto), key=lambda m: m.start())
+    # a comparison of sizes or speeds is not the KL's reference ("27.9% of the cache size vs fp16", read.comparison)
+    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m)) + _all(doc, reference.PATTERNS, veto), key=lambda m: m.start())
 
 
 def _d2_all(doc: Doc) -> list[re.Match[str]]:

@@ -223,7 +223,7 @@ D6 = [
     re.compile(r"(?<![\w.,])\d{1,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}(?:[- ]tokens?)?\b(?!\s*(?:GB|MB|px|pixels))", I),
     re.compile(r"\ball positions\b|\bevery position\b|\bpositions?\s+(?:with|after|beyond)\b|\bsecond half of each\b", I),
     re.compile(
-        r"--chunks\s+\d+|\b\d++\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
+        r"--chunks\s+\d+|(?<![\d.,])\b(?:\d{1,3}(?:,\d{3})+|\d+)(?![.,]\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
         r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
         I,
     ),

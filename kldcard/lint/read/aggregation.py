@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from kldcard.lint.read import statistic_forms
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.reading import DisclosureReading, Evidence, NumberReading
 
@@ -36,6 +37,7 @@ PATTERNS = [
     re.compile(r"(?<![\w-])CI\s*[:=]?\s*[\[(]?\s*[+\-−]?\d"),  # an interval by its letters ("CI +4.5 to +6.6")
     re.compile(r"±\s*(?:1\s*)?(?:SE|s\.e\.|SEM|σ|std)(?![\w.])"),  # the "±" named: "mean ± SE", "± 1σ"
 ]
+PATTERNS += statistic_forms.PATTERNS  # identifiers, reductions, max/percentile before KL, sigmas (read.statistic_forms)
 
 KL_WORD = re.compile(r"KL|divergen|散度", I)
 SPEED = re.compile(r"\btok(?:ens)?/s\b|\bt/s\b|\bpass@\d|\blatency\b|\bthroughput\b", I)
@@ -44,6 +46,8 @@ NOT_RUN = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|\bsin\b|\bsans\b|
 
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a D9 match states no statistic of a KLD claim (another metric's, or a test not run)."""
+    if m.re in statistic_forms.PATTERNS and statistic_forms.vetoed(sentence, m):
+        return True
     start = text.rfind("\n", 0, m.start()) + 1
     end = text.find("\n", m.end())
     line = text[start : end if end >= 0 else len(text)]
@@ -54,7 +58,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         at = m.start() - start
         left, right = line.rfind("|", 0, at), line.find("|", at)
         cell = line[left + 1 : right if right >= 0 else len(line)]
-        if not KL_WORD.search(cell):
+        if not KL_WORD.search(cell) and not statistic_forms.after_kl_column(line, left):
             return True
     if SPEED.search(sentence) and not KL_WORD.search(sentence):
         return True

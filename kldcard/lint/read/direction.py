@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import direction_forms
+
 I = re.IGNORECASE
 
 # the sides of a formula by their role (a word of the side's name; "p"/"q" as the textbook writes them)
@@ -65,7 +67,7 @@ WORDS = re.compile(
 )
 REVERSE_WORDS = ("reverse", "inverse", "逆", "反向", "inversa", "reversa", "rückwärts", "umgekehrte", "обратн")
 
-PATTERNS = [FORMULA, ROLES, TORCH, LOGRATIO, WORDS]
+PATTERNS = [FORMULA, ROLES, TORCH, LOGRATIO, WORDS, *direction_forms.PATTERNS]  # and the other ways definitions say it
 
 
 def _sides(a: str, b: str) -> str:
@@ -102,7 +104,7 @@ def classify(span: str) -> str | None:
     m = FORMULA.search(span)
     if m is not None:
         return _sides(m.group("a").strip(), m.group("b").strip())
-    return None
+    return direction_forms.classify(span)  # sums, expectations, "as P", "of Q from P", symmetric, CJK brackets
 
 
 def is_formula(m: re.Match[str]) -> bool:

@@ -7,7 +7,7 @@ by the usual English phrases. Cards also give the text in ways that name no know
   split", "dataset `org/name`", "Corpus: `org/name`", "measured on `org/name`", "`org/name` (KL)"), a
   command line's text option (``--corpus``, ``--eval-file``, ``--inputs``, ``--data-path``), a
   ``datasets:`` front-matter entry whose name says it is an evaluation text (:func:`front_matter_texts`);
-- a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, ...), a prompt file;
+- a corpus by a name the main list lacks (UltraChat, OpenWebText, Project Gutenberg, PTB, the-stack, ...), a prompt file;
 - a description without a name ("on the same 25-window panel", "200 validation documents", "8 prompts",
   "a mix of chat, code and math", "250,000 tokens taken from coding and chat", "the evaluation set",
   "shard 0 of the held-out suite"): the
@@ -70,7 +70,8 @@ SOURCE = re.compile(
 )
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)
 NAMED = re.compile(
-    r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
+    r"\b(?:UltraChat(?:[-_]200k)?|OpenWebText2?|PTB|Penn Treebank|the-stack(?:-smol|-v2)?|wiki-text[- ]?(?:2|103)|TinyStories|"
+    r"BookCorpus|tiny[-_ ]?shakespeare|WildChat|LMSYS-Chat(?:-1M)?|OASST\d?|"
     r"OpenAssistant|Alpaca|CodeAlpaca|Dolly(?:-15k)?|The Stack|OpenOrca|SlimOrca|Magpie\w*|Project Gutenberg|allenai/c4)\b|"
     # C4 written as its name (upper case), or lower case with what it is ("c4 en", "c4 validation"); "the Pile"
     r"(?-i:\bC4\b)|\bc4\b(?=[\s,(\-]*(?:en\b|validation|val\b|test|dataset|data\b|text|split|subset|sample))|(?-i:\bthe Pile\b)|"
@@ -79,12 +80,12 @@ NAMED = re.compile(
     I,
 )
 DESCRIBED = [
-    # a panel of windows ("a sealed 25-window panel", "the same public panel"); a corpus that is pinned or
-    # counted ("the 36-sequence quality corpus (sha256 ...)", "an evaluation corpus"): "a natural-text corpus"
-    # or "the same corpus" alone describes a text without saying which
+    # a panel or corpus that is counted or pinned ("a sealed 25-window panel", "a reduced 16k KLD panel", "the
+    # 36-sequence quality corpus (sha256 ...)"): "a natural-text corpus", "the same corpus", "an evaluation corpus"
+    # or "the published panel" alone says a text was used, not which (real_cards/CONVENTIONS.md, a bare corpus)
     re.compile(
-        r"\b(?:[\w-]+[- ])?panel\b|(?<![\w.,])\d+(?:[,.]\d+)*-\w+\s+(?:[\w-]+\s+)?corpus\b|"
-        r"\b(?:evaluation|eval|test|held-out|KLD?|fidelity|quality)\s+corpus\b|\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
+        r"(?<![\w.,])\d+(?:[,.]\d+)*(?:-\w+|\s*[kKM])\s+(?:[\w-]+\s+)?(?:panel|corpus)\b|"
+        r"\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
         I,
     ),
     # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
@@ -92,7 +93,9 @@ DESCRIBED = [
         r"(?:(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
         r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
         r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences)\b|"
-        r"(?<![\w.,])\d+(?:[,.]\d+)*\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b",
+        r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
+        # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
+        r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
         I,
     ),
     # "357 blocks of public-domain text", "40 samples of chat transcripts"
@@ -132,7 +135,7 @@ MEASUREMENT = re.compile(
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
 MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
-# a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus", "an evaluation corpus")
+# a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus": a counted one)
 SELF_EVIDENT = re.compile(r"\b(?:evaluation|eval|test|held-out|validation|fidelity|quality|KLD?)\b", I)
 # a text for something else: serving, speed, training, quantizing or calibrating
 OTHER_USE = re.compile(
@@ -202,7 +205,7 @@ def read(span: str) -> dict[str, Any]:
 OUTPUT_BEFORE = re.compile(r"(?:(?<=\s)(?:1|2|&)?>>?|\|\s*tee(?:\s+-a)?|(?<![\w-])(?:--out(?:put)?(?:[-_]file)?|-o)(?:\s+|=))\s*[`'\"]?[\w.\-/~$]*$", I)
 # a project document by its upper-case name ("NOTES.txt", "night/LANDED.txt", "BISECT-LOG.md") or a run's
 # results by theirs ("summary.txt", "kld_log.txt", "results.jsonl"), not a text
-DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr)\.\w+$", I)
+DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr|(?:re)?scores?|metrics|outputs?|kld)\.\w+$", I)
 # a text tagged with another use right after it ("`org/harmful` (refusals)", "x.txt (calibration)")
 TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 
@@ -224,6 +227,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
         return True
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
+    # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
+    evident = evident or (m.re is SOURCE and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
     if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
         return True
     lo, hi = clause(text, m.start(), m.end())

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.read import position_counts
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import POSITION_WORDS, alternation
 
@@ -73,10 +74,11 @@ SCHEMES = [
     ("teacher-forced", re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
     *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
 ]
-PATTERNS = COUNTS + [p for _, p in SCHEMES]
+PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
-    r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测",
+    r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
+    r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
     I,
 )
 
@@ -85,6 +87,8 @@ MEASUREMENT = re.compile(
 # belongs to its label, not to a noun on the next line ("stride: 512" / "windows: 25")
 DECIMAL = re.compile(r"^\s*(?:0\.\d|\d+\.(?!\d{3}(?!\d))\d{2,})(?![\d.]*\s*[kKM]\b)")  # not "51.175" (a thousands group)
 FIELD_LINE = re.compile(r":[ \t]*[\d.,]+[ \t]*\n")
+# a matrix's shape, not windows by length ("5120x17408" of a weight tensor): a thousand windows or more, no "tokens"
+MATRIX = re.compile(r"^\d{4,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}$")
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
@@ -92,9 +96,11 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     scheme words, step and sequence counts: a sentence that does not speak of the measurement."""
     # the match's first line is a "Label: value" field and the match goes on to the next line
     field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
-    if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()):
+    if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()) or MATRIX.match(m.group(0)):
         return True
-    return m.re in (STEPS, SEQUENCES, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
+    if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
+        return True
+    return m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
 
 
 def read(span: str) -> dict[str, Any]:
@@ -113,4 +119,6 @@ def read(span: str) -> dict[str, Any]:
             if n:
                 out["count"] = n
                 break
+    if "count" not in out:
+        out.update(position_counts.read(span))
     return out

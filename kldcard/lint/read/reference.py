@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import comparison
+
 I = re.IGNORECASE
 
 ROLE_NOUN = r"(?:model|checkpoint|weights|output distribution|distribution|logits|outputs?)"
@@ -42,6 +44,7 @@ KL_ONLY: list[re.Pattern[str]] = [
     re.compile(r"(?:KLD?|KL[- ]?div\w*)\s*\(\s*[\w.\-]+\s*(?:→|->)\s*(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|teacher|base|original)\s*\)", I),
 ]
 PATTERNS += KL_ONLY
+PATTERNS += comparison.PATTERNS  # the reference by the shape of a comparison (read.comparison)
 KL = re.compile(r"KLD?\b|KL[- ]?div|divergen|ダイバージェンス|散度", I)
 # "the original paper / post / discussion ..." is not a model
 NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
@@ -49,6 +52,8 @@ NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|re
 
 def veto(sentence: str, m: re.Match[str], after: str) -> bool:
     """True when the match is not a statement of the KLD's reference (``after``: the text right after it)."""
+    if m.re in comparison.PATTERNS:
+        return comparison.veto(sentence, m)
     if m.re is CODE_SPAN_REF or m.re in KL_ONLY:
         return not KL.search(sentence)
     return bool(NOT_MODEL.match(after))

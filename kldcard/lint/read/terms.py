@@ -31,17 +31,21 @@ STATISTIC_WORDS: dict[str, tuple[str, ...]] = {
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
 # "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
 VERSUS_WORDS: dict[str, tuple[str, ...]] = {
-    "es": ("frente a", "contra", "comparad[oa] con", "respecto a"),
-    "pt": ("contra", "comparad[oa] com", "em relação a", "face a"),
-    "fr": ("contre", "par rapport à", "par rapport au", "comparée? à", "face à"),
-    "de": ("gegenüber", "im Vergleich zu", "relativ zu"),
-    "ru": ("против", "относительно", "по сравнению с"),
+    "es": ("frente a", "frente al", "contra", "comparad[oa] con", "respecto a", "respecto al", "en comparación con",
+           "en relación (?:a|al|con)"),
+    "pt": ("contra", "comparad[oa] (?:com|ao|à)", "em relação a", "em relação ao", "face a", "face ao", "em comparação com",
+           "frente a", "frente ao"),
+    "fr": ("contre", "par rapport à", "par rapport au", "par rapport aux", "comparée?s? à", "comparée?s? aux?", "face à",
+           "face aux?", "relativement à", "relativement au", "vis-à-vis d[eu]"),
+    "de": ("gegenüber", "im Vergleich zu", "im Vergleich zum", "verglichen mit", "relativ zu", "relativ zum", "gegen", "zur", "zum"),
+    "ru": ("против", "относительно", "по сравнению с", "в сравнении с", "по отношению к"),
 }
 # Words written right after the reference ("BF16比" = relative to BF16, "BF16参照" = the BF16 reference,
 # "F16 基准"), and nouns that are the reference themselves ("参考模型", "原始权重", "参照実装").
 REFERENCE_AFTER: dict[str, tuple[str, ...]] = {
-    "ja": ("比", "基準", "参照", "原本"),
-    "zh": ("参考", "基准", "基線", "基线"),
+    "ja": ("比", "基準", "参照", "原本", "に対する", "に対して", "と比べ", "と比較", "からの"),
+    "zh": ("参考", "基准", "基線", "基线", "作为参考", "作為參考"),
+    "ko": ("대비", "기준", "에 대한", "과 비교", "와 비교"),
 }
 REFERENCE_NOUNS: dict[str, tuple[str, ...]] = {
     "zh": ("参考(?:模型|权重|捕获|实现|输出)", "原始(?:模型|权重|權重)", "基准模型", "原模型"),
@@ -59,14 +63,14 @@ POSITION_WORDS: dict[str, tuple[str, ...]] = {
 }
 # "the full vocabulary" in the card languages (D8): "全語彙", "全词表", "vocabulario completo"
 FULL_VOCABULARY: dict[str, tuple[str, ...]] = {
-    "ja": ("全語彙", "全ボキャブラリ"),
-    "zh": ("全词表", "全詞表", "完整词表", "全部词表", "全词汇"),
-    "ko": ("전체 어휘",),
-    "es": ("vocabulario completo",),
-    "pt": ("vocabulário completo",),
-    "fr": ("vocabulaire complet",),
-    "de": ("vollständigen Vokabular", "gesamten Vokabular"),
-    "ru": ("полный словарь", "полному словарю", "полного словаря"),
+    "ja": ("全語彙", "全ボキャブラリ", "全 ?vocab", "語彙全体", "vocab全体"),  # "全vocab logits": Latin "vocab" in Japanese prose
+    "zh": ("全词表", "全詞表", "完整词表", "全部词表", "全词汇", "全部 ?vocab", "完整 ?vocab"),
+    "ko": ("전체 어휘", "전체 ?vocab"),
+    "es": ("vocabulario completo", "todo el vocabulario"),
+    "pt": ("vocabulário completo", "todo o vocabulário"),
+    "fr": ("vocabulaire complet", "tout le vocabulaire"),
+    "de": ("vollständigen Vokabular", "gesamten Vokabular", "ganzen Vokabular"),
+    "ru": ("полный словарь", "полному словарю", "полного словаря", "весь словарь", "всему словарю"),
 }
 
 

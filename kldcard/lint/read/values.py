@@ -323,14 +323,14 @@ def vocabulary(span: str, around: str) -> dict[str, Any]:
 # a percentile as labelled: "p99", "99.9%", "99th percentile", "q99" (not "95% CI": an interval level)
 PERCENTILE = re.compile(
     r"\bp(\d{1,2}(?:\.\d+)?)\b|(?<![\d.])(\d{1,2}(?:\.\d+)?)\s*%(?!\s*(?:CI|confidence|interval))|"
-    r"\b(\d{1,2})(?:st|nd|rd|th)\s*percentile|\bq(\d{2}(?:\.\d)?)\b",
+    r"\b(\d{1,2}(?:\.\d+)?)(?:st|nd|rd|th)?\s*-?\s*percentile|\bq(\d{2}(?:\.\d)?)\b",
     I,
 )
 STATISTICS = [
     ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])", I)),
-    ("max", re.compile(r"\bmax(?:imum)?\b", I)),
-    ("min", re.compile(r"\bmin(?:imum)?\b", I)),
-    ("mean", re.compile(r"\bmeans?\b|\baverage[ds]?\b|\bavg\b|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
+    ("max", re.compile(r"(?<![A-Za-z])max(?:imum)?(?![A-Za-z])|\bworst[- ]case\b|\bpeak\b", I)),  # also in identifiers: "max_kl_div"
+    ("min", re.compile(r"(?<![A-Za-z])min(?:imum)?(?![A-Za-z])", I)),
+    ("mean", re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|\bbatchmean\b|\bexpected value\b|\bin expectation\b|\baverage[ds]?\b|(?<![A-Za-z])avg(?![A-Za-z])|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
 ]
 
 

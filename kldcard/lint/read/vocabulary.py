@@ -26,10 +26,18 @@ I = re.IGNORECASE
 COUNT = r"\d{1,3}(?:,\d{3})+|\d{4,6}"
 TOP_K = re.compile(
     r"\btop[- _]?(?P<k>\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
-    r"KLD|KL\b|tokens?)|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
+    r"KLD|KL\b|tokens?|approximation|truncation|support)|\b(?P<k5>\d{1,6})\s+most\s+(?:likely|probable)\s+(?:tokens|candidates|entries)\b|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
     r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)",
     I,
 )
+# "top-K 256", "top_k=64", "--top-k 10" of a KL tool: the k written after the word (a sampler's "--top-k 40" is vetoed
+# by its sentence: sampling words, :data:`SAMPLER`)
+TOP_K_AFTER = re.compile(
+    r"(?<![\w-])(?:--)?top[- _]?k(?:\s*[=:]\s*|[ \t]+)(?P<k>\d{1,6})\b(?![,.]\d)(?!\s*(?:%|accuracy|agreement|match|overlap|layers?|experts?))", I
+)  # not a recipe's name ("q3floor_q4topk20") nor a count of layers
+# a sampler's or an architecture's top-k (sparse attention, expert routing), not the KL's vocabulary
+SAMPLER = re.compile(r"\bsampl\w*|\btemp(?:erature)?\b|\btop[- _]?p\b|\bmin[- _]?p\b|\brepeat|\bgenerat\w*\s+(?:settings|params|parameters)|"
+                     r"\battention\b|\bexperts?\b|\brout(?:e|ing|er)\b|\bMoE\b|\bindex\w*", I)
 # an option of a scoring tool that keeps the top k ("--score-topk 100"); a sampler's "--top-k 40" is not one
 OPTION = re.compile(r"--(?=[\w-]*(?:score|kl|logit|logprob))(?=[\w-]*top-?k)[\w-]{4,40}[= ]\s*(?P<k>\d{1,6})\b", I)
 VOCAB_SIZE = re.compile(
@@ -38,14 +46,20 @@ VOCAB_SIZE = re.compile(
 # a logits tensor's shape, positions by vocabulary ("[2047, 154880]", "(1, 512, 151936)"); read only near "logits"
 SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[\])]")
 # the whole vocabulary in other words: "over the entire vocabulary", "all 151,936 tokens of the vocabulary"
-WHOLE = re.compile(r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab", I)
+WHOLE = re.compile(
+    r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab|"
+    # "all vocab entries", "every vocabulary token", "no vocabulary truncation", "the full softmax", "vocabulary: complete"
+    r"\b(?:all|every)\s+(?:the\s+)?vocab(?:ulary)?\s+(?:entries|tokens?|ids|items)\b|\bno\s+(?:vocab(?:ulary)?\s+)?truncation\b|"
+    r"\b(?:full|whole|entire|complete)\s+softmax\b|\bvocab(?:ulary)?\s*:\s*(?:full|complete|all)\b",
+    I,
+)
 SAMPLED = re.compile(
     r"\b(?:each|every|the)\s+(?:sampled\s+|generated\s+|observed\s+|target\s+)?token'?s\s+log-?prob\w*|"
     r"\blog-?ratio\s+of\s+the\s+(?:\w+\s+)?token\b",
     I,
 )
 
-PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO]
+PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER]
 
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
@@ -58,6 +72,10 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
     if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE:
         return False
+    if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
+        return True
+    if any(m.group(g) == "1" for g in m.re.groupindex if m.group(g)):  # "top-1" is an agreement, never a vocabulary
+        return True
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
         return bool(OTHER_METRIC.search(near)) and m.re is not OPTION
@@ -66,7 +84,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
 
 def value(span: str) -> dict[str, object] | None:
     """The scheme a span found by :data:`PATTERNS` states; None when none of them reads it."""
-    for p in (TOP_K, OPTION):
+    for p in (TOP_K, OPTION, TOP_K_AFTER):
         m = p.search(span)
         if m is not None:
             k = next((g for g in m.groups() if g), None)

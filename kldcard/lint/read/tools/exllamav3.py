@@ -27,6 +27,9 @@ PER_TOKEN = re.compile(
 MODEL_DIFF = re.compile(r"\bmodel_diff(?:\.py)?\b", I)
 EXLLAMA_V2 = re.compile(r"\bexllamav2\b|\bEXL2\b", I)
 EXLLAMA_V3 = re.compile(r"\bexllamav3\b|\bEXL3\b", I)
-LABELS = re.compile(r"KL-div\s*\((?:q\s*→\s*o|o\s*→\s*q|quant,\s*FP16|FP16,\s*quant)\)", I)
+# ("q→o" / "o→q", also spelt out: "quant→orig", "orig -> quant")
+LABELS = re.compile(
+    r"KL-div\s*\((?:q(?:uant\w*)?\s*(?:→|->)\s*o(?:rig\w*)?|o(?:rig\w*)?\s*(?:→|->)\s*q(?:uant\w*)?|quant,\s*FP16|FP16,\s*quant)\)", I
+)
 # the printed line itself names it: no other tool prints "-- KL divergence (x, y):"
 PRINTED = re.compile(r"--\s*KL[- ]?div(?:ergence)?\s*" + _ARGS + r"(?:\s*:|,\s*per-token)", I)

@@ -1,0 +1,143 @@
+"""D1 by the shape of a comparison: the reference is whatever a KL number is compared against, however it
+is named. :mod:`kldcard.lint.read.reference` and evidence_patterns.D1 know the reference by its name (a dtype,
+"original", a repo id); cards as often name it by what it is in their own experiment ("KL divergence against
+the same setup with no bonus", "block path against cell path", "f16 used as baseline for logits",
+"going from BF16 KV to Q8 KV", "between train distribution and golden distribution"). Such a reference is
+``incomplete`` (no repo, revision or dtype) unless the phrase carries them.
+
+- a comparison word and the phrase after it, in a sentence with a KL term: "KLD vs no-bonus", "against
+  the stock build" (:data:`VERSUS`);
+- the phrase used as the baseline or the reference: "f16 used as baseline", "the bf16 run serves as the
+  reference" (:data:`USED_AS`);
+- an unquantized side of a change: "going from BF16 KV to Q8 KV", "from FP16 to Q4_K_M" (:data:`FROM_TO`);
+- the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (:data:`KL_FROM`);
+- the Chinese comparison words: "相对于 BF16", "以 BF16 为基准" (:data:`CJK`);
+- the role assigned: "teacher = BF16 checkpoint" (:data:`ROLE_IS`), a reference column beside a KL column (:data:`COLUMN`);
+- the reference's own KL written as zero: "(BF16 = 0)", a row "| bf16 | 0 |" under a KL header (:data:`ZERO`);
+- a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16" (:data:`REF_LABEL`);
+- the model an edit was made from: "an abliterated `org/name`", "a decensored version of org/name"
+  (:data:`EDITED_FROM`: the original of an abliterated model is its KL's reference);
+- a golden side (a logit check's reference): "golden logits", "the golden distribution" (:data:`GOLDEN`).
+
+The phrase after a comparison word is no reference when it is a number ("0.028 vs 0.029"), another
+metric or axis ("KLD vs PPL", "against size", "vs bpw"), or a quantized candidate compared with another
+("Q4_K_M vs Q5_K_M": two candidates side by side) (:func:`veto`).
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+KL = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度", I)
+# a phrase of up to six words after a comparison word, ended by punctuation or by a word that starts another part of
+# the sentence (a preposition, a verb, a conjunction); a wrapped line continues it unless the next line is a new item
+STOP = r"(?:in|on|at|with|for|of|from|by|under|over|across|using|via|gives?|gave|is|was|are|were|has|had|shows?|yields?|and|or|but|which|that|when|where|while|to|as)"
+GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?![-*+>#|]))"
+WORD = r"[^\s,;:()\[\]|=<>]+"
+PHRASE = rf"(?P<ref>(?:(?:the|a|an|its|our|their){GAP})?(?!{STOP}\b){WORD}(?:{GAP}(?!{STOP}\b){WORD}){{0,5}})"
+VERSUS = re.compile(r"\b(?:vs\.?|versus|against|compared\s+(?:to|with)|relative\s+to)" + GAP + PHRASE, I)
+USED_AS = re.compile(
+    r"(?P<ref>(?<![\w.\-/`])`?[\w.\-/]{2,60}`?(?:\s+[\w.\-]+){0,2}?)\s+(?:is\s+|was\s+)?(?:used|taken|kept|chosen|serves?|served)\s+as\s+"
+    r"(?:the\s+|a\s+|our\s+)?(?:KLD\s+|KL\s+|logits?\s+)?(?:baseline|reference)\b",
+    I,
+)
+FROM_TO = re.compile(
+    r"\bfrom\s+(?P<ref>(?:the\s+)?(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|float32|full[- ]precision|unquantized)(?:\s+[\w-]+)?)\s+to\s+\S",
+    I,
+)
+# the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (vetoed as VERSUS)
+KL_FROM = re.compile(r"(?<![A-Za-z_])(?:KLD|KL|KL[- ]?div\w*|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
+# Chinese: the comparison word before the reference ("相对于 BF16", "相较于FP16") or around it ("以 BF16 为基准")
+REF_WORD = r"(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|FP8|Q8_0|原始模型|原模型|原版模型|[\w.\-]+/[\w.\-]+)"
+CJK = re.compile(
+    r"(?:相对于|相對於|相较于|相較於|对比|對比|对照|對照)\s*(?P<ref>" + REF_WORD + r")|以\s*(?P<ref2>" + REF_WORD + r")\s*(?:为|為)\s*(?:基准|基準|参考|參考|基线|基線)",
+    I,
+)
+# an assignment of the reference's role: "teacher = BF16 checkpoint", "reference=org/name"
+ROLE_IS = re.compile(r"(?<![\w-])(?:teacher|reference|ref|baseline)\s*=\s*(?P<ref>[^\s,;)\]|][^,;)\]|\n]{1,60})", I)
+# a table's reference column beside a KL column: "| Quant | Mean KLD | Reference |"
+COLUMN = re.compile(r"^\|[^\n]*\|[ \t]*\**(?P<ref>reference|baseline|ref\.?|base model|reference model)\**[ \t]*\|", I | re.MULTILINE)
+# the reference's own KL written as zero: "KLD ↓ (BF16 = 0)", a table row "| bf16 | 0 |" under a KL header
+ZERO = re.compile(
+    r"(?P<ref>(?<![\w.\-])(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized))\s*=\s*0(?:[.,]0+)?(?![\d.,])|"
+    r"^\|?[ \t]*\**(?P<row>BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized)\**(?:[ \t]*\([^)\n]{0,30}\))?[ \t]*\|"
+    r"(?:[^|\n]*\|)*?[ \t]*\**0(?:[.,]0+)?\**[ \t]*\|",
+    I | re.MULTILINE,
+)
+# a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16 logits"
+REF_LABEL = re.compile(r"(?<![\w-])ref\s*[:=]\s*[*_`]*\s*(?P<ref>[^\s,;|)\]*`]{2,80})", I)
+# the model an edit or a quantization was made from (its KL is taken against it, as the Hub's base_model with
+# base_model_relation: quantized): "an abliterated `google/gemma-4-12B-it`", "a decensored version of Qwen/Qwen3-8B",
+# "GGUF quants of org/name", "a quantized version of org/name"
+EDITED_FROM = re.compile(
+    r"\b(?:abliterat\w*|decensor\w*|uncensor\w*|de-?censor\w*|quants|quantizations?|quantisations?|quantized\s+(?:version|variant)s?|"
+    r"quantised\s+(?:version|variant)s?|GGUFs|GGUF\s+quants|EXL[23]\s+quants)\s+(?:(?:version|variant|copy|edit)\s+of\s+|of\s+)?(?:the\s+)?"
+    r"(?P<ref>`?(?<![\w.\-/])[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*`?)",
+    I,
+)
+GOLDEN = re.compile(r"\b(?P<ref>golden\s+(?:logits?|distributions?|outputs?|reference|model|checkpoint|run))\b", I)
+LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
+PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, REF_LABEL, EDITED_FROM, GOLDEN]
+
+# what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
+NOT_REFERENCE = re.compile(
+    r"^(?:the\s+|a\s+|an\s+|its\s+|our\s+|their\s+)?(?:[~≈<>±+\-−]?\s*\d|"
+    r"(?:PPL|perplexity|size|file\s+size|bpw|bits?|bytes|speed|throughput|latency|tok(?:ens)?/s|t/s|memory|VRAM|disk|"
+    r"accuracy|scores?|top[- ]?\d|same[- ]top|agreement|benchmarks?|MMLU|time|depth|context|ctx|length|layers?|"
+    r"threshold|target|budget|gate|limit|bound|floor|noise|naive|random|chance|expected|previous|last|earlier|other|each|"
+    r"competing|alternative|rival|KLD|KL\b|ΔPPL|delta|quality|compression|ratio|cost|price|compute|bits per weight|"
+    r"positions?|steps?|tokens?|index|temperature|sequence|seq|batch|epochs?|iterations?|sparsity|rank|group\s+size|"
+    r"number|count|percent|bits-per-weight|quant(?:ization)?\s+level|level)(?![\w-]))",
+    I,
+)
+# a quantized candidate anywhere in the phrase (two quants side by side: "vs bartowski's Q3_K_M", "vs `f16/q4_0`")
+CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?:(?:UD-)?I?Q[1-7]_\w+|I?Q[1-7](?![\w.])|[1-7]\s*-?bits?\b|[1-7](?:\.\d+)?\s*bpw|NVFP4|MXFP4|AWQ|GPTQ|EXL[23])", I)
+# a value ("unsloth's 0.61"), several things ("X and Y"), or a plural head ("the competing versions"): other candidates
+# values side by side: "5.51 vs `f16/q4_0` = 0.0040", "KL=0.07 vs E2B KL=0.35" (a value given to the phrase)
+VALUE_AFTER = re.compile(r"[*_`]*\s*[=:]\s*[*_`]*[~≈]?\d|\s+(?:and|or|&)\s")  # or a list: "vs X and Y"
+OTHERS = re.compile(r"\d[.,]\d|(?:versions|quants|models|builds|methods|variants|formats|engines|runs|"
+                    r"implementations|configurations|configs|kernels|backends|checkpoints)$", I)
+
+
+def veto(sentence: str, m: re.Match[str]) -> bool:
+    """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
+    ref = (m.group("ref") or m.groupdict().get("ref2") or m.groupdict().get("row") or "").strip()
+    if m.re is ZERO and m.group("row"):  # a table row: the KL term stands in the table's header
+        return not KL.search(_header(m.string, m.start()))
+    if m.re is GOLDEN or m.re is EDITED_FROM:
+        return False
+    if m.re is not COLUMN and not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
+        return True  # "f16 used as baseline for logits": the logits a KL is taken on
+    if m.re is COLUMN:  # the KL column stands in the same header row
+        return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
+    if m.re is VERSUS or m.re is KL_FROM:
+        text = m.string
+        if VALUE_AFTER.match(text, m.end()) or KL.search(ref):
+            return True
+        return len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
+    return False
+
+
+# a comparison that belongs to a size or a speed: "27.9% of the cache size vs fp16", "2.1x faster than / vs BF16"
+OF_SIZE = re.compile(r"\b(?:size|memory|VRAM|footprint|bytes|disk|faster|slower|speed|throughput|t/s|tok/s|GB|GiB|MB|bpw)\b[^.\n]{0,12}$", I)
+
+
+def of_size(text: str, m: re.Match[str]) -> bool:
+    """Whether a comparison word at ``m`` compares a size or a speed (the words right before it), not a KL."""
+    before = text[max(0, m.start() - 30) : m.start()]
+    return bool(OF_SIZE.search(before)) and not KL.search(before)
+
+
+SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+
+
+def _header(text: str, pos: int) -> str:
+    """The header line of the table holding offset ``pos`` (the line above its separator), or ""."""
+    seps = [s for s in SEPARATOR.finditer(text, max(0, pos - 4000), pos)]
+    if not seps:
+        return ""
+    s = seps[-1].start()
+    start = text.rfind("\n", 0, max(0, s - 1)) + 1
+    return text[start:s]

@@ -1,0 +1,106 @@
+"""D6 counts as cards write them beyond :mod:`kldcard.lint.read.positions`: how many tokens were scored, said
+as a plain token count, and how many windows, said with the card language's word for a window or a sample.
+
+- a count of tokens said to be scored: "held-out 8192 tokens", "1020 tokens evaluados", "146,115 个计分词元"
+  (:data:`TOKENS`); not a window's length ("windows of 2048 tokens", "2048 tokens per chunk": D5's), not a
+  count below a thousand, and not a plain "250,000 tokens of ..." (the text's size, D3);
+- tokens a measuring verb ran on, "n = N tokens": "measured on 65,536 tokens", "(n = 4096 tokens)" (:data:`MEASURED_ON`);
+- the first or last N tokens, in the card languages: "the first 512 tokens of each prompt", "先頭 256 トークン",
+  "primeros 64 tokens" (:data:`HEAD_TAIL`: scheme "head" or "tail");
+- a count column beside a KL column: "| Quant | Mean KLD | Tokens |" (:data:`COLUMN`);
+- a count of windows or samples: "40-chunk KLD", "--num-samples 512", "num_samples=512", "40 fragmentos",
+  "573 个评测片段", "96 logit位置" (:data:`WINDOWS`). Like a chunk count, it
+  says how many windows were scored, not how many positions: it gives no ``count`` value.
+
+Each is evidence only in a sentence that speaks of the measurement (positions.MEASUREMENT, checked by
+positions.vetoed), and never in one about calibration (evidence.collect's veto for D6).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read.numbers import parse_int
+
+I = re.IGNORECASE
+
+# a count of a thousand or more: "65,536", "65.536", "65 536", "8192", "250k"
+BIG = r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d{4,}|\d+(?:\.\d+)?\s*[kKM])"
+TOKEN_WORDS = r"(?:tokens?|Tokens?|词元|詞元|个\s*token|個\s*token|トークン|토큰|токенов|токена)"
+# tokens said to be scored, before or after the word, in the card languages: "held-out 8192 tokens", "1020 tokens
+# evaluados", "146,115 个计分词元". A plain "250,000 tokens (of a text)" is the text's size (D3), not a count of scored
+# positions: the corpus labels read it so (tests/data/real_cards/labels.yaml, localbench_gemma4_31b_blog).
+SCORED_BEFORE = r"(?:held-out|scored|evaluated|test|eval(?:uation)?|评测|評測|计分|計分|评分|評分)\s*"
+SCORED_AFTER = r"\s+(?:evaluad[oa]s|avaliad[oa]s|évalués|bewertete|scored|evaluated|compared|de\s+prueba|de\s+teste)"
+TOKENS = re.compile(
+    r"(?<![\w.,\-])" + BIG + r"\s*[个個]?\s*(?:" + SCORED_BEFORE + TOKEN_WORDS + r"|" + TOKEN_WORDS + SCORED_AFTER + r")(?![\w-])"
+    r"|" + SCORED_BEFORE.replace("\\s*", "") + r"\s+" + BIG + r"\s*" + TOKEN_WORDS + r"(?![\w-])(?!\s*(?:per|each|/|of\s+context|context|window))",
+    I,
+)
+# tokens a measuring verb was run on ("measured on 65,536 tokens", "evaluated over 10k tokens", "n = 4096 tokens");
+# "averaged over 50k tokens of a text" is the text's size (prose_corpus blind2_engine_floor)
+MEASURED_ON = re.compile(
+    r"\b(?:measured|evaluated|scored|computed|compared)\s+(?:on|over|across)\s+~?" + BIG + r"\s*" + TOKEN_WORDS + r"(?![\w-])|"
+    r"(?<![\w])[nN]\s*=\s*" + BIG.replace("\\d{4,}", "\\d{3,}") + r"\s*(?:tokens|positions)\b",
+    I,
+)
+# the first or last N tokens, in the card languages: "the first 512 tokens of each prompt", "last 128 tokens",
+# "先頭 256 トークン", "前 100 个 token", "primeros 64 tokens", "les 64 derniers tokens", "ersten 64 Token"
+HEAD_TAIL = re.compile(
+    r"\b(?P<e1>first|last|final)\s+(?P<n1>\d[\d,]*)\s+(?:scored\s+|generated\s+)?(?:tokens|positions)\b|"
+    r"(?P<e2>先頭|最初の|冒頭|末尾|最後の|最后|前|后)\s*(?P<n2>\d+)\s*(?:个|個)?\s*(?:トークン|token|位置|词元)|"
+    r"\b(?P<e3>primeros|primeras|últimos|primeiros|últimos|ersten|letzten)\s+(?P<n3>\d+)\s+(?:tokens?|Token|posiciones|posições|Positionen)\b|"
+    r"\b(?P<n4>\d+)\s+(?P<e4>premiers|derniers)\s+(?:tokens|jetons|positions)\b",
+    I,
+)
+HEAD_WORDS = ("first", "先頭", "最初の", "冒頭", "前", "primeros", "primeras", "primeiros", "ersten", "premiers")
+# a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| ... | KLD | positions |"
+COLUMN = re.compile(r"^\|[^\n]*\|[ \t]*\**(?:#\s*)?(?:tokens|positions|scored tokens|n_tokens|chunks|windows)\**[ \t]*\|", I | re.MULTILINE)
+# what stands before a window's length, not a count ("windows of 2048 tokens", "-c 4096", "ctx 8192 tokens")
+LENGTH_BEFORE = re.compile(
+    r"(?:\bof|\bwindows?|\bchunks?|\bcontexts?|\bctx|-c|--ctx-size|\blength|\bseq\w*|\bsequences?|\bprompts?|\bup to|\bmax\w*|[×x*])\s*[:=]?\s*$", I
+)
+# words for a window in the card languages (English "chunks" is positions.D6's); prompt and sample counts are not read:
+# the corpus labels read "1,000 ShareGPT prompts" as the text's size (prose_corpus blind2_vllm_transposed)
+WINDOW_WORDS = r"(?:fragments|fragmentos|segments|segmentos|trozos|bloques|blocos|morceaux|Abschnitte|фрагментов|чанков)"
+WINDOWS = re.compile(
+    # "40-chunk KLD", "20-chunk PPL"
+    r"(?<![\w.,])(\d+)-(?:chunk|window|sample|prompt)\b(?!-)|"
+    # "--num-samples 512", "num_samples=512", "--n-prompts 64", "n_chunks: 100"
+    r"(?<![\w])-{0,2}(?:num|n)[-_](?:samples|prompts|chunks|windows|sequences)\s*[=: ]\s*(\d+)\b|"
+    # "40 fragmentos", "40 fragments" (a count in the card languages)
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
+    # "573 个评测片段", "28 个片段", "40チャンク", "64 개 청크", "96 logit位置"
+    r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
+    r"(?<![\d,])(\d+)\s*(?:logits?|scored|計分|计分)\s*(?:位置|ポジション)",
+    I,
+)
+PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN]
+# a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
+NOT_COUNT_AFTER = re.compile(r"\s*(?:per\s+(?:batch|step|second)|/s\b)", I)
+
+
+def vetoed(text: str, m: re.Match[str]) -> bool:
+    """A token count that is a window's length, a count of something per batch or per second."""
+    if NOT_COUNT_AFTER.match(text, m.end()):
+        return True
+    if m.re is COLUMN:  # the KL column in the same header row
+        line = text[m.start() : text.find("\n", m.start()) if "\n" in text[m.start() :] else len(text)]
+        return not re.search(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div", line, I)
+    if m.re is TOKENS:
+        return bool(LENGTH_BEFORE.search(text, max(0, m.start() - 24), m.start()))
+    return False
+
+
+def read(span: str) -> dict[str, Any]:
+    """``count`` for a token count (a window count gives none: it says how many windows, not positions)."""
+    h = HEAD_TAIL.search(span)
+    if h is not None:
+        end = next(h.group(g) for g in ("e1", "e2", "e3", "e4") if h.group(g))
+        return {"scheme": "head" if end.lower() in HEAD_WORDS else "tail"}
+    m = TOKENS.search(span) or MEASURED_ON.search(span)
+    if m is None:
+        return {}
+    n = parse_int(next(g for g in m.groups() if g))
+    return {"count": n} if n else {}

@@ -1,0 +1,81 @@
+"""D9 statistics as cards write them beyond evidence_patterns.D9 and :mod:`kldcard.lint.read.aggregation`:
+
+- a statistic in an identifier, as tools print and scripts read it: "kld_mean", "mean_kl_per_token",
+  "max_kl_div", "kl_p99" (:data:`IDENTIFIER`);
+- PyTorch's reduction by name: "batchmean", ``reduction="mean"``, and the expectation in words ("expected value
+  over positions", "in expectation") (:data:`REDUCTION`);
+- an order statistic or a percentile before the KL term: "max KL divergence", "worst-case KLD",
+  "99.9% KL divergence", "99th percentile KLD" (:data:`BEFORE_KL`); not a signed change ("+19% KLD");
+- an uncertainty by its letters: "σd ≈ 0.006", a "σd" column, in a sentence with a KL term (:data:`SIGMA`;
+  a count of sigmas, "7.8σ", is a difference's significance); "± are printed stderr" (:data:`STDERR`, a "±"
+  said to be a standard error; "stderr" alone is a stream, "±0.036 stderr" a value).
+
+- a percentile header cell right after a KL column ("| KLD | p99 | 99.9% |", :data:`PERCENTILE_CELL`; the bare
+  statistics that follow a KL column are its own, :func:`after_kl_column`).
+
+The statistic's name is read by values.statistic (the reading's ``statistic``).
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+STAT = r"(?:mean|avg|average|median|max|min|p\d{2}(?:\.\d+)?)"
+IDENTIFIER = re.compile(
+    r"(?<![A-Za-z])" + STAT + r"_(?:kl|kld)(?:_\w+)?(?![A-Za-z])|(?<![A-Za-z])(?:kl|kld)(?:_div)?_" + STAT + r"(?![A-Za-z])", I
+)
+REDUCTION = re.compile(r"\bbatchmean\b|\breduction\s*=\s*['\"](?:mean|batchmean)['\"]|\bexpected value\b|\bin expectation\b", I)
+BEFORE_KL = re.compile(
+    r"(?<![^\W\d_])(?:max|maximum|min|minimum|worst[- ]case|peak)\s+(?:per[- ]\w+\s+)?(?:KLD|KL\b|KL[- ]div)|"
+    r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)\s+(?:KLD|KL\b|KL[- ]div)",
+    I,
+)
+# a spread given as a value or a column ("σd ≈ 0.006", "| σd |"); a count of sigmas alone ("7.8σ paired") is the
+# significance of a difference, not an uncertainty model of the numbers (real_cards/dev2 vramfit_readme_acceptance_test)
+SIGMA = re.compile(r"σ\w{0,2}\s*[≈=~:]\s*\d|\|\s*σ\w{0,2}\s*(?=\|)", I)
+# the "±" said to be a standard error ("± are printed stderr", "± = std. error"); not "±0.036 stderr" (a value)
+STDERR = re.compile(
+    r"±\s*(?:(?:are|is|values?|means?|denotes?|shows?|gives?)\b|[=:])[^\n±\d]{0,30}\b(?:stderr|std\.?\s*err(?:or)?|standard\s+errors?)\b", I
+)
+# a header cell that is a percentile and nothing else ("| KLD | p99 | 99.9% |"): the KL column's, when it follows it
+PERCENTILE_CELL = re.compile(r"(?<=\|)[ \t]*\**(?:p\d{2}(?:\.\d+)?|\d{2}(?:\.\d+)?\s*%|\d{2}(?:st|nd|rd|th)\s+pct\w*)\**[ \t]*(?=\|)", I)
+PATTERNS = [IDENTIFIER, REDUCTION, BEFORE_KL, SIGMA, STDERR, PERCENTILE_CELL]
+BARE_STAT = re.compile(
+    r"[ \t]*\**(?:p\d{1,2}(?:\.\d+)?|\d{1,2}(?:\.\d+)?\s*%|\d{2}(?:st|nd|rd|th)\s+pct\w*|mean|median|max|min|avg|average|std|σ)\**[ \t]*", I
+)
+
+KL = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|divergen|散度", I)
+
+
+SEPARATOR_NEXT = re.compile(r"[^\n]*\n[ \t]*\|?[ \t]*:?-{3,}")
+
+
+def vetoed(sentence: str, m: re.Match[str]) -> bool:
+    """A sigma in a sentence without a KL term is another metric's (a PPL's, a benchmark's); a percentile cell
+    counts only in a table's header row, right after its KL column (a value cell "96.3%" is an agreement)."""
+    if m.re is PERCENTILE_CELL:
+        text = m.string
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start : end if end >= 0 else len(text)]
+        header = SEPARATOR_NEXT.match(text, start) is not None
+        return not (header and after_kl_column(line, m.start() - start - 1))
+    return m.re is SIGMA and not KL.search(sentence)
+
+
+def after_kl_column(line: str, left: int) -> bool:
+    """Whether the header cell that starts after ``line[left]`` (a "|") is a bare statistic that follows a KL
+    column through bare statistics only ("| Quant | KLD | median | p99 |"): that column's statistics. A statistic
+    before the KL column is another metric's ("| task | median | KLD |": a duration's median)."""
+    cells = line[: left + 1].split("|")[:-1]  # the cells left of this one
+    right = line.find("|", left + 1)
+    if not BARE_STAT.fullmatch(line[left + 1 : right if right >= 0 else len(line)]):
+        return False
+    for cell in reversed(cells):
+        if KL.search(cell):
+            return True
+        if not BARE_STAT.fullmatch(cell):
+            return False
+    return False
