@@ -79,3 +79,15 @@ def test_engines_named_for_something_else_are_not_read(text):
 )
 def test_runtimes_named_for_speed_memory_or_requirements_are_not_read(text):
     assert d2(text).status == "missing", d2(text)
+
+
+def test_one_engine_table_for_card_text():
+    """The patterns, the reading's value and read.runtime read one table; the engines kldcard runs keep the
+    canonical names they have there (kldcard.engines), so a card and a capture name an engine alike."""
+    from kldcard.engines import ENGINES
+    from kldcard.lint.read import engine_names
+
+    assert {e.canonical for e in engine_names.TABLE} >= set(ENGINES)
+    assert engine_names.canonical("llama-server") == "llama.cpp" and engine_names.canonical("MLX_LM") == "mlx"
+    assert engine_names.canonical("ik_llama.cpp") == "ik_llama.cpp" and engine_names.canonical("ggml") is None
+    assert engine_names.other_engine("a MaxText logit check on a TPU") == "maxtext"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import context, eval_text, positions
+from kldcard.lint.read import context, engine_names, eval_text, positions
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     POSITION_WORDS,
@@ -110,11 +110,7 @@ QUANTIZED_REF = re.compile(
 )
 
 # ---- D2 runtime -------------------------------------------------------------------------------
-ENGINE = (
-    r"(?:llama\.cpp|ik_llama\.cpp|llama-cpp-python|exllamav[23]|vLLM|SGLang|transformers|mlx-lm|mlx_lm|mlx|"
-    r"PyTorch|torch|hipfire|TensorRT-LLM|TGI|Ollama|llama-perplexity|llama-server|llama-cli|oMLX|ONNX Runtime|onnxruntime|"
-    r"OpenVINO|MLC-LLM|koboldcpp|LM Studio)"
-)
+ENGINE = engine_names.alternation(in_patterns=True)  # the names an engine with its version is read from
 # a version, a build or a commit; not a measured number ("llama.cpp ≤ 0.03", "5.508897"): a version's parts
 # have at most three digits, and one starting with 0 has a third part ("0.27.1")
 VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
