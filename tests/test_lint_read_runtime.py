@@ -91,3 +91,22 @@ def test_one_engine_table_for_card_text():
     assert engine_names.canonical("llama-server") == "llama.cpp" and engine_names.canonical("MLX_LM") == "mlx"
     assert engine_names.canonical("ik_llama.cpp") == "ik_llama.cpp" and engine_names.canonical("ggml") is None
     assert engine_names.other_engine("a MaxText logit check on a TPU") == "maxtext"
+
+
+@pytest.mark.parametrize(
+    ("text", "engine"),
+    [
+        # the tool's printed block with no engine named anywhere: the tool names llama.cpp
+        ("```\n====== KL divergence statistics ======\nMean    KLD:   0.004512 ±   0.000102\n```\n", "llama.cpp"),
+        ("| Quant | PPL(Q)/PPL(base) | RMS Δp | KLD |\n|---|---|---|---|\n| Q4_K | 1.02 | 3.1 | 0.031 |\n", "llama.cpp"),
+        ("| Quant | KL-div (q→o) | KL-div (o→q) | Top-1 |\n|---|---|---|---|\n| 4.0bpw | 0.021 | 0.020 | 0.93 |\n", "exllamav3"),
+    ],
+)
+def test_a_printed_tool_names_its_engine_as_incomplete(text, engine):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value == {"engine": engine}, d
+
+
+def test_same_top_p_alone_does_not_name_the_engine():
+    d = d2("| Quant | KLD | Same top p |\n|---|---|---|\n| Q4_K | 0.031 | 93.1 |\n")
+    assert d.status == "missing", d
