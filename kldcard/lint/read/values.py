@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read import calibration_data
 from kldcard.lint.read import context as context_forms
 from kldcard.lint.read import direction as more_direction
 from kldcard.lint.read import engine_names
@@ -208,7 +209,7 @@ def text_value(span: str, around: str) -> dict[str, Any]:
 
 
 def calibration(span: str, around: str) -> dict[str, Any]:
-    if D4_NONE.search(span):
+    if D4_NONE.search(span) or calibration_data.NONE.search(span):
         return {"none": True}
     out: dict[str, Any] = {}
     hit = repos(around) or FILE.findall(around)
