@@ -110,3 +110,25 @@ def test_a_printed_tool_names_its_engine_as_incomplete(text, engine):
 def test_same_top_p_alone_does_not_name_the_engine():
     d = d2("| Quant | KLD | Same top p |\n|---|---|---|\n| Q4_K | 0.031 | 93.1 |\n")
     assert d.status == "missing", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The weights were quantized on a B200 overnight.\n",  # made the files
+        "Fitting the codebook took 154 seconds on an M3 Ultra.\n",  # a duration on it: speed
+        "The search cut the trial time from 13 hours on a cloud box (an RTX 6000 Ada) to 45 minutes.\n",
+        "Checked while served on a DGX Spark afterwards.\n",  # serving
+        "Method and the tested RTX 5090 inference profile are in the repository.\n",  # a deployment profile
+        "Its KV method beats the existing llama.cpp quantizations per bit.\n",  # an engine's artefacts
+        "| Machine | RAM | Prefill tok/s | Gen tok/s |\n|---|---|---|---|\n| M1 Max | 64 GB | ~350 | ~32 |\n",  # a speed table
+        "<ul><li><a href=\"https://example.org/kv\">Quantized KV cache - vLLM</a></li></ul>\n",  # a link's text
+    ],
+)
+def test_hardware_or_engine_named_for_another_job_is_not_the_runtime(text):
+    assert d2(text).status == "missing", d2(text)
+
+
+def test_hardware_in_a_kld_table_row_is_still_the_runtime():
+    d = d2("| GPU | Mean KLD | tok/s |\n|---|---|---|\n| RTX 4090 | 0.021 | 41 |\n")
+    assert d.status != "missing" and d.value.get("device"), d

@@ -34,7 +34,7 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import aggregation, calibration, context, direction, eval_text, positions, reference, runtime, vocabulary
+from kldcard.lint.read import aggregation, calibration, context, direction, eval_text, positions, reference, runtime, runtime_roles, vocabulary
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -183,6 +183,8 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
         quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
+        if m.re is not runtime.NAMED_TOOL and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
+            return True
         return quantizer or (hardware and (bool(DEPLOYMENT.search(s)) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near)
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())

@@ -93,7 +93,7 @@ SPEED_ONLY = re.compile(
     I,
 )
 # the device right before what it cannot hold: "the 3060 12GB cannot hold these quants" (whatever else the sentence says)
-CANNOT_HOLD = re.compile(r"^[^.;:()\n]{0,20}?\b(?:cannot|can't|could not|couldn't|does not|doesn't)\s+(?:hold|fit|load)\b", I)
+CANNOT_HOLD = re.compile(r"^[^.;:()\n]{0,20}?\b(?:cannot|can't|could not|couldn't|does not|doesn't)\s+(?:hold|fit|load|do|run|handle)\b", I)
 LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
 
 
