@@ -132,3 +132,9 @@ def test_hardware_or_engine_named_for_another_job_is_not_the_runtime(text):
 def test_hardware_in_a_kld_table_row_is_still_the_runtime():
     d = d2("| GPU | Mean KLD | tok/s |\n|---|---|---|\n| RTX 4090 | 0.021 | 41 |\n")
     assert d.status != "missing" and d.value.get("device"), d
+
+
+def test_a_benchmark_run_on_hardware_is_the_runtime():
+    # "run on" (the runs were done there) is the measurement's; "runs on" (it can run there) is a deployment
+    assert d2("This round covers perplexity and KL divergence, run on an M4 Max.\n").value.get("device") == "M4 Max"
+    assert d2("The Q4 file runs on an M4 Max with room to spare.\n").status == "missing"

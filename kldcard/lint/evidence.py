@@ -50,7 +50,7 @@ EVAL_WORDS = re.compile(r"\bKLD\b|\bKL\b|KL[- ]div|\beval|measur|\bscor|\btest|p
 QUANTIZER = re.compile(
     r"quantiz\w*\s+(?:was\s+|were\s+)?(?:performed\s+|done\s+)?(?:using|with)\b|for quantization|\bmade (?:with|using)\b|"
     r"made these quants|quants? (?:were\s+)?(?:made|created|produced)|converted (?:to|with|using|from)\b|\bt/s\b|"
-    r"tok(?:ens)?/s|\bspeed|\bruns? on\b|\bfits? (?:on|in)\b|\bdeploy\w*|\bspeciali[sz]ed for\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
+    r"tok(?:ens)?/s|\bspeed|\bruns on\b|\b(?:can|could|will|to) run on\b|\bfits? (?:on|in)\b|\bdeploy\w*|\bspeciali[sz]ed for\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
     I,
 )
 # a sentence about memory, speed or serving: a context length in it is the deployment's, not the measurement's
