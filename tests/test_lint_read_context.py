@@ -157,6 +157,11 @@ def test_a_long_context_written_with_separators_is_the_models(text):
         ("Q4_K_M 的 KLD 为 0.0231，序列长度 2048。\n", 2048),  # sequence length, Chinese
         ("La KLD de Q4_K_M es 0,0231, con longitud de secuencia 1024.\n", 1024),  # Spanish
         ("Die KLD von Q4_K_M beträgt 0,0231 bei einer Sequenzlänge von 2048.\n", 2048),  # German
+        (f"{CLAIM}, averaged over 64 2048-token samples.\n", 2048),  # a unit of scored text
+        (f"{CLAIM} on sequences of length 1024.\n", 1024),
+        ("Q4_K_M 的 KLD 为 0.0231，上下文长度为 4096。\n", 4096),  # a particle between
+        ("Q4_K_M の KLD は 0.0231、コンテキスト長は2048。\n", 2048),
+        ("KLD для Q4_K_M равна 0,0231 с контекстом 4096.\n", 4096),  # Russian, instrumental case
     ],
 )
 def test_more_written_forms_of_the_context_are_read(text, n_ctx):

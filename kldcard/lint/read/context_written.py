@@ -38,8 +38,8 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"(?<![\w.,])" + N + r"-ctx\b|\bctx-(\d{3,6})\b", re.I),
     # an evaluating tool's option or key
     re.compile(
-        r"(?:^|[\s`(])(?:--ctx|-ctx|--n[-_]ctx|--context[-_]length|--seqlen|--seq)[= ]\s*" + N + r"(?![\w.])|"
-        r"\b(?:seqlen|n_ctx)\s*[=:]\s*" + N + r"(?![\w.])",
+        r"(?:^|[\s`(])(?:--ctx|-ctx|--n[-_]ctx|--context[-_]length|--seqlen|--seq)[= ]\s*" + N + r"(?!\w|[,.]\d)|"
+        r"\b(?:seqlen|n_ctx)\s*[=:]\s*" + N + r"(?!\w|[,.]\d)",
         re.I,
     ),
     # the length in k after its label: "ctx 8k", "context: 4K", "a context window of 8k"
@@ -47,6 +47,18 @@ PATTERNS: list[re.Pattern[str]] = [
     # the length before the word for context: "4096 トークンのコンテキスト", "4K 上下文", "8k de contexto"
     re.compile(r"(?<![\w.,])" + N + r"\s*(?:tokens?|トークン|토큰|个?token)?\s*(?:の|的)?\s*" + CONTEXT_AFTER, re.I),
     re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK]|\d{3,6})\s+(?:tokens?\s+)?(?:de\s+contexto|de\s+contexte|Kontext|контекста)\b", re.I),
+    # a length before a unit of scored text the other patterns do not list: "2048-token samples", "1,024-token
+    # slices", "512-token blocks"; "sequences of length 2048", "windows of length 512"
+    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
+    re.compile(r"\b(?:sequences?|windows?|chunks?|contexts?|samples?|segments?)\s+of\s+(?:length|size)\s+" + N + r"(?!\w|[,.]\d)", re.I),
+    re.compile(r"\bseqlen\s+" + N + r"(?!\w|[,.]\d)", re.I),
+    # the context word, a particle or preposition, then the number: "上下文长度为 4096", "コンテキスト長は2048",
+    # "컨텍스트 길이는 4096", "Kontextlänge von 4096", "с контекстом 4096"
+    re.compile(
+        r"(?:上下文(?:长度|長度|窗口)?|コンテキスト(?:長さ?|サイズ)?|컨텍스트(?:\s*길이)?|Kontext(?:länge|fenster)?|контекст(?:ом|а)?)"
+        r"\s*(?:为|為|是|は|が|を|는|은|von|bei|mit|в|длиной)?\s*[:：]?\s*" + N + r"(?!\w|[,.]\d)",
+        re.I,
+    ),
     # "sequence length" / "window length" in the card languages, before the number
     re.compile(r"(?:" + alternation(SEQUENCE_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+|von\s+)?" + N + r"(?!\w|[,.]\d)", re.I),
 ]
