@@ -72,6 +72,7 @@ def test_no_calibration_said_in_other_words_is_stated(text):
         "| 4B（imatrix無し） | 0.054 |\n",  # Japanese none
         "本表的量化均不使用imatrix。\n",  # Chinese none
         "Both rows are w/o imatrix.\n",
+        "- **imatrix:** none\n",  # a field set to none
     ],
 )
 def test_an_explicit_none_in_other_languages_is_stated(text):
@@ -91,6 +92,9 @@ def test_an_explicit_none_in_other_languages_is_stated(text):
         "Rows marked * use an imatrix of 10M tokens.\n",  # the data by its size
         "```\npython quantize.py --calib-dataset pileval --w-bit 4\n```\n",  # an option with its value
         "## Calibration inputs\n\n- Corpus: `someorg/chat-mix`\n- Seed: 7\n",  # a heading, then a dataset field
+        "The imatrix was made from a mix of chat and code data.\n",  # what it was made from, by kind
+        "Both files use GPTQ with 256 calibration samples.\n",  # a calibrating quantizer's data by its size
+        "imatrixデータは自作のものを使用。\n",
     ],
 )
 def test_calibration_data_described_or_named_is_found(text):

@@ -9,6 +9,8 @@ an explicit "none", the data described by its kind, size or role ("calibration w
   "Kalibrierdaten", "калибровочный набор", "校正コーパス", "キャリブレーションデータ", "校准数据", "보정 데이터";
 - data named by the word before "-calibrated" ("wiki-calibrated", "code-calibrated");
 - the size of an importance matrix's data ("imatrix of 10M tokens", "imatrice de 10 M jetons");
+- what an importance matrix or a calibrating quantizer was made from, by kind or size ("imatrix made from a mix
+  of chat and code data", "GPTQ with 256 samples", "imatrixデータ"); an explicit "imatrix: none" field;
 - a calibration option or key with its value (``--calib-dataset pileval``, ``num_calibration_samples=512``);
 - a heading about calibration with a dataset field under it ("## Calibration data" ... "- Corpus: `org/set`").
 
@@ -28,7 +30,8 @@ NONE = re.compile(
     r"(?<![\w])без\s+(?:" + _IMATRIX + r"|калибров\w*)|"
     r"\bimatrix\s*(?:無し|なし|不使用|未使用|없이|미사용)|(?:無|无|不使用|未使用|不用|没有|無し)\s*imatrix\b|"
     r"(?:不使用|未使用|无需|無需|没有)\s*校准|"
-    r"\bw/o\s+(?:an?\s+)?" + _IMATRIX + r"|\bnon-imatrix\b|\bimatrix-free\b",
+    r"\bw/o\s+(?:an?\s+)?" + _IMATRIX + r"|\bnon-imatrix\b|\bimatrix-free\b|"
+    r"\b(?:imatrix|calibration(?:\s+(?:data|set))?)\**\s*[:=]\s*\**\s*(?:none|no|off|false|n/a)\b",
     I,
 )
 _DATA_NOUN = r"(?:data(?:sets?)?|sets?|corpus|corpora|texts?|samples?|windows?|prompts?|sequences?|split|mix(?:ture)?|tokens)"
@@ -49,6 +52,15 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"\b(?!(?:well|un|re|self|pre|poorly|mis)-)[A-Za-z][\w.]*-calibrated\b", I),
     # an importance matrix's data by its size ("imatrix of 10M tokens", "imatrice de 10 M jetons")
     re.compile(r"\b" + _IMATRIX + r"\s+(?:of|de|von|из|на)\s+\d[\d.,]*\s*[kKM]?\s*(?:tokens?|jetons|Token|токенов|chunks)\b", I),
+    # the data an importance matrix or a calibrating quantizer was made from, described by its kind or size:
+    # "imatrix made from a mix of chat and code data", "GPTQ with 256 samples", "AWQ (pileval, 128 samples)"
+    re.compile(
+        r"\b(?:imatrix|importance matrix)\s+(?:[\w\-]+\s+){0,2}?(?:from|on|using|over)\s+[^.\n]{0,50}?"
+        r"\b(?:data|dataset|corpus|text|texts|samples|chats?|conversations|prompts|mix)\b|"
+        r"\b(?:GPTQ|AWQ|SmoothQuant|AutoRound|DWQ|imatrix)\b[^.\n]{0,40}?(?<![\w.,])\d[\d,]*\s*(?:calibration\s+)?(?:samples|sequences|rows)\b|"
+        r"\bimatrix\s*(?:数据|數據|データ|데이터)",
+        I,
+    ),
     # a calibration option or key with its value
     re.compile(
         r"(?:--|\b)(?:calib(?:ration)?[-_](?:dataset|data|set|file|corpus)|num[-_]calib(?:ration)?[-_]samples|calib[-_]samples)"
@@ -62,4 +74,4 @@ PATTERNS: list[re.Pattern[str]] = [
         I | re.MULTILINE,
     ),
 ]
-NONE_PATTERN, DATA_NOUN, X_CALIBRATED, SIZE, OPTION, HEADED = PATTERNS
+NONE_PATTERN, DATA_NOUN, X_CALIBRATED, SIZE, MADE_FROM, OPTION, HEADED = PATTERNS
