@@ -138,3 +138,16 @@ def test_a_benchmark_run_on_hardware_is_the_runtime():
     # "run on" (the runs were done there) is the measurement's; "runs on" (it can run there) is a deployment
     assert d2("This round covers perplexity and KL divergence, run on an M4 Max.\n").value.get("device") == "M4 Max"
     assert d2("The Q4 file runs on an M4 Max with room to spare.\n").status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("KLD measured with llamafile 0.8.13 against the F16 logits.\n", "engine", "llamafile"),  # an engine of the table
+        ("Both logit sets were computed in ik_llama on the same box.\n", "engine", "ik_llama.cpp"),
+        ("All KLD runs used a Tesla T4 from a notebook service.\n", "device", "Tesla T4"),  # a data-centre card by name
+    ],
+)
+def test_more_engines_and_devices_are_read(text, key, value):
+    d = d2(text)
+    assert d.status != "missing" and d.value.get(key) == value, d

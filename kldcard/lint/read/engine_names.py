@@ -28,7 +28,7 @@ class CardEngine:
 
 TABLE: tuple[CardEngine, ...] = (
     CardEngine("llama.cpp", (r"llama\.cpp", r"llama-perplexity", r"llama-server", r"llama-cli")),
-    CardEngine("ik_llama.cpp", (r"ik_llama\.cpp",)),
+    CardEngine("ik_llama.cpp", (r"ik_llama\.cpp", r"ik_llama")),
     CardEngine("llama-cpp-python", (r"llama-cpp-python",)),
     CardEngine("exllamav2", (r"exllamav2",)),
     CardEngine("exllamav3", (r"exllamav3",)),
@@ -47,6 +47,11 @@ TABLE: tuple[CardEngine, ...] = (
     CardEngine("mlc-llm", (r"MLC-LLM",)),
     CardEngine("koboldcpp", (r"koboldcpp",)),
     CardEngine("lm-studio", (r"LM Studio",)),
+    CardEngine("llamafile", (r"llamafile",)),
+    CardEngine("ktransformers", (r"KTransformers",)),
+    CardEngine("mistral.rs", (r"mistral\.rs",)),
+    CardEngine("executorch", (r"ExecuTorch",)),
+    CardEngine("coreml", (r"Core ?ML",)),
     # named in a measurement sentence only (in this order the reading's value tries them: ``engine``)
     CardEngine("text-generation-webui", (r"text-generation-webui", r"TextGen"), in_patterns=False),
     CardEngine("maxtext", (r"MaxText",), in_patterns=False),
