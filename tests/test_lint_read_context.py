@@ -175,6 +175,7 @@ def test_more_written_forms_of_the_context_are_read(text, n_ctx):
         "Q4_K_M 的 KLD 为 0.0231。在 3.5K 上下文下预填充 580 tok/s。\n",  # a speed run's context
         "Q4_K_M 的 KLD 为 0.0231，128K 上下文下的分数尚未测量。\n",  # not measured at that length
         f"{CLAIM}, instead of the usual wiki/512-ctx setup.\n",  # a convention named, not this run
+        f"## Results\n\n{CLAIM}.\n\n### Calibration run\n\n| Item | Value |\n|---|---|\n| windows | 534 (window=1024, stride=1024) |\n",
     ],
 )
 def test_a_written_context_that_is_not_the_measurements_is_missing(text):

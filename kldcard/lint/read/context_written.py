@@ -79,3 +79,23 @@ def not_measured(text: str, m: re.Match[str]) -> bool:
     rest = text[m.end() : m.end() + 80]
     end = CLAUSE_END.search(rest)
     return bool(NOT_MEASURED.search(rest[: end.start() if end else len(rest)]))
+
+
+# a section about making the calibration (its heading names calibration or an imatrix and no KL term): a window,
+# stride or -c there is the calibration run's, not the measurement's
+CALIBRATION_HEADING = re.compile(r"calibrat|imatrix|importance matrix|校正|校准|キャリブレーション|étalonnage|Kalibrier", re.I)
+KL_HEADING = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|perplex|PPL|evaluat|measur|精度|评估|評価", re.I)
+HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
+
+
+def in_calibration_section(text: str, at: int, sentence: str = "") -> bool:
+    """Whether ``at`` lies under a (sub)heading about calibration that names no KL term or evaluation, in a
+    sentence that names none either."""
+    if KL_HEADING.search(sentence):
+        return False
+    start = text.rfind("\n#", 0, at)
+    line_start = start + 1 if start >= 0 else (0 if text.startswith("#") else -1)
+    if line_start < 0:
+        return False
+    h = HEADING.match(text, line_start)
+    return bool(h) and bool(CALIBRATION_HEADING.search(h.group(0))) and not KL_HEADING.search(h.group(0))
