@@ -123,6 +123,9 @@ def test_same_top_p_alone_does_not_name_the_engine():
         "Its KV method beats the existing llama.cpp quantizations per bit.\n",  # an engine's artefacts
         "| Machine | RAM | Prefill tok/s | Gen tok/s |\n|---|---|---|---|\n| M1 Max | 64 GB | ~350 | ~32 |\n",  # a speed table
         "<ul><li><a href=\"https://example.org/kv\">Quantized KV cache - vLLM</a></li></ul>\n",  # a link's text
+        "We recommend llama.cpp b5000 or newer builds for these files.\n",  # a recommendation to the user
+        "Pick SGLang 0.4.6 for production use.\n",  # for production, not the measurement
+        "## How to run\n\nStart the server with llama-server from llama.cpp b5000 and the Q4 file.\n",  # a usage section
     ],
 )
 def test_hardware_or_engine_named_for_another_job_is_not_the_runtime(text):

@@ -7,7 +7,9 @@ in its own clause gives it another job.
 - serving or deployment: "served on a DGX Spark", "the tested RTX 5090 inference profile";
 - an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types";
 - a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |");
-- the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page.
+- the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
+- for serving or recommended ("vLLM for serving", "we recommend llama.cpp"), or under a heading about usage,
+  serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ ROLE_BEFORE = re.compile(
     r"(?:\b(?:quantiz(?:ed|ing|e)|convert(?:ed|ing)?|export(?:ed|ing)?|compil(?:ed|ing)|fitt?(?:ed|ing)|"
     r"train(?:ed|ing)|fine-?tun(?:ed|ing)|serv(?:e|ed|es|ing)|deploy(?:ed|ing|s)?|host(?:ed|ing))\b"
     r"(?:\s+[\w\-*]+){0,3}?\s+(?:on|with|using|via)\s+|"
-    r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+)"
+    r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
+    r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^\n]*?|\brecommend(?:s|ed)?\b[^\n]*?)"
     r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:[(\w]+\s+){0,3}?$",
     I,
 )
 ROLE_AFTER = re.compile(
     r"[*_`]*\s*(?:(?:inference|serving|deployment)\s+(?:profile|setup|config\w*)|"
-    r"(?:quantizations?|quant(?:s|ization)?\s+types?|quants\b|ecosystem\b))",
+    r"(?:quantizations?|quant(?:s|ization)?\s+types?|quants\b|ecosystem\b)|"
+    r"(?:\s+\S+){0,2}?\s+for\s+(?:serving|deployment|production)\b)",
     I,
 )
 CLAUSE_START = re.compile(r"[.;:!?\n](?=[^.;:!?\n]*$)")
@@ -46,7 +50,27 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
         return True
     if HTML_LINK_OPEN.search(text, max(0, m.start() - 200), m.start()) and HTML_LINK_CLOSE.match(text[m.end() : m.end() + 200]):
         return True
-    return speed_table_row(text, m.start())
+    return speed_table_row(text, m.start()) or usage_section(text, m)
+
+
+# a section that tells the reader how to run or serve the files: an engine or device there is the user's
+USAGE_HEADING = re.compile(
+    r"\b(?:usage|how to (?:run|use)|quick\s?start|running|deploy\w*|serving|download\w*|install\w*|get started)\b|"
+    r"使い方|使用方法|用法|部署|uso\b|utilisation|verwendung|использование",
+    I,
+)
+SECTION_HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)
+LINE_KL = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|logits?\b|perplexit|PPL", I)
+
+
+def usage_section(text: str, m: re.Match[str]) -> bool:
+    """Whether ``m`` lies under a (sub)heading about usage, serving or installation, on a line with no KL term."""
+    start = text.rfind("\n#", 0, m.start())
+    h = SECTION_HEADING.match(text, start + 1) if start >= 0 else None
+    if h is None or not USAGE_HEADING.search(h.group(0)):
+        return False
+    line = text[text.rfind("\n", 0, m.start()) + 1 : (text.find("\n", m.end()) + 1 or len(text) + 1) - 1]
+    return not LINE_KL.search(line)
 
 
 def speed_table_row(text: str, at: int) -> bool:
