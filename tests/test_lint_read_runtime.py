@@ -117,12 +117,12 @@ def test_same_top_p_alone_does_not_name_the_engine():
     [
         "The weights were quantized on a B200 overnight.\n",  # made the files
         "Fitting the codebook took 154 seconds on an M3 Ultra.\n",  # a duration on it: speed
-        "The search cut the trial time from 13 hours on a cloud box (an RTX 6000 Ada) to 45 minutes.\n",
+        "Each KL search took 13 hours on a cloud box (an RTX 6000 Ada) before the fix.\n",
         "Checked while served on a DGX Spark afterwards.\n",  # serving
         "Method and the tested RTX 5090 inference profile are in the repository.\n",  # a deployment profile
-        "Its KV method beats the existing llama.cpp quantizations per bit.\n",  # an engine's artefacts
+        "Its KV method beats the existing llama.cpp quantizations on KLD per bit.\n",  # an engine's artefacts
         "| Machine | RAM | Prefill tok/s | Gen tok/s |\n|---|---|---|---|\n| M1 Max | 64 GB | ~350 | ~32 |\n",  # a speed table
-        "<ul><li><a href=\"https://example.org/kv\">Quantized KV cache - vLLM</a></li></ul>\n",  # a link's text
+        "<ul><li><a href=\"https://example.org/kv\">KLD of a quantized KV cache - vLLM</a></li></ul>\n",  # a link's text
         "We recommend llama.cpp b5000 or newer builds for these files.\n",  # a recommendation to the user
         "Pick SGLang 0.4.6 for production use.\n",  # for production, not the measurement
         "## How to run\n\nStart the server with llama-server from llama.cpp b5000 and the Q4 file.\n",  # a usage section
