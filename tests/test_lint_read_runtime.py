@@ -119,6 +119,7 @@ def test_same_top_p_alone_does_not_name_the_engine():
         "Fitting the codebook took 154 seconds on an M3 Ultra.\n",  # a duration on it: speed
         "Each KL search took 13 hours on a cloud box (an RTX 6000 Ada) before the fix.\n",
         "Checked while served on a DGX Spark afterwards.\n",  # serving
+        "Checked while served on a small box (GB10) afterwards.\n",  # the device in parentheses after the role
         "Method and the tested RTX 5090 inference profile are in the repository.\n",  # a deployment profile
         "Its KV method beats the existing llama.cpp quantizations on KLD per bit.\n",  # an engine's artefacts
         "| Machine | RAM | Prefill tok/s | Gen tok/s |\n|---|---|---|---|\n| M1 Max | 64 GB | ~350 | ~32 |\n",  # a speed table

@@ -25,7 +25,7 @@ ROLE_BEFORE = re.compile(
     r"(?:\s+[\w\-*]+){0,3}?\s+(?:on|with|using|via)\s+|"
     r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
     r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^\n]*?|\brecommend(?:s|ed)?\b[^\n]*?)"
-    r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:[(\w]+\s+){0,3}?$",
+    r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:[(\w]+\s+){0,3}?\(?$",
     I,
 )
 ROLE_AFTER = re.compile(
