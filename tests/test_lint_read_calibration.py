@@ -95,6 +95,9 @@ def test_an_explicit_none_in_other_languages_is_stated(text):
         "The imatrix was made from a mix of chat and code data.\n",  # what it was made from, by kind
         "Both files use GPTQ with 256 calibration samples.\n",  # a calibrating quantizer's data by its size
         "imatrixデータは自作のものを使用。\n",
+        "Для калибровки взят wiki.train.raw.\n",  # the word for calibration in the card languages, with a dataset
+        "キャリブレーションには wiki.train.raw を使用。\n",
+        "Die Kalibrierung nutzt 512 Zeilen aus c4.\n",
     ],
 )
 def test_calibration_data_described_or_named_is_found(text):

@@ -163,7 +163,12 @@ D4_NONE = re.compile(
 CALIBRATED_ON = re.compile(r"\s+(?:on|with|using|from|against)\b", I)
 # the word, not part of a file or artefact name ("calibration_datav3.txt" read as an eval text,
 # "bartowski-calibration.txt", "the -imatrix-0731 quants", "calibration250")
-D4_WORD = re.compile(r"(?<![\w\-/.])(?:imatrix|importance matrix|calibrat(?:ion|ions|ed|e|es|ing|or))\b(?![\-.]\w)|校准", I)
+D4_WORD = re.compile(
+    r"(?<![\w\-/.])(?:imatrix|importance matrix|calibrat(?:ion|ions|ed|e|es|ing|or))\b(?![\-.]\w)|校准|"
+    # the word in the other card languages (a dataset in the sentence is still required: evidence._d4_all)
+    r"\bcalibraci[óo]n\b|\bcalibra[çc][ãa]o\b|(?<![A-Za-z])[ée]talonnage\b|\bKalibrierung\b|калибровк[а-я]*|キャリブレーション|캘리브레이션",
+    I,
+)
 DATASET_HINT = re.compile(
     r"(?<!\S)\S+\.(?:txt|parquet|json|jsonl|dat)\b|(?<![\w.\-])(?!(?-i:[A-Z]{1,5}/[A-Z]{1,5})\b)[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
     r"groups_merged|\bdefault\b|built-in|(?<![\d.,*])\d[\d.,*]*\s*[KkM]?\s*(?:tokens?|samples|rows|chunks)\b|(?<!\d)\d+\*\d+|"
