@@ -155,3 +155,8 @@ def test_a_benchmark_run_on_hardware_is_the_runtime():
 def test_more_engines_and_devices_are_read(text, key, value):
     d = d2(text)
     assert d.status != "missing" and d.value.get(key) == value, d
+
+
+def test_a_recommendation_elsewhere_in_the_sentence_does_not_veto_the_measurements_engine():
+    d = d2("As recommended by the docs, we measured KLD with llama.cpp b4000 on an RTX 4090.\n")
+    assert d.status == "stated" and d.value.get("engine") == "llama.cpp", d

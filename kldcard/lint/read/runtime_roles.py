@@ -24,7 +24,8 @@ ROLE_BEFORE = re.compile(
     r"train(?:ed|ing)|fine-?tun(?:ed|ing)|serv(?:e|ed|es|ing)|deploy(?:ed|ing|s)?|host(?:ed|ing))\b"
     r"(?:\s+[\w\-*]+){0,3}?\s+(?:on|with|using|via)\s+|"
     r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
-    r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^\n]*?|\brecommend(?:s|ed)?\b[^\n]*?)"
+    r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^,\n]{0,30}?|"
+    r"\brecommend(?:s|ed)?\s+(?:using\s+|running\s+(?:it\s+|them\s+)?(?:with|on|in)\s+)?)"
     r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:[(\w]+\s+){0,3}?\(?$",
     I,
 )
