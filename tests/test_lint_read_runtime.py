@@ -160,3 +160,8 @@ def test_more_engines_and_devices_are_read(text, key, value):
 def test_a_recommendation_elsewhere_in_the_sentence_does_not_veto_the_measurements_engine():
     d = d2("As recommended by the docs, we measured KLD with llama.cpp b4000 on an RTX 4090.\n")
     assert d.status == "stated" and d.value.get("engine") == "llama.cpp", d
+
+
+def test_a_kld_measured_through_a_served_engine_keeps_its_engine():
+    d = d2("The KLD of the quant served with vLLM 0.9.1 was read from its logprobs.\n")
+    assert d.status == "stated" and d.value.get("engine") == "vllm", d
