@@ -143,3 +143,40 @@ def test_a_length_before_what_was_scored_is_read(text, n_ctx):
 )
 def test_a_long_context_written_with_separators_is_the_models(text):
     assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        (f"{CLAIM}, over 128 contiguous 512-ctx chunks of the test file.\n", 512),  # a compound with "ctx"
+        (f"{CLAIM}.\n\n```\npython eval_kl.py --seqlen 2048 --nsamples 64\n```\n", 2048),  # an evaluating tool's option
+        (f"{CLAIM} (n_ctx: 4k, 32 chunks).\n", 4096),
+        (f"{CLAIM}, measured at ctx 8k.\n", 8192),  # k after the label
+        ("Q4_K_M の KLD は 0.0231 (4096 トークンのコンテキストで測定)。\n", 4096),  # the number before the word
+        ("Q4_K_M 的 KLD 为 0.0231，在 4K 上下文下测得。\n", 4096),
+        ("Q4_K_M 的 KLD 为 0.0231，序列长度 2048。\n", 2048),  # sequence length, Chinese
+        ("La KLD de Q4_K_M es 0,0231, con longitud de secuencia 1024.\n", 1024),  # Spanish
+        ("Die KLD von Q4_K_M beträgt 0,0231 bei einer Sequenzlänge von 2048.\n", 2048),  # German
+        (f"{CLAIM}, averaged over 64 2048-token samples.\n", 2048),  # a unit of scored text
+        (f"{CLAIM} on sequences of length 1024.\n", 1024),
+        ("Q4_K_M 的 KLD 为 0.0231，上下文长度为 4096。\n", 4096),  # a particle between
+        ("Q4_K_M の KLD は 0.0231、コンテキスト長は2048。\n", 2048),
+        ("KLD для Q4_K_M равна 0,0231 с контекстом 4096.\n", 4096),  # Russian, instrumental case
+    ],
+)
+def test_more_written_forms_of_the_context_are_read(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status in ("stated", "incomplete") and d.value.get("n_ctx") == n_ctx, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Q4_K_M 的 KLD 为 0.0231。在 3.5K 上下文下预填充 580 tok/s。\n",  # a speed run's context
+        "Q4_K_M 的 KLD 为 0.0231，128K 上下文下的分数尚未测量。\n",  # not measured at that length
+        f"{CLAIM}, instead of the usual wiki/512-ctx setup.\n",  # a convention named, not this run
+        f"## Results\n\n{CLAIM}.\n\n### Calibration run\n\n| Item | Value |\n|---|---|\n| windows | 534 (window=1024, stride=1024) |\n",
+    ],
+)
+def test_a_written_context_that_is_not_the_measurements_is_missing(text):
+    assert reading(text, 5).status == "missing", reading(text, 5)

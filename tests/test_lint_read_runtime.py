@@ -79,3 +79,89 @@ def test_engines_named_for_something_else_are_not_read(text):
 )
 def test_runtimes_named_for_speed_memory_or_requirements_are_not_read(text):
     assert d2(text).status == "missing", d2(text)
+
+
+def test_one_engine_table_for_card_text():
+    """The patterns, the reading's value and read.runtime read one table; the engines kldcard runs keep the
+    canonical names they have there (kldcard.engines), so a card and a capture name an engine alike."""
+    from kldcard.engines import ENGINES
+    from kldcard.lint.read import engine_names
+
+    assert {e.canonical for e in engine_names.TABLE} >= set(ENGINES)
+    assert engine_names.canonical("llama-server") == "llama.cpp" and engine_names.canonical("MLX_LM") == "mlx"
+    assert engine_names.canonical("ik_llama.cpp") == "ik_llama.cpp" and engine_names.canonical("ggml") is None
+    assert engine_names.other_engine("a MaxText logit check on a TPU") == "maxtext"
+
+
+@pytest.mark.parametrize(
+    ("text", "engine"),
+    [
+        # the tool's printed block with no engine named anywhere: the tool names llama.cpp
+        ("```\n====== KL divergence statistics ======\nMean    KLD:   0.004512 ±   0.000102\n```\n", "llama.cpp"),
+        ("| Quant | PPL(Q)/PPL(base) | RMS Δp | KLD |\n|---|---|---|---|\n| Q4_K | 1.02 | 3.1 | 0.031 |\n", "llama.cpp"),
+        ("| Quant | KL-div (q→o) | KL-div (o→q) | Top-1 |\n|---|---|---|---|\n| 4.0bpw | 0.021 | 0.020 | 0.93 |\n", "exllamav3"),
+    ],
+)
+def test_a_printed_tool_names_its_engine_as_incomplete(text, engine):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value == {"engine": engine}, d
+
+
+def test_same_top_p_alone_does_not_name_the_engine():
+    d = d2("| Quant | KLD | Same top p |\n|---|---|---|\n| Q4_K | 0.031 | 93.1 |\n")
+    assert d.status == "missing", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The weights were quantized on a B200 overnight.\n",  # made the files
+        "Fitting the codebook took 154 seconds on an M3 Ultra.\n",  # a duration on it: speed
+        "Each KL search took 13 hours on a cloud box (an RTX 6000 Ada) before the fix.\n",
+        "Checked while served on a DGX Spark afterwards.\n",  # serving
+        "Checked while served on a small box (GB10) afterwards.\n",  # the device in parentheses after the role
+        "Method and the tested RTX 5090 inference profile are in the repository.\n",  # a deployment profile
+        "Its KV method beats the existing llama.cpp quantizations on KLD per bit.\n",  # an engine's artefacts
+        "| Machine | RAM | Prefill tok/s | Gen tok/s |\n|---|---|---|---|\n| M1 Max | 64 GB | ~350 | ~32 |\n",  # a speed table
+        "<ul><li><a href=\"https://example.org/kv\">KLD of a quantized KV cache - vLLM</a></li></ul>\n",  # a link's text
+        "We recommend llama.cpp b5000 or newer builds for these files.\n",  # a recommendation to the user
+        "Pick SGLang 0.4.6 for production use.\n",  # for production, not the measurement
+        "## How to run\n\nStart the server with llama-server from llama.cpp b5000 and the Q4 file.\n",  # a usage section
+    ],
+)
+def test_hardware_or_engine_named_for_another_job_is_not_the_runtime(text):
+    assert d2(text).status == "missing", d2(text)
+
+
+def test_hardware_in_a_kld_table_row_is_still_the_runtime():
+    d = d2("| GPU | Mean KLD | tok/s |\n|---|---|---|\n| RTX 4090 | 0.021 | 41 |\n")
+    assert d.status != "missing" and d.value.get("device"), d
+
+
+def test_a_benchmark_run_on_hardware_is_the_runtime():
+    # "run on" (the runs were done there) is the measurement's; "runs on" (it can run there) is a deployment
+    assert d2("This round covers perplexity and KL divergence, run on an M4 Max.\n").value.get("device") == "M4 Max"
+    assert d2("The Q4 file runs on an M4 Max with room to spare.\n").status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("KLD measured with llamafile 0.8.13 against the F16 logits.\n", "engine", "llamafile"),  # an engine of the table
+        ("Both logit sets were computed in ik_llama on the same box.\n", "engine", "ik_llama.cpp"),
+        ("All KLD runs used a Tesla T4 from a notebook service.\n", "device", "Tesla T4"),  # a data-centre card by name
+    ],
+)
+def test_more_engines_and_devices_are_read(text, key, value):
+    d = d2(text)
+    assert d.status != "missing" and d.value.get(key) == value, d
+
+
+def test_a_recommendation_elsewhere_in_the_sentence_does_not_veto_the_measurements_engine():
+    d = d2("As recommended by the docs, we measured KLD with llama.cpp b4000 on an RTX 4090.\n")
+    assert d.status == "stated" and d.value.get("engine") == "llama.cpp", d
+
+
+def test_a_kld_measured_through_a_served_engine_keeps_its_engine():
+    d = d2("The KLD of the quant served with vLLM 0.9.1 was read from its logprobs.\n")
+    assert d.status == "stated" and d.value.get("engine") == "vllm", d

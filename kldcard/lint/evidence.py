@@ -34,7 +34,19 @@ from kldcard.lint.evidence_patterns import (
     SEPARATION,
 )
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import aggregation, calibration, comparison, context, direction, eval_text, positions, reference, runtime, vocabulary
+from kldcard.lint.read import (
+    aggregation,
+    calibration,
+    comparison,
+    context,
+    direction,
+    eval_text,
+    positions,
+    reference,
+    runtime,
+    runtime_roles,
+    vocabulary,
+)
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -50,7 +62,7 @@ EVAL_WORDS = re.compile(r"\bKLD\b|\bKL\b|KL[- ]div|\beval|measur|\bscor|\btest|p
 QUANTIZER = re.compile(
     r"quantiz\w*\s+(?:was\s+|were\s+)?(?:performed\s+|done\s+)?(?:using|with)\b|for quantization|\bmade (?:with|using)\b|"
     r"made these quants|quants? (?:were\s+)?(?:made|created|produced)|converted (?:to|with|using|from)\b|\bt/s\b|"
-    r"tok(?:ens)?/s|\bspeed|\bruns? on\b|\bfits? (?:on|in)\b|\bdeploy\w*|\bspeciali[sz]ed for\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
+    r"tok(?:ens)?/s|\bspeed|\bruns on\b|\b(?:can|could|will|to) run on\b|\bfits? (?:on|in)\b|\bdeploy\w*|\bspeciali[sz]ed for\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
     I,
 )
 # a sentence about memory, speed or serving: a context length in it is the deployment's, not the measurement's
@@ -184,6 +196,8 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
         quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
+        if m.re is not runtime.NAMED_TOOL and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
+            return True
         return quantizer or (hardware and (bool(DEPLOYMENT.search(s)) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near)
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import context, eval_text, positions
+from kldcard.lint.read import context, engine_names, eval_text, positions
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     POSITION_WORDS,
@@ -110,11 +110,7 @@ QUANTIZED_REF = re.compile(
 )
 
 # ---- D2 runtime -------------------------------------------------------------------------------
-ENGINE = (
-    r"(?:llama\.cpp|ik_llama\.cpp|llama-cpp-python|exllamav[23]|vLLM|SGLang|transformers|mlx-lm|mlx_lm|mlx|"
-    r"PyTorch|torch|hipfire|TensorRT-LLM|TGI|Ollama|llama-perplexity|llama-server|llama-cli|oMLX|ONNX Runtime|onnxruntime|"
-    r"OpenVINO|MLC-LLM|koboldcpp|LM Studio)"
-)
+ENGINE = engine_names.alternation(in_patterns=True)  # the names an engine with its version is read from
 # a version, a build or a commit; not a measured number ("llama.cpp ≤ 0.03", "5.508897"): a version's parts
 # have at most three digits, and one starting with 0 has a third part ("0.27.1")
 VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
@@ -167,7 +163,12 @@ D4_NONE = re.compile(
 CALIBRATED_ON = re.compile(r"\s+(?:on|with|using|from|against)\b", I)
 # the word, not part of a file or artefact name ("calibration_datav3.txt" read as an eval text,
 # "bartowski-calibration.txt", "the -imatrix-0731 quants", "calibration250")
-D4_WORD = re.compile(r"(?<![\w\-/.])(?:imatrix|importance matrix|calibrat(?:ion|ions|ed|e|es|ing|or))\b(?![\-.]\w)|校准", I)
+D4_WORD = re.compile(
+    r"(?<![\w\-/.])(?:imatrix|importance matrix|calibrat(?:ion|ions|ed|e|es|ing|or))\b(?![\-.]\w)|校准|"
+    # the word in the other card languages (a dataset in the sentence is still required: evidence._d4_all)
+    r"\bcalibraci[óo]n\b|\bcalibra[çc][ãa]o\b|(?<![A-Za-z])[ée]talonnage\b|\bKalibrierung\b|калибровк[а-я]*|キャリブレーション|캘리브레이션",
+    I,
+)
 DATASET_HINT = re.compile(
     r"(?<!\S)\S+\.(?:txt|parquet|json|jsonl|dat)\b|(?<![\w.\-])(?!(?-i:[A-Z]{1,5}/[A-Z]{1,5})\b)[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
     r"groups_merged|\bdefault\b|built-in|(?<![\d.,*])\d[\d.,*]*\s*[KkM]?\s*(?:tokens?|samples|rows|chunks)\b|(?<!\d)\d+\*\d+|"

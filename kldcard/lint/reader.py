@@ -26,7 +26,7 @@ from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, Claim, KldNumber, find_claims
 from kldcard.lint.evidence import collect
 from kldcard.lint.markdown import HEADING, Doc, Table, scan
-from kldcard.lint.read import aggregation, front_matter, values
+from kldcard.lint.read import aggregation, front_matter, tool_engine, values
 from kldcard.lint.read.complete import is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
 from kldcard.lint.scan import search
@@ -161,6 +161,10 @@ class _Reader:
         if evidence:
             status = "stated" if is_complete(n, value) else "incomplete"
             return DisclosureReading(n, status, value, tuple(evidence), needs(n, value))  # type: ignore[arg-type]
+        if n == 2 and self.tool is not None and (engine := tool_engine.engine(self.tool.name, self.doc.scanned)) is not None:
+            line, col = self.doc.position(self.tool.offset)  # the engine named by its tool's output (R8')
+            value = {"engine": engine}
+            return DisclosureReading(2, "incomplete", value, (Evidence(self.tool.name, line, col, tool=self.tool.name),), needs(2, value))
         if self.tool is not None and n in defaults(self.tool):
             line, col = self.doc.position(self.tool.offset)
             words = defaults(self.tool)[n]

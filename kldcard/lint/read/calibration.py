@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import calibration_data
+
 I = re.IGNORECASE
 
 PATTERNS: list[re.Pattern[str]] = [
@@ -30,10 +32,10 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(
         r"\bimatrix[- ](?:weighted|guided|aware|data)\b|\+\s*imatrix\b|\b(?:the\s+)?(?:matching|corresponding|same|own|"
         r"custom|their|its)\s+(?:importance matrix|imatrix)\b|\b(?:imatrix|importance matrix)\s+(?:was|were|is)\s+(?:built|computed|made|"
-        r"created|generated|trained)\b|\bcalibrated\s+(?:on|with|using)\b|\bcalibration\s*\d+\s*[×x]\s*\d+|"
+        r"created|generated|trained)\b|(?<![\w\-])calibrated\s+(?:on|with|using)\b|\bcalibration\s*\d+\s*[×x]\s*\d+|"
         r"\bimatrix\s+calibration\s+data\b|\bimatrixの作成|\bimatrix\s*(?:を|は)|"
-        # the Spanish / Portuguese name of an importance matrix; scales computed from a calibration
-        r"\bmatriz\s+de\s+import[aâ]ncia\b|\bcalibrated\s+(?:[\w\-]+\s+){0,3}?scales?\b",
+        # the Spanish / Portuguese name of an importance matrix ("calibrated ... scales" names no data: not D4)
+        r"\bmatriz\s+de\s+import[aâ]ncia\b",
         I,
     ),
     # a labelled field or a table column
@@ -42,6 +44,7 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"(?<![\w\-/])wiki\.train(?:\.raw)?\b", I),
 ]
 FILE_PATTERN, DESCRIBED, LABELLED, TRAIN_SPLIT = PATTERNS
+PATTERNS += calibration_data.PATTERNS  # the data in other words and languages (kldcard.lint.read.calibration_data)
 TRAINING = re.compile(r"\btrain(?:ing|ed)?\b|学習|训练|訓練|calibra|imatrix|importance", I)
 EVAL_FILE = re.compile(r"(?:-f|--file)\s+\S*$")
 # a link's text names a section or a document ("see [the calibration table](#...)"), not the calibration
@@ -53,12 +56,22 @@ def in_link(text: str, m: re.Match[str]) -> bool:
     return bool(LINK_OPEN.search(text, max(0, m.start() - 80), m.start()) and LINK_CLOSE.match(text[m.end() : m.end() + 120]))
 
 
+def imatrix_command(text: str, at: int) -> bool:
+    """Whether ``at`` stands in a ``llama-imatrix`` (or ``imatrix``) command, its lines joined by backslashes:
+    the ``-f`` file there is the calibration text, not the evaluation's."""
+    start = text.rfind("\n", 0, at) + 1
+    while start > 1 and text[: start - 1].rstrip(" \t").endswith("\\"):
+        start = text.rfind("\n", 0, start - 1) + 1
+    return bool(re.search(r"(?:^|[\s/])(?:llama-)?imatrix(?:\.exe)?\s", text[start:at]))
+
+
 def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
     """True when the match is not a statement of the candidates' calibration (``before``: the text right before
     it; ``text``: the whole body)."""
     if m.re is FILE_PATTERN:  # a calibration text passed to the evaluation ("-f calibration_datav3.txt") is its eval text
         name = re.escape(m.group(0).rsplit("/", 1)[-1])
-        return bool(EVAL_FILE.search(before) or re.search(rf"(?:-f|--file)\s+\S*{name}", text))
+        passed = [f for f in re.finditer(rf"(?:-f|--file)\s+\S*{name}", text) if not imatrix_command(text, f.start())]
+        return bool((EVAL_FILE.search(before) and not imatrix_command(text, m.start())) or passed)
     if m.re is DESCRIBED and m.group(0).lower().startswith("calibrated") and before[before.rfind("\n") + 1 :].lstrip().startswith("|"):
         return True  # a table row's label ("| NVFP4, calibrated scales | ..."): a variant compared, not the quants' calibration
     if m.re is TRAIN_SPLIT:

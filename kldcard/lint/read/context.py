@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import eval_text
+from kldcard.lint.read import context_written, eval_text
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import alternation
 
@@ -105,10 +105,11 @@ COLUMNS = [
 ]
 ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" + CELL_N, re.I | re.M)
 PATTERNS += [LIST, *COLUMNS, ROW]
+PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
 SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE)  # "chunk 2048", "c512": a window length is a multiple of 64
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|KL[- ]?div|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
-    r"\bpositions?\b|\blogits?\b|\bteacher\b",
+    r"\bpositions?\b|\blogits?\b|\bteacher\b|\btests?\b|\bbenchmarks?\b",
     I,
 )
 
@@ -125,7 +126,7 @@ def _numbers(m: re.Match[str]) -> list[int]:
     return [kilo(parse_int(g) or 0, g) for g in m.groups() if g]
 
 
-GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention)\b", I)
+GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention|the usual)\b", I)
 LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
 COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s*([kK]\b)?")
 
@@ -139,6 +140,8 @@ CUT = re.compile(r"(?:[,.\u202f\u00a0 ]\d{3}(?!\d))+")
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    if m.re in context_written.PATTERNS:  # its CJK forms: the clause up to a CJK full stop is the sentence
+        sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
     if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not MEASUREMENT.search(sentence):
         return True  # "max context: 262,144 tokens", "Longitud de contexto | 262 144 tokens": the model's
@@ -148,6 +151,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
         return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
+    if context_written.in_calibration_section(text, m.start(), sentence):
+        return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024")
+    if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
+        return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
     if m.re not in PATTERNS:
         return False
     numbers = _numbers(m)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
-from kldcard.lint.evidence_patterns import D2, ENGINE, VERSION
+from kldcard.lint.evidence_patterns import D2, VERSION
+from kldcard.lint.read import engine_names
 
 I = re.IGNORECASE | re.ASCII
 
-# engines the evidence patterns do not list, and the tools that name their engine
-MORE_ENGINES = r"(?:text-generation-webui|TextGen|llama\.cpp|ik_llama\.cpp|beellama\.cpp|fastmlx|MaxText|JAX|Transformer Engine|TensorRT)"
+# the tools that name their engine (the engines themselves: kldcard.lint.read.engine_names)
 TOOLS = (
     r"(?:(?<![\w\-])llama-perplexity\b|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s+[^\n]{0,160}?--kl-divergence\b|"
     r"\b(?:eval/)?model_diff\.py\b|\bmlx_lm\.(?!convert\b)\w+|\beval_hipfire\b)"
@@ -63,7 +63,7 @@ LABELLED_FIELD = re.compile(
     I | re.MULTILINE,
 )
 # an engine named in a measurement sentence (vetoed below when the sentence has no measurement word)
-ENGINE_IN_SENTENCE = re.compile(rf"(?<![\w.\-/])(?:{ENGINE}|{MORE_ENGINES})(?![\w\-/]|\.\w)", I)
+ENGINE_IN_SENTENCE = re.compile(rf"(?<![\w.\-/]){engine_names.alternation()}(?![\w\-/]|\.\w)", I)
 PATTERNS: list[re.Pattern[str]] = [
     NAMED_TOOL,
     LABELLED_FIELD,
@@ -74,7 +74,7 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"\b(?:engine|runtime|server)(?:'s)?\s+v\d+(?:\.\d+)*\b", I),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b",  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         I,
     ),
@@ -93,7 +93,7 @@ SPEED_ONLY = re.compile(
     I,
 )
 # the device right before what it cannot hold: "the 3060 12GB cannot hold these quants" (whatever else the sentence says)
-CANNOT_HOLD = re.compile(r"^[^.;:()\n]{0,20}?\b(?:cannot|can't|could not|couldn't|does not|doesn't)\s+(?:hold|fit|load)\b", I)
+CANNOT_HOLD = re.compile(r"^[^.;:()\n]{0,20}?\b(?:cannot|can't|could not|couldn't|does not|doesn't)\s+(?:hold|fit|load|do|run|handle)\b", I)
 LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
 
 
@@ -132,18 +132,12 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
     return False
 
 
-# what a tool or project name says about the engine (for the reading's value)
+# what a tool's name says about its engine (for the reading's value)
 TOOL_ENGINES = (
     (re.compile(r"llama-perplexity|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s", I), "llama.cpp"),
     (re.compile(r"model_diff", I), "exllamav3"),
     (re.compile(r"mlx_lm", I), "mlx"),
     (re.compile(r"eval_hipfire", I), "hipfire"),
-    (re.compile(r"text-generation-webui|TextGen", I), "text-generation-webui"),
-    (re.compile(r"MaxText", I), "maxtext"),
-    (re.compile(r"\bJAX\b", I), "jax"),
-    (re.compile(r"Transformer Engine", I), "transformer-engine"),
-    (re.compile(r"TensorRT", I), "tensorrt-llm"),
-    (re.compile(r"fastmlx", I), "fastmlx"),
 )
 CPP_PROJECT = re.compile(r"(?<![\w.\-/])([A-Za-z][\w\-]*\.cpp)\b", I)
 
@@ -153,6 +147,8 @@ def engine(span: str) -> str | None:
     for pattern, name in TOOL_ENGINES:
         if pattern.search(span):
             return name
+    if (name := engine_names.other_engine(span)) is not None:
+        return name
     m = CPP_PROJECT.search(span)
     return m.group(1).lower() if m else None
 

@@ -12,8 +12,10 @@ import re
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read import calibration_data
 from kldcard.lint.read import context as context_forms
 from kldcard.lint.read import direction as more_direction
+from kldcard.lint.read import engine_names
 from kldcard.lint.read import eval_text as eval_text_forms
 from kldcard.lint.read import positions as position_forms
 from kldcard.lint.read import runtime as more_runtime
@@ -43,15 +45,8 @@ REVISION = re.compile(
 ORIGINAL = re.compile(r"\b(?:original|unquantized|full[- ]precision|teacher|base model)\b", I)
 
 # ---- D2 ------------------------------------------------------------------------------------------
-ENGINES = {  # as written (folded) -> canonical project name
-    "llama.cpp": "llama.cpp", "llama-perplexity": "llama.cpp", "llama-server": "llama.cpp", "llama-cli": "llama.cpp",
-    "ik_llama.cpp": "ik_llama.cpp", "llama-cpp-python": "llama-cpp-python", "exllamav2": "exllamav2",
-    "exllamav3": "exllamav3", "vllm": "vllm", "sglang": "sglang", "transformers": "transformers",
-    "mlx-lm": "mlx", "mlx_lm": "mlx", "mlx": "mlx", "pytorch": "pytorch", "torch": "pytorch", "hipfire": "hipfire",
-    "tensorrt-llm": "tensorrt-llm", "tgi": "tgi", "ollama": "ollama", "omlx": "omlx", "onnx runtime": "onnxruntime",
-    "onnxruntime": "onnxruntime", "openvino": "openvino", "mlc-llm": "mlc-llm", "koboldcpp": "koboldcpp", "lm studio": "lm-studio",
-}
-ENGINE = re.compile(r"(?<![\w.\-])(" + "|".join(re.escape(e) for e in sorted(ENGINES, key=len, reverse=True)) + r")(?![\w\-])", I)
+# an engine as written (kldcard.lint.read.engine_names: one table for the patterns, this value and read.runtime)
+ENGINE = re.compile(r"(?<![\w.\-])(" + engine_names.alternation(in_patterns=True) + r")(?![\w\-])", I)
 VERSION = re.compile(
     # (as evidence_patterns.VERSION: not a measured number such as "0.03"; a commit hash is a version)
     r"(?<![\w.])((?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+|\.\w+)?)\b(?!\s*(?:GB|GiB|MB|%|bpw|B\b))|"
@@ -152,7 +147,7 @@ def runtime(span: str, around: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     e = ENGINE.search(span) or ENGINE.search(around)
     if e is not None:
-        out["engine"] = ENGINES[e.group(1).lower()]
+        out["engine"] = engine_names.canonical(e.group(1))
         # the version follows the engine's name ("llama.cpp b6510", "vLLM 0.9.1"): a number elsewhere
         # in the sentence is more likely the KLD itself ("a KLD of 0.0231, measured with llama.cpp")
         named = ENGINE.search(around)
@@ -214,7 +209,7 @@ def text_value(span: str, around: str) -> dict[str, Any]:
 
 
 def calibration(span: str, around: str) -> dict[str, Any]:
-    if D4_NONE.search(span):
+    if D4_NONE.search(span) or calibration_data.NONE.search(span):
         return {"none": True}
     out: dict[str, Any] = {}
     hit = repos(around) or FILE.findall(around)

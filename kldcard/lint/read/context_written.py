@@ -1,0 +1,101 @@
+"""D5, the context length, in more of the ways people write it (beside kldcard.lint.read.context):
+
+- a compound with "ctx": "512-ctx chunks", "8k-ctx", "ctx-4096";
+- an option or key of the tools that evaluate: ``--ctx 4096``, ``-ctx 4096``, ``--n-ctx 2048``,
+  ``--context-length 4096``, ``--seqlen 2048``, ``seqlen=2048``, ``n_ctx: 4k``;
+- the length in k after its label: "ctx 8k", "context: 4K", "a context window of 8k";
+- the length before the word for context in the card languages: "4096 トークンのコンテキスト", "4K 上下文",
+  "2048 토큰 컨텍스트", "8k de contexto", "4k de contexte", "8k Kontext";
+- "sequence length" and "window length" in the card languages before the number: "序列长度 2048",
+  "シーケンス長 1024", "시퀀스 길이 2048", "longitud de secuencia 2048", "longueur de séquence 1024",
+  "Sequenzlänge 2048", "длина последовательности 2048", "comprimento de sequência 2048", "窗口长度 512".
+
+Each pattern's last group is the length (k = 1024 tokens: :func:`kldcard.lint.read.context.kilo`); the D5 vetoes
+of kldcard.lint.evidence (serving sentences, calibration-only sentences, long contexts without a measuring word)
+apply to them as to every D5 pattern.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.read.terms import alternation
+
+N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])"  # "2048", "2,048", "2.048", "4k"
+SEQUENCE_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("序列长度", "序列長度", "窗口长度", "窗口長度", "窗口大小"),
+    "ja": ("シーケンス長", "系列長", "ウィンドウ長", "ウィンドウサイズ"),
+    "ko": ("시퀀스 길이", "윈도우 크기"),
+    "es": ("longitud de secuencia", "longitud de la secuencia", "tamaño de ventana"),
+    "pt": ("comprimento de sequência", "comprimento da sequência", "tamanho da janela"),
+    "fr": ("longueur de séquence", "longueur de la séquence", "taille de fenêtre"),
+    "de": ("Sequenzlänge", "Fensterlänge", "Fenstergröße"),
+    "ru": ("длина последовательности", "длиной последовательности", "размер окна"),
+}
+CONTEXT_AFTER = r"(?:上下文|コンテキスト|文脈|컨텍스트|문맥)"
+PATTERNS: list[re.Pattern[str]] = [
+    # "512-ctx chunks", "8k-ctx", "ctx-4096"
+    re.compile(r"(?<![\w.,])" + N + r"-ctx\b|\bctx-(\d{3,6})\b", re.I),
+    # an evaluating tool's option or key
+    re.compile(
+        r"(?:^|[\s`(])(?:--ctx|-ctx|--n[-_]ctx|--context[-_]length|--seqlen|--seq)[= ]\s*" + N + r"(?!\w|[,.]\d)|"
+        r"\b(?:seqlen|n_ctx)\s*[=:]\s*" + N + r"(?!\w|[,.]\d)",
+        re.I,
+    ),
+    # the length in k after its label: "ctx 8k", "context: 4K", "a context window of 8k"
+    re.compile(r"\b(?:ctx|context(?:\s+(?:window|length|size))?)\s*(?:of\s+|[=:]\s*)?(\d{1,3}\s*[kK])\b(?![-\w])", re.I),
+    # the length before the word for context: "4096 トークンのコンテキスト", "4K 上下文", "8k de contexto"
+    re.compile(r"(?<![\w.,])" + N + r"\s*(?:tokens?|トークン|토큰|个?token)?\s*(?:の|的)?\s*" + CONTEXT_AFTER, re.I),
+    re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK]|\d{3,6})\s+(?:tokens?\s+)?(?:de\s+contexto|de\s+contexte|Kontext|контекста)\b", re.I),
+    # a length before a unit of scored text the other patterns do not list: "2048-token samples", "1,024-token
+    # slices", "512-token blocks"; "sequences of length 2048", "windows of length 512"
+    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
+    re.compile(r"\b(?:sequences?|windows?|chunks?|contexts?|samples?|segments?)\s+of\s+(?:length|size)\s+" + N + r"(?!\w|[,.]\d)", re.I),
+    re.compile(r"\bseqlen\s+" + N + r"(?!\w|[,.]\d)", re.I),
+    # the context word, a particle or preposition, then the number: "上下文长度为 4096", "コンテキスト長は2048",
+    # "컨텍스트 길이는 4096", "Kontextlänge von 4096", "с контекстом 4096"
+    re.compile(
+        r"(?:上下文(?:长度|長度|窗口)?|コンテキスト(?:長さ?|サイズ)?|컨텍스트(?:\s*길이)?|Kontext(?:länge|fenster)?|контекст(?:ом|а)?)"
+        r"\s*(?:为|為|是|は|が|を|는|은|von|bei|mit|в|длиной)?\s*[:：]?\s*" + N + r"(?!\w|[,.]\d)",
+        re.I,
+    ),
+    # "sequence length" / "window length" in the card languages, before the number
+    re.compile(r"(?:" + alternation(SEQUENCE_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+|von\s+)?" + N + r"(?!\w|[,.]\d)", re.I),
+]
+# a sentence about speed, memory or serving: the context in it is the deployment's (as evidence.SERVING for "64k
+# context"), in the card languages
+SERVED = re.compile(
+    r"\bt/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b|\bVRAM\b|\bprefill|\bdecod(?:e|ing)\b|"
+    r"预填充|預填充|解码|解碼|吞吐|速度|显存|顯存|プリフィル|デコード|スループット|메모리|처리량",
+    re.I,
+)
+# what follows the length in its clause says the run at that length has not been done
+NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)
+CLAUSE_END = re.compile(r"[。；;！？!?\n]|\.\s")
+
+
+def not_measured(text: str, m: re.Match[str]) -> bool:
+    """Whether the rest of the match's clause (to the next stop, at most 80 characters) says it was not measured."""
+    rest = text[m.end() : m.end() + 80]
+    end = CLAUSE_END.search(rest)
+    return bool(NOT_MEASURED.search(rest[: end.start() if end else len(rest)]))
+
+
+# a section about making the calibration (its heading names calibration or an imatrix and no KL term): a window,
+# stride or -c there is the calibration run's, not the measurement's
+CALIBRATION_HEADING = re.compile(r"calibrat|imatrix|importance matrix|校正|校准|キャリブレーション|étalonnage|Kalibrier", re.I)
+KL_HEADING = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|perplex|PPL|evaluat|measur|精度|评估|評価", re.I)
+HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
+
+
+def in_calibration_section(text: str, at: int, sentence: str = "") -> bool:
+    """Whether ``at`` lies under a (sub)heading about calibration that names no KL term or evaluation, in a
+    sentence that names none either."""
+    if KL_HEADING.search(sentence):
+        return False
+    start = text.rfind("\n#", 0, at)
+    line_start = start + 1 if start >= 0 else (0 if text.startswith("#") else -1)
+    if line_start < 0:
+        return False
+    h = HEADING.match(text, line_start)
+    return bool(h) and bool(CALIBRATION_HEADING.search(h.group(0))) and not KL_HEADING.search(h.group(0))

@@ -1,0 +1,93 @@
+"""What a card names hardware or an engine *for*, when it is not the measurement's runtime (D2 vetoes beside
+kldcard.lint.read.runtime's): the rule is that a device or engine is the runtime of a KLD only where nothing
+in its own clause gives it another job.
+
+- making the files: "quantized on a B200", "exported on a machine with 70 GB", "converted with …";
+- a duration on it: "took 154 seconds on an M3 Ultra", "13 hours on a colab GPU" (speed, not the KLD);
+- serving or deployment: "served on a DGX Spark", "the tested RTX 5090 inference profile";
+- an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types";
+- a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |");
+- the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
+- for serving or recommended ("vLLM for serving", "we recommend llama.cpp"), or under a heading about usage,
+  serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term.
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+# the clause before the match gives the device or engine a job that is not the measurement
+ROLE_BEFORE = re.compile(
+    r"(?:\b(?:quantiz(?:ed|ing|e)|convert(?:ed|ing)?|export(?:ed|ing)?|compil(?:ed|ing)|fitt?(?:ed|ing)|"
+    r"train(?:ed|ing)|fine-?tun(?:ed|ing)|serv(?:e|ed|es|ing)|deploy(?:ed|ing|s)?|host(?:ed|ing))\b"
+    r"(?:\s+[\w\-*]+){0,3}?\s+(?:on|with|using|via)\s+|"
+    r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
+    r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^,\n]{0,30}?|"
+    r"\brecommend(?:s|ed)?\s+(?:using\s+|running\s+(?:it\s+|them\s+)?(?:with|on|in)\s+)?)"
+    r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:[(\w]+\s+){0,3}?\(?$",
+    I,
+)
+ROLE_AFTER = re.compile(
+    r"[*_`]*\s*(?:(?:inference|serving|deployment)\s+(?:profile|setup|config\w*)|"
+    r"(?:quantizations?|quant(?:s|ization)?\s+types?|quants\b|ecosystem\b)|"
+    r"(?:\s+\S+){0,2}?\s+for\s+(?:serving|deployment|production)\b)",
+    I,
+)
+SERVED = re.compile(r"(?:serv|deploy|host)", I)
+CLAUSE_START = re.compile(r"[.;:!?\n](?=[^.;:!?\n]*$)")
+SPEED_HEADER = re.compile(r"tok(?:ens)?/s|\bt/s\b|\bspeed\b|\bthroughput\b|\blatency\b|\bprefill\b", I)
+KL_HEADER = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen", I)
+HTML_LINK_OPEN, HTML_LINK_CLOSE = re.compile(r"<a\b[^>]*>[^<]*$", I), re.compile(r"[^<]*</a>", I)
+
+
+def vetoed(text: str, m: re.Match[str]) -> bool:
+    """True when the clause, the table or the link around ``m`` names it for something other than the
+    measurement."""
+    head = text[max(0, m.start() - 120) : m.start()]
+    cut = CLAUSE_START.search(head)
+    clause_before = head[cut.end() :] if cut else head
+    role = ROLE_BEFORE.search(clause_before)
+    if role and SERVED.match(role.group(0)) and KL_HEADER.search(clause_before):
+        role = None  # "the KLD of the model served with vLLM 0.9": a measurement through a served engine
+    if role or ROLE_AFTER.match(text, m.end()):
+        return True
+    if HTML_LINK_OPEN.search(text, max(0, m.start() - 200), m.start()) and HTML_LINK_CLOSE.match(text[m.end() : m.end() + 200]):
+        return True
+    return speed_table_row(text, m.start()) or usage_section(text, m)
+
+
+# a section that tells the reader how to run or serve the files: an engine or device there is the user's
+USAGE_HEADING = re.compile(
+    r"\b(?:usage|how to (?:run|use)|quick\s?start|running|deploy\w*|serving|download\w*|install\w*|get started)\b|"
+    r"使い方|使用方法|用法|部署|uso\b|utilisation|verwendung|использование",
+    I,
+)
+SECTION_HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)
+LINE_KL = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|logits?\b|perplexit|PPL", I)
+
+
+def usage_section(text: str, m: re.Match[str]) -> bool:
+    """Whether ``m`` lies under a (sub)heading about usage, serving or installation, on a line with no KL term."""
+    start = text.rfind("\n#", 0, m.start())
+    h = SECTION_HEADING.match(text, start + 1) if start >= 0 else None
+    if h is None or not USAGE_HEADING.search(h.group(0)):
+        return False
+    line = text[text.rfind("\n", 0, m.start()) + 1 : (text.find("\n", m.end()) + 1 or len(text) + 1) - 1]
+    return not LINE_KL.search(line)
+
+
+def speed_table_row(text: str, at: int) -> bool:
+    """Whether ``at`` lies in a table row under a header about speed that names no KL term."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if not text.startswith("|", line_start):
+        return False
+    start = line_start
+    while start > 0:  # up to the table's first row
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if not text.startswith("|", prev):
+            break
+        start = prev
+    header = text[start : text.find("\n", start) if text.find("\n", start) >= 0 else len(text)]
+    return start != line_start and bool(SPEED_HEADER.search(header)) and not KL_HEADER.search(header)
