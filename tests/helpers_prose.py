@@ -3,9 +3,10 @@ cards) and tests/data/real_cards/ (public cards; sources in its index.yaml).
 
 Card names are the invented corpus's file names, ``real/<file>`` for the real ones, ``real-d2/<file>`` for
 the second real development set (tests/data/real_cards/dev2, renderings), ``real-h2/<file>`` for the second
-real holdout (tests/data/real_cards/holdout/) and ``real-h3/<part>/<file>`` for the third
-(tests/data/real_cards/holdout3/<part>/). The development corpus (DEV) is every invented card plus the
-real-dev split (both real development folders); the real-holdout, real-holdout-2 and real-holdout-3 splits are scored apart.
+real holdout (tests/data/real_cards/holdout/) and ``real-h<N>/<part>/<file>`` for the third to sixth
+(tests/data/real_cards/holdout<N>/<part>/, the holdouts collected in parts: PARTED). The development corpus (DEV)
+is every invented card plus the real-dev split (both real development folders); the real-holdout, real-holdout-2
+and the parted holdouts' splits (real-holdout-3 ... real-holdout-6) are scored apart.
 ``python tests/helpers_prose.py`` prints the tables; ``--write-readme`` rewrites the README's table.
 """
 
@@ -35,8 +36,19 @@ HOLDOUT3_SPLIT = "real-holdout-3"
 HOLDOUT4 = REAL / "holdout4"  # the same layout
 HOLDOUT4_PREFIX = "real-h4/"
 HOLDOUT4_SPLIT = "real-holdout-4"
+HOLDOUT5 = REAL / "holdout5"
+HOLDOUT5_PREFIX = "real-h5/"
+HOLDOUT5_SPLIT = "real-holdout-5"
+HOLDOUT6 = REAL / "holdout6"
+HOLDOUT6_PREFIX = "real-h6/"
+HOLDOUT6_SPLIT = "real-holdout-6"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
-PARTED = {HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT), HOLDOUT4_PREFIX: (HOLDOUT4, HOLDOUT4_SPLIT)}
+PARTED = {
+    HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
+    HOLDOUT4_PREFIX: (HOLDOUT4, HOLDOUT4_SPLIT),
+    HOLDOUT5_PREFIX: (HOLDOUT5, HOLDOUT5_SPLIT),
+    HOLDOUT6_PREFIX: (HOLDOUT6, HOLDOUT6_SPLIT),
+}
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
 DEV = INVENTED_SPLITS | {"real-dev"}
@@ -249,6 +261,10 @@ def readme_table() -> str:
             "The third real holdout, development data since its one score (above; tuned on after it):",
             "",
             table({HOLDOUT3_SPLIT}),
+            "",
+            "The fourth real holdout, development data since its one score (above; tuned on after it):",
+            "",
+            table({HOLDOUT4_SPLIT}),
             TABLE_END,
         ]
     )
@@ -266,13 +282,14 @@ if __name__ == "__main__":  # pragma: no cover
         text = README.read_text(encoding="utf-8")
         README.write_text(text.replace(readme_block(text), readme_table()), encoding="utf-8")
     print("Development corpus:\n" + table(DEV))
-    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT, HOLDOUT3_SPLIT, HOLDOUT4_SPLIT]:
+    parted_splits = [split for _, split in PARTED.values()]
+    for split in sorted(INVENTED_SPLITS) + ["real-dev", "real-holdout", HOLDOUT2_SPLIT, *parted_splits]:
         print(f"\nsplit {split}:\n" + table({split}))
     print(f"\n{REAL2_PREFIX} (tests/data/real_cards/dev2) alone:\n" + table(prefix=REAL2_PREFIX))
     for prefix, (folder, _) in PARTED.items():
         for part in parts(folder):
             print(f"\n{prefix}{part.name}/ alone:\n" + table(prefix=f"{prefix}{part.name}/"))
-    for split in (HOLDOUT2_SPLIT, HOLDOUT3_SPLIT, HOLDOUT4_SPLIT):
+    for split in (HOLDOUT2_SPLIT, *parted_splits):
         d = detection(split)
         print(
             f"\n{split}: KLD-claiming texts flagged {d['flagged']}/{d['kld']}; negatives falsely flagged "

@@ -13,6 +13,8 @@ import yaml
 from helpers_prose import (
     HOLDOUT3_PREFIX,
     HOLDOUT4_PREFIX,
+    HOLDOUT5_PREFIX,
+    HOLDOUT6_PREFIX,
     PARTED,
     README,
     REAL,
@@ -31,7 +33,12 @@ HF_KEYS = {
 }
 FOLDERS = [REAL, REAL / "dev2", REAL / "holdout", *(p for folder, _ in PARTED.values() for p in parts(folder))]
 # the holdouts collected in parts: their folders, and the least they hold (KLD texts, hard negatives)
-PARTED_HOLDOUTS = {HOLDOUT3_PREFIX: ({"hf", "hf2", "misc"}, 50, 10), HOLDOUT4_PREFIX: ({"a", "b"}, 50, 10)}
+PARTED_HOLDOUTS = {
+    HOLDOUT3_PREFIX: ({"hf", "hf2", "misc"}, 50, 10),
+    HOLDOUT4_PREFIX: ({"a", "b"}, 50, 10),
+    HOLDOUT5_PREFIX: ({"a", "b", "c"}, 50, 10),
+    HOLDOUT6_PREFIX: ({"a", "b", "c"}, 50, 10),
+}
 
 
 def census() -> dict[str, int]:
