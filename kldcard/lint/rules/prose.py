@@ -113,7 +113,8 @@ INCOMPLETE = {
     ),
     2: (
         "prose-runtime-incomplete",
-        "names the engine, or only the hardware, without the engine's version or build",
+        "names the engine (in words, or by pasting the output of its tool: a llama-perplexity KLD block names "
+        "llama.cpp, a model_diff table exllamav3), or only the hardware, without the engine's version or build",
         "KLD measured with llama.cpp on an RTX 4090: mean KLD 0.021.",
         "KLD measured with llama.cpp b4944 (CUDA) on an RTX 4090: mean KLD 0.021.",
     ),
