@@ -20,7 +20,7 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import claim_numbers, claim_terms, section_rows, table_context
+from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_context
 
 
 def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
@@ -133,7 +133,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
 
 def _context_claim(doc: Doc, t: Table) -> list[Claim]:
     stats = table_context.statistic_columns(doc, t)
-    cols = stats or table_context.heading_columns(doc, t)
+    cols = stats or table_context.heading_columns(doc, t) or caption_tables.caption_columns(doc, t)
     cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
     valued = [text for _, text in cells if NUMBER.search(text)]
     if not valued or _threshold_scale(valued):
