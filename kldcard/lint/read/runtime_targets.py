@@ -9,9 +9,10 @@ serving, with no KL term between it and the name:
 - fit: "fits (in)", "to fit", "quepa en", "cabe en", "tient dans";
 - need: "needs", "requires", "requiere", "necesita", "nécessite", "benötigt";
 - release: "puts out / releases / publishes ... for";
+- recommended: "recommended GPUs: …", "GPU recomendadas: …";
 - serving or inference: "servirse", "servido", "de servicio", "hacer inferencia en", "inferencia en",
   "inference on", "repartido en" (the model split across devices to run it).
-And a bold caption about serving or speed ("**Rendimiento de servicio** (RTX ...)", "**Serving throughput**").
+And an engine as the owner of a corpus's files ("source files from the <engine> framework"); and a bold caption about serving or speed ("**Rendimiento de servicio** (RTX ...)", "**Serving throughput**").
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ AIM = re.compile(
     r"apunta\s+a|pensad[oa]s?\s+para|diseñad[oa]s?\s+para|destinad[oa]s?\s+a|optimizad[oa]s?\s+para|conçue?s?\s+pour|"
     r"ausgelegt\s+für|fits?|fitting|to\s+fit|quepa|caben?|tient|needs?|requires?|requiere|necesita|nécessite|benötigt|"
     r"(?:puts?|putting)\s+(?:\w+\s+){0,3}?out\s+(?:\w+\s+){0,2}?for|releas(?:es|ed)\s+(?:\w+\s+){0,3}?for|"
+    r"recommended|recomendad[oa]s?|recommandée?s?|empfohlene?n?|"
     r"servir(?:se|lo|la)?|servid[oa]s?|de\s+servicio|hacer\s+inferencia|inferencia\s+en|inference\s+on|repartid[oa]\s+en)\b",
     I,
 )
@@ -35,9 +37,15 @@ SERVING_CAPTION = re.compile(
 )
 
 
+# the engine as the owner of a corpus's files, not the run's: "six source files from the MLX framework at v0.30.0"
+SOURCE_OF = re.compile(r"\b(?:files?|sources?|code|corpus|texts?|documents?|excerpts?|archivos|fuentes|código)\s+(?:\w+\s+){0,2}?(?:from|of|in|de|del)\s+(?:the\s+|la\s+|el\s+)?$", I)
+
+
 def aimed(text: str, m: re.Match[str]) -> bool:
     """True when the clause before ``m`` says the files are aimed at, fit in, need or are served on it."""
     head = text[max(0, m.start() - 200) : m.start()]
+    if SOURCE_OF.search(head):
+        return True
     cut = CLAUSE_END.search(head)
     clause = head[cut.end() :] if cut else head
     found = None
