@@ -168,7 +168,7 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
 
 
 # a hyphenated range in a cell's words ("High sensitivity (KL 0.004-0.008)") is the band a row stands for, not a
-# measurement (read.numbers reads "0.002-0.004" as two numbers for prose; an approximate "~1.5–2.9" stays a value)
+# measurement (read.numbers reads "0.002-0.004" as a number in prose; an approximate "~1.5–2.9" stays a value)
 RANGE_AFTER, RANGE_BEFORE = re.compile(r"-\d*[.,]\d"), re.compile(r"\d-$")
 
 

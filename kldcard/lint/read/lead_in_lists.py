@@ -21,7 +21,7 @@ LEAD_END = re.compile(r":[\s*_`]*$")
 LAST_SENTENCE = re.compile(r"(?:^|[.!?]\s)(?P<s>[^.!?]*(?:\.\d[^.!?]*)*)$")
 STAT_VALUE = re.compile(
     r"\b(?:mean|median|average|avg|max(?:imum)?|min(?:imum)?|p\d{2}(?:\.\d)?)\b[\s*_`]*[:=]?[\s*_`]*"
-    r"(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])",
+    r"(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)(?![\w%]|\.\d)",
     re.IGNORECASE,
 )
 MAX_ITEMS = 32
