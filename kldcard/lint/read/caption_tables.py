@@ -7,7 +7,8 @@ Which columns hold the KLD values: every column after the first whose header cel
 (size, bits, speed, top-1, percent) and no relative change ("Δ"). The claim is the header row (as for a
 heading's table, kldcard.lint.read.table_context). Not a caption: a line that also names another quantity
 before its KL term's clause ends ("PPL and KLD:"), a training or rule-of-thumb line, a heading (those are
-table_context's), a line with a number of its own (a sentence that gives its own value).
+table_context's), a line with a number in its KL clause (a sentence that gives its own value), a table in a section whose
+heading names another quantity or training ("## Speed").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 
 from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, NUMBER, TRAINING_CONTEXT
 from kldcard.lint.markdown import HEADING, Doc, Table
-from kldcard.lint.read.table_context import OTHER_QUANTITY
+from kldcard.lint.read.table_context import LOOK_BACK as SECTION_LOOK_BACK, OTHER_QUANTITY
 
 LOOK_BACK = 4  # lines
 MAX_CAPTION = 240  # characters: a caption, not a paragraph
@@ -55,4 +56,8 @@ def caption_columns(doc: Doc, t: Table) -> list[int]:
     header = t.cells[t.header]
     if any(KLD_TERM.search(text) for _, text in header) or not any(_kl_caption(c) for c in _captions(doc, t)):
         return []
+    above = range(t.header - 1, max(-1, t.header - 1 - SECTION_LOOK_BACK), -1)
+    heading = next((doc.lines[i] for i in above if HEADING.match(doc.lines[i]) and not doc.code[i]), "")
+    if OTHER_QUANTITY.search(heading) or TRAINING_CONTEXT.search(heading):
+        return []  # the table sits in a section about something else ("## Speed")
     return [k for k, (_, text) in enumerate(header) if k > 0 and not OTHER_QUANTITY.search(text) and not NOT_VALUE.search(text)]
