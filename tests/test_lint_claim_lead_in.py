@@ -1,7 +1,8 @@
 """Claim detection added in tuning round 4 (issue 28): tables whose KL term is in a caption line above them
 (kldcard.lint.read.caption_tables), lists a KL sentence ending in a colon introduces
-(kldcard.lint.read.lead_in_lists), and a decimal range ("0.003-0.005") read as a number in prose (its first end). Each case in
-the project's own words, with hard negatives that must stay silent."""
+(kldcard.lint.read.lead_in_lists), a decimal range ("0.003-0.005") read as a number in prose (its first end), and
+a training run's printout (kldcard.lint.read.training_output). Each case in the project's own words, with hard
+negatives that must stay silent."""
 
 from __future__ import annotations
 
@@ -89,3 +90,13 @@ def test_a_decimal_range_after_a_kl_term_is_a_claim_in_prose():
 def test_a_hyphenated_kl_range_in_a_table_cell_is_a_band():
     text = "| Group | Why |\n|---|---|\n| attn | Medium sensitivity (KL 0.002-0.004) |\n"
     assert claims(text) == []
+
+
+def test_a_kl_line_printed_by_a_training_run_is_no_claim():
+    text = "Output:\n\n```text\nbatch loss: 0.31\nexpected reward: 1.10\nKL divergence: 0.0912\npolicy objective: 1.02\n```\n"
+    assert claims(text) == []
+
+
+def test_a_kl_line_printed_beside_other_quality_metrics_stays_a_claim():
+    text = "Output:\n\n```text\nPPL: 7.12\nKL divergence: 0.0912\ntop-1 agreement: 0.95\n```\n"
+    assert claims(text) == [(5, ["0.0912"])]
