@@ -165,3 +165,38 @@ def test_a_recommendation_elsewhere_in_the_sentence_does_not_veto_the_measuremen
 def test_a_kld_measured_through_a_served_engine_keeps_its_engine():
     d = d2("The KLD of the quant served with vLLM 0.9.1 was read from its logprobs.\n")
     assert d.status == "stated" and d.value.get("engine") == "vllm", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The checkpoint targets an RTX 5090 with its own serving stack.\n",  # aim
+        "El checkpoint apunta a una RTX 4090 con un stack de servido propio.\n",  # aim (Spanish)
+        "Está pensada para servirse en 4 GPU RTX 3090 con TP4.\n",  # meant to be served on
+        "La idea es hacer inferencia en GPU Ampere, con el modelo repartido en dos RTX 3090.\n",  # inference on
+        "Made to fit in the memory of one RTX 4090 (24 GB).\n",  # fit
+        "Needs exllamav3 v0.0.9 or the dev branch.\n",  # a requirement
+        "- GPU recomendadas: NVIDIA RTX 5090 como objetivo principal.\n",  # recommended
+        "**Rendimiento de servicio** (RTX 4090, contexto 32k):\n",  # a serving caption
+        "The code corpus is six source files from the MLX framework at v0.30.0.\n",  # a corpus's source
+    ],
+)
+def test_hardware_or_engine_the_files_are_aimed_at_is_not_the_runtime(text):
+    assert d2(text).status == "missing", d2(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The KLD was measured on an RTX 4090 against the BF16 logits.\n",  # the measurement's device
+        "We need the KLD, measured on an RTX 4090, to stay low.\n",  # a KL term between the aim word and the device
+    ],
+)
+def test_a_device_the_kld_was_measured_on_stays_the_runtime(text):
+    assert d2(text).status != "missing", d2(text)
+
+
+@pytest.mark.parametrize("text", ["The KL tests pass on a v6e VM.\n", "KLD from a GX10 run.\n"])
+def test_tpu_vms_and_the_gx10_are_hardware(text):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value.get("device"), d

@@ -20,7 +20,7 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import claim_numbers, claim_terms, section_rows, table_context
+from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_context
 
 
 def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
@@ -133,7 +133,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
 
 def _context_claim(doc: Doc, t: Table) -> list[Claim]:
     stats = table_context.statistic_columns(doc, t)
-    cols = stats or table_context.heading_columns(doc, t)
+    cols = stats or table_context.heading_columns(doc, t) or caption_tables.caption_columns(doc, t)
     cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
     valued = [text for _, text in cells if NUMBER.search(text)]
     if not valued or _threshold_scale(valued):
@@ -159,12 +159,21 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
                 continue
             near = KldTerms(terms)
             numbers = [n for n in numbers_in(text, off) if number_attached(text, n.offset - off, len(n.text), near)
-                       and claim_numbers.is_kld(text, n.offset - off, len(n.text))]
+                       and claim_numbers.is_kld(text, n.offset - off, len(n.text)) and not _in_range(text, n.offset - off, len(n.text))]
             if numbers:
                 labelled = all(number_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
                 break
     return claims
+
+
+# a hyphenated range in a cell's words ("High sensitivity (KL 0.004-0.008)") is the band a row stands for, not a
+# measurement (read.numbers reads "0.002-0.004" as a number in prose; an approximate "~1.5–2.9" stays a value)
+RANGE_AFTER, RANGE_BEFORE = re.compile(r"-\d*[.,]\d"), re.compile(r"\d-$")
+
+
+def _in_range(text: str, pos: int, length: int) -> bool:
+    return bool(RANGE_AFTER.match(text, pos + length) or RANGE_BEFORE.search(text[max(0, pos - 3) : pos]))
 
 
 APPROXIMATE = re.compile(r"^\W{0,3}[~≈]")

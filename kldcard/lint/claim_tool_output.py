@@ -18,6 +18,7 @@ from kldcard.lint.claims_patterns import (
     OLD_STAT,
 )
 from kldcard.lint.markdown import Doc
+from kldcard.lint.read import training_output
 from kldcard.lint.read.tools import LINES as TOOL_LINES
 
 
@@ -61,6 +62,8 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
         chunk = LLAMA_CHUNK.match(line) if i in chunks else None
         tool_line = printed.get(i) if not (llama or diff or chunk) else None
         result = doc.code[i] and not (llama or diff or chunk or tool_line) and i in results and CODE_RESULT.match(line)
+        if result and training_output.training_fence(doc, i):  # a KL penalty printed by a training run (read.training_output)
+            result = None
         if llama and LIST_OR_QUOTE.match(line) and not stat.get(i - 1) and not stat.get(i + 1):
             llama = None  # a lone "- Mean KLD: 0.0188" item is prose; pasted output comes as a block
         if chunk:  # running (cumulative) KLD of the chunks so far: not labelled as a mean

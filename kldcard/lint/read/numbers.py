@@ -35,7 +35,7 @@ ALPHABETIC = r"A-Za-z0-9_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0
 KLD_VALUE = re.compile(
     r"(?<![" + ALPHABETIC + r".\-/§])-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?=[eE]-\d|[ \u00a0\u202f]?[·×][ \u00a0\u202f]?10⁻))"
     r"(?:[eE][-+]?\d+|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
-    r"(?![" + ALPHABETIC + r"%/]|\.\d|-\w)"
+    r"(?![" + ALPHABETIC + r"%/]|\.\d|-(?!\d*\.\d)\w)"  # (a range "0.002-0.004": its first end is a number)
 )
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import runtime_targets
+
 I = re.IGNORECASE
 
 # the clause before the match gives the device or engine a job that is not the measurement
@@ -51,7 +53,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     role = ROLE_BEFORE.search(clause_before)
     if role and SERVED.match(role.group(0)) and KL_HEADER.search(clause_before):
         role = None  # "the KLD of the model served with vLLM 0.9": a measurement through a served engine
-    if role or ROLE_AFTER.match(text, m.end()):
+    if role or ROLE_AFTER.match(text, m.end()) or runtime_targets.aimed(text, m):  # targeted, fitted, needed
         return True
     if HTML_LINK_OPEN.search(text, max(0, m.start() - 200), m.start()) and HTML_LINK_CLOSE.match(text[m.end() : m.end() + 200]):
         return True

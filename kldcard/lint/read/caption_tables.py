@@ -1,0 +1,63 @@
+"""Tables whose KL term stands in their caption (issue 28, claim detection): the line right above the table
+(a blank line between them allowed), short, bold or ending in a colon or a full stop, names a KL term, and the
+header row names the rows' categories, tiers or corpora ("**WT2 KLD, 24 chunks, prefill scoring**" over
+"| tier | uniform | Lloyd | Δ |"; "KL in mnats; bpw is ..." over "| build | GiB | bpw | prose | code |").
+
+Which columns hold the KLD values: every column after the first whose header cell names no other quantity
+(size, bits, speed, top-1, percent) and no relative change ("Δ"). The claim is the header row (as for a
+heading's table, kldcard.lint.read.table_context). Not a caption: a line that also names another quantity
+before its KL term's clause ends ("PPL and KLD:"), a training or rule-of-thumb line, a heading (those are
+table_context's), a line with a number in its KL clause (a sentence that gives its own value), a table in a section whose
+heading names another quantity or training ("## Speed").
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, NUMBER, TRAINING_CONTEXT
+from kldcard.lint.markdown import HEADING, Doc, Table
+from kldcard.lint.read.table_context import LOOK_BACK as SECTION_LOOK_BACK, OTHER_QUANTITY
+
+LOOK_BACK = 4  # lines
+MAX_CAPTION = 240  # characters: a caption, not a paragraph
+CAPTION_SHAPE = re.compile(r"^\s*(?:\*\*|__)|[:.][\s*_`)]*$")
+# a header cell naming something that is not a KLD value: a quantity, a size or bit width, a change, a share
+NOT_VALUE = re.compile(r"\b(?:bpw|bits?|params?|experts?|layers?|tier|build|quant\w*|model|type|method)\b|Δ|%|\bdelta\b", re.I)
+# the KL term's own clause: up to the next ";" or sentence end ("KL in mnats; bpw is text bytes ...")
+CLAUSE = re.compile(r"[^;.]*")
+
+
+def _captions(doc: Doc, t: Table) -> list[str]:
+    """The short lines right above the table, nearest first: up to LOOK_BACK lines, not past a heading, another
+    table or a code block (a bold sub-caption may stand between the KL caption and its table)."""
+    out = []
+    for i in range(t.header - 1, max(-1, t.header - 1 - LOOK_BACK), -1):
+        line = doc.lines[i].strip()
+        if doc.code[i] or line.startswith("|") or HEADING.match(doc.lines[i]):
+            break
+        if line and len(line) <= MAX_CAPTION:
+            out.append(line)
+    return out
+
+
+def _kl_caption(caption: str) -> bool:
+    term = KLD_TERM.search(caption)
+    if term is None or TRAINING_CONTEXT.search(caption) or GENERIC_CONTEXT.search(caption):
+        return False
+    if not CAPTION_SHAPE.search(caption):
+        return False
+    clause = caption[: term.end()] + CLAUSE.match(caption, term.end()).group(0)
+    return not OTHER_QUANTITY.search(clause) and not NUMBER.search(clause)
+
+
+def caption_columns(doc: Doc, t: Table) -> list[int]:
+    """The value columns of a table whose caption names a KL term (see the module's doc), or none."""
+    header = t.cells[t.header]
+    if any(KLD_TERM.search(text) for _, text in header) or not any(_kl_caption(c) for c in _captions(doc, t)):
+        return []
+    above = range(t.header - 1, max(-1, t.header - 1 - SECTION_LOOK_BACK), -1)
+    heading = next((doc.lines[i] for i in above if HEADING.match(doc.lines[i]) and not doc.code[i]), "")
+    if OTHER_QUANTITY.search(heading) or TRAINING_CONTEXT.search(heading):
+        return []  # the table sits in a section about something else ("## Speed")
+    return [k for k, (_, text) in enumerate(header) if k > 0 and not OTHER_QUANTITY.search(text) and not NOT_VALUE.search(text)]

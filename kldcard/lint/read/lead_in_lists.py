@@ -1,0 +1,57 @@
+"""Lists a KL sentence introduces (issue 28, claim detection): a paragraph whose last sentence names a KL term
+and ends with a colon ("... give materially different KL vectors from one run to the next:"), then list items
+that each give a statistic and its value ("- run A: mean 0.0471, ...", "- run B: median 0.0032"). The items
+complete the sentence, so the KL term is theirs (R5: one claim per item line; the number is the first decimal
+right after the statistic word).
+
+Not a lead-in: a heading, a list item, code, a training or rule-of-thumb sentence. Not an item: one without a
+statistic word right before a decimal, or one that names another metric before it ("PPL mean 7.1"); the list
+ends at the first such item. Samples in tests/test_lint_claim_lead_in.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.claim_types import Claim, numbers_in
+from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, OTHER_METRIC, TRAINING_CONTEXT
+from kldcard.lint.markdown import HEADING, LIST_ITEM, Doc
+
+LEAD_END = re.compile(r":[\s*_`]*$")
+LAST_SENTENCE = re.compile(r"(?:^|[.!?]\s)(?P<s>[^.!?]*(?:\.\d[^.!?]*)*)$")
+STAT_VALUE = re.compile(
+    r"\b(?:mean|median|average|avg|max(?:imum)?|min(?:imum)?|p\d{2}(?:\.\d)?)\b[\s*_`]*[:=]?[\s*_`]*"
+    r"(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)(?![\w%]|\.\d)",
+    re.IGNORECASE,
+)
+MAX_ITEMS = 32
+
+
+def _lead_in(line: str) -> bool:
+    if LIST_ITEM.match(line) or HEADING.match(line) or not LEAD_END.search(line):
+        return False
+    m = LAST_SENTENCE.search(line.rstrip())
+    sentence = m.group("s") if m else line
+    return bool(KLD_TERM.search(sentence)) and not (TRAINING_CONTEXT.search(sentence) or GENERIC_CONTEXT.search(sentence))
+
+
+def lead_in_lists(doc: Doc, taken: set[int]) -> list[Claim]:
+    """The item claims of the lead-in lists of ``doc``, on lines not in ``taken`` (lines already claimed)."""
+    claims: list[Claim] = []
+    lines = doc.lines
+    for i in sorted(doc.lines_with(KLD_TERM)):
+        if doc.code[i] or not _lead_in(lines[i]):
+            continue
+        j = i + 1
+        if j < len(lines) and not lines[j].strip():
+            j += 1
+        while j < len(lines) and j - i <= MAX_ITEMS and LIST_ITEM.match(lines[j]) and not doc.code[j]:
+            m = STAT_VALUE.search(lines[j])
+            if m is None or OTHER_METRIC.search(lines[j][: m.start()]):
+                break
+            if j not in taken:
+                at = doc.starts[j] + m.start("num")
+                claims.append(Claim("sentence", at, lines[j].strip(), True, numbers_in(m.group("num"), at)))
+                taken.add(j)
+            j += 1
+    return claims

@@ -1,0 +1,57 @@
+"""Hardware or an engine named as what the files are *for*, not where the KLD was measured (D2 vetoes beside
+kldcard.lint.read.runtime_roles'): cards and fact sheets say which GPU a checkpoint targets, must fit in, or
+is served on, and which engine a release needs or is put out for.
+
+The rule: in the clause before the name (since the last sentence end or ";"), a word of aim, fit, need or
+serving, with no KL term between it and the name:
+- aim: "targets", "aimed at", "designed / meant / built / intended for", "apunta a", "pensad[oa] para",
+  "diseñad[oa] para", "destinad[oa] a", "conçu pour", "ausgelegt für";
+- fit: "fits (in)", "to fit", "quepa en", "cabe en", "tient dans";
+- need: "needs", "requires", "requiere", "necesita", "nécessite", "benötigt";
+- release: "puts out / releases / publishes ... for";
+- recommended: "recommended GPUs: …", "GPU recomendadas: …";
+- serving or inference: "servirse", "servido", "de servicio", "hacer inferencia en", "inferencia en",
+  "inference on", "repartido en" (the model split across devices to run it).
+And an engine as the owner of a corpus's files ("source files from the <engine> framework"); and a bold caption about serving or speed ("**Rendimiento de servicio** (RTX ...)", "**Serving throughput**").
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+AIM = re.compile(
+    r"\b(?:targets?|targeting|aimed\s+at|(?:designed|meant|built|intended|optimi[sz]ed|made|tuned)\s+(?:\w+\s+){0,2}?for|"
+    r"apunta\s+a|pensad[oa]s?\s+para|diseñad[oa]s?\s+para|destinad[oa]s?\s+a|optimizad[oa]s?\s+para|conçue?s?\s+pour|"
+    r"ausgelegt\s+für|fits?|fitting|to\s+fit|quepa|caben?|tient|needs?|requires?|requiere|necesita|nécessite|benötigt|"
+    r"(?:puts?|putting)\s+(?:\w+\s+){0,3}?out\s+(?:\w+\s+){0,2}?for|releas(?:es|ed)\s+(?:\w+\s+){0,3}?for|"
+    r"recommended|recomendad[oa]s?|recommandée?s?|empfohlene?n?|"
+    r"servir(?:se|lo|la)?|servid[oa]s?|de\s+servicio|hacer\s+inferencia|inferencia\s+en|inference\s+on|repartid[oa]\s+en)\b",
+    I,
+)
+KL = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|perplexit|\bmedid|\bmeasur|\bmesur", I)
+CLAUSE_END = re.compile(r"(?:[.!?;](?=\s)|\n\n)(?=(?:(?![.!?;]\s|\n\n).)*$)", re.S)
+SERVING_CAPTION = re.compile(
+    r"^\s*\*\*[^*\n]*\b(?:rendimiento|servicio|serving|throughput|velocidad|vitesse|speed|latenc\w+|tok(?:ens)?/s)\b[^*\n]*\*\*", I
+)
+
+
+# the engine as the owner of a corpus's files, not the run's: "six source files from the MLX framework at v0.30.0"
+SOURCE_OF = re.compile(r"\b(?:files?|sources?|code|corpus|texts?|documents?|excerpts?|archivos|fuentes|código)\s+(?:\w+\s+){0,2}?(?:from|of|in|de|del)\s+(?:the\s+|la\s+|el\s+)?$", I)
+
+
+def aimed(text: str, m: re.Match[str]) -> bool:
+    """True when the clause before ``m`` says the files are aimed at, fit in, need or are served on it."""
+    head = text[max(0, m.start() - 200) : m.start()]
+    if SOURCE_OF.search(head):
+        return True
+    cut = CLAUSE_END.search(head)
+    clause = head[cut.end() :] if cut else head
+    found = None
+    for found in AIM.finditer(clause):
+        pass
+    if found is not None and not KL.search(clause[found.end() :]):
+        return True
+    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    return bool(SERVING_CAPTION.match(line))

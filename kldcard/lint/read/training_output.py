@@ -1,0 +1,25 @@
+"""Printed output of a training or RL run (issue 28, claim detection): a fenced block that prints a reward,
+a policy objective or an advantage as its own labelled line ("expected reward: 1.25", "RLHF objective: 1.23")
+prints its "KL divergence: 0.105" as a term of that objective (a KL penalty), not as a measurement of a port
+or a quant. Only such labelled lines of the same fence count, not the words anywhere in the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.markdown import Doc
+
+TRAINING_LINE = re.compile(r"^[\s#>*-]*[\w ]{0,30}?\b(?:rewards?|objective|advantages?|polic(?:y|ies))\b[\w ]{0,20}[:=]\s*-?\d", re.I)
+REACH = 20  # lines either way inside the fence
+
+
+def training_fence(doc: Doc, i: int) -> bool:
+    """Whether the fenced block holding line ``i`` prints a reward, objective or policy line."""
+    for step in (-1, 1):
+        j = i
+        while 0 <= j < len(doc.lines) and doc.code[j] and abs(j - i) <= REACH:
+            if TRAINING_LINE.match(doc.lines[j]):
+                return True
+            j += step
+    return False
