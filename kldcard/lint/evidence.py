@@ -41,6 +41,7 @@ from kldcard.lint.read import (
     context,
     direction,
     eval_text,
+    eval_text_uses,
     positions,
     reference,
     runtime,
@@ -98,6 +99,7 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
         or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence) and not eval_text.FIDELITY.search(sentence))
         or eval_text.benchmark_only(sentence, m)
+        or eval_text_uses.other_text(doc.text, m)  # a perplexity's or a benchmark's text, a cited page
     )
 
 
