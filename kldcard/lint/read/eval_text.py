@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.read import eval_text_forms
 from kldcard.lint.read.terms import alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -123,7 +124,7 @@ DESCRIBED = [
     ),
     re.compile(alternation(TEXT_WORDS), I),
 ]
-PATTERNS = [SOURCE, NAMED, *DESCRIBED]
+PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts column, a versioned panel, other languages
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
 MEASUREMENT = re.compile(

@@ -26,6 +26,7 @@ PERPLEXITY = r"(?:(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexity|perplejidad|perplexi
 QUALIFIER_AFTER = re.compile(r"[`'\"*]*\s*(?:[-–]\s*)?(?:raw\s+|test\s+)?" + PERPLEXITY, I)
 QUALIFIER_BEFORE = re.compile(PERPLEXITY + r"\s+(?:de|del|of|du|da)\s+(?:the\s+|la\s+)?[`'\"*]*$", I)
 # a tool that scores perplexity and KLD on one run
+KL_MODE = re.compile(r"--kl-divergence\b")
 PERPLEXITY_TOOL = re.compile(r"[\w.]+-perplexity\b|\bperplexity\s+(?:tool|binary|script)\b|--kl-divergence", I)
 # where a statement ends (wider than eval_text.clause: commas and parentheses do not end it)
 STATEMENT_END = re.compile(r"[;|!?。；]|\s[—–]\s|\.(?!\d)|\n\s*\n|\n(?=[ \t]*(?:[-*+#>|]|\d+\.\s))")
@@ -74,6 +75,27 @@ def cited_page(text: str, m: re.Match[str]) -> bool:
         target = re.match(r"[^\]\n]*\]\(https?://([\w.\-]+)", text[m.end() : m.end() + 300])
         host = target.group(1) if target else ""
     return m.group(0).lower() in host.lower()
+
+
+FILE_OPTION_BEFORE = re.compile(r"(?:^|\s)(?:-f|--file)\s+[`'\"]?\S*$")
+
+
+def kl_run_file(text: str, m: re.Match[str]) -> bool:
+    """The match is the file of a ``-f``/``--file`` option in a command line (its lines joined by backslashes)
+    that runs llama-perplexity's KL mode: the KLD's text, even when its name says it was made for calibration."""
+    if not FILE_OPTION_BEFORE.search(text, max(0, m.start() - 300), m.start()):
+        return False
+    start = text.rfind("\n", 0, m.start()) + 1
+    while start > 1 and text[: start - 1].rstrip(" \t").endswith("\\"):
+        start = text.rfind("\n", 0, start - 1) + 1
+    end = m.end()
+    while True:
+        nl = text.find("\n", end)
+        if nl < 0 or not text[:nl].rstrip(" \t").endswith("\\"):
+            end = len(text) if nl < 0 else nl
+            break
+        end = nl + 1
+    return bool(KL_MODE.search(text, start, end))
 
 
 def other_text(text: str, m: re.Match[str]) -> bool:
