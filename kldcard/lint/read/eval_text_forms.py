@@ -37,3 +37,4 @@ PATTERNS: list[re.Pattern[str]] = [
         I,
     ),
 ]
+TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE = PATTERNS
