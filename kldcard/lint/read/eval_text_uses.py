@@ -23,7 +23,7 @@ from kldcard.lint.read import eval_text
 I = re.IGNORECASE
 
 PERPLEXITY = r"(?:(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexity|perplejidad|perplexité|perplexidade)"
-QUALIFIER_AFTER = re.compile(r"[`'\"*]*\s*(?:[-–]\s*)?(?:raw\s+|test\s+)?" + PERPLEXITY, I)
+QUALIFIER_AFTER = re.compile(r"[`'\"*]*\s*(?:[-–]\s*)?(?:(?:raw|test|validation|val|en)\s+)?" + PERPLEXITY, I)
 QUALIFIER_BEFORE = re.compile(PERPLEXITY + r"\s+(?:de|del|of|du|da)\s+(?:the\s+|la\s+)?[`'\"*]*$", I)
 # a tool that scores perplexity and KLD on one run
 KL_MODE = re.compile(r"--kl-divergence\b")
