@@ -25,6 +25,9 @@ def d3(text: str):
         f"{CLAIM}; accuracy is kept on the usual suites (MMLU, GSM8K, HellaSwag).\n",
         f"{CLAIM}, and HumanEval 81.2% does not move.\n",
         f"{CLAIM}.\n\n| Quant | KL-div | HumanEval@1 |\n|---|---|---|\n| Q5 | 0.0147 | 80.4 |\n",
+        # a speed run's prompts
+        f"{CLAIM}.\n\n**Serving throughput** (one H100, 64 prompts ShareGPT): 212 tok/s.\n",
+        f"{CLAIM}.\n\n**Rendimiento de servicio** (una GPU, 64 prompts ShareGPT): 212 tok/s.\n",
         # a cited page on the site of the corpus's name
         f'{CLAIM}.\n\n<li><a href="https://en.wikipedia.org/wiki/Kullback-Leibler">KL divergence - Wikipedia</a></li>\n',
     ],
@@ -39,6 +42,8 @@ def test_a_text_named_for_another_number_or_a_cited_page_is_not_read(text):
         # the perplexity and the KL in one statement, or a tool that scores both on one run
         f"{CLAIM}; wikitext-2 PPL and KL are measured on the same 40 chunks.\n",
         f"{CLAIM}.\n\n| Row | Value |\n|---|---|\n| wikitext-2 PPL | 7.91 |\n\nBoth come from one llama-perplexity run.\n",
+        # "KL(P || Q)" does not end the statement that names the text
+        f"{CLAIM}. KL(BF16 || Q5) over the fidelity-v2 population, with throughput logged alongside.\n",
         # a task suite whose prompts the KL was scored on
         f"{CLAIM}, KLD on GSM8K prompts.\n",
         # a corpus on a Hub dataset link is a source, not a cited page

@@ -10,6 +10,8 @@ Three ways a name is written for something else:
   perplexity tool", ``--kl-divergence``): those score the KLD on their perplexity run's text;
 - a benchmark's score: "GSM8K 96.5%", "(MMLU, HumanEval, GSM8K)", "| HumanEval@1 |": a task suite named
   in a clause (:func:`kldcard.lint.read.eval_text.clause`) with no KL term; "KLD on GSM8K prompts" keeps it;
+- a speed run's prompts: the name in a statement about serving speed (throughput, tok/s, "rendimiento de
+  servicio") that names no KL;
 - a cited page: the name in a link's host ("en.wikipedia.org"), or in the text of a link to that site
   ("Perplexity - Wikipedia" linking to wikipedia.org).
 """
@@ -28,8 +30,9 @@ QUALIFIER_BEFORE = re.compile(PERPLEXITY + r"\s+(?:de|del|of|du|da)\s+(?:the\s+|
 # a tool that scores perplexity and KLD on one run
 KL_MODE = re.compile(r"--kl-divergence\b")
 PERPLEXITY_TOOL = re.compile(r"[\w.]+-perplexity\b|\bperplexity\s+(?:tool|binary|script)\b|--kl-divergence", I)
-# where a statement ends (wider than eval_text.clause: commas and parentheses do not end it)
-STATEMENT_END = re.compile(r"[;|!?。；]|\s[—–]\s|\.(?!\d)|\n\s*\n|\n(?=[ \t]*(?:[-*+#>|]|\d+\.\s))")
+# where a statement ends (wider than eval_text.clause: commas and parentheses do not end it; a table cell's
+# bar does, the "||" of "KL(P || Q)" does not)
+STATEMENT_END = re.compile(r"[;!?。；]|(?<!\|)\|(?!\|)|\s[—–]\s|\.(?!\d)|\n\s*\n|\n(?=[ \t]*(?:[-*+#>|]|\d+\.\s))")
 REACH = 300
 # task suites whose scores cards print next to a KLD
 TASK_SUITE = re.compile(
@@ -98,6 +101,21 @@ def kl_run_file(text: str, m: re.Match[str]) -> bool:
     return bool(KL_MODE.search(text, start, end))
 
 
+# a line about serving speed, in the card languages
+SERVING = re.compile(
+    r"\b(?:throughput|serving|latency|servicio|rendimiento|velocidad|latencia|débit|vitesse|desempenho|velocidade)\b|"
+    r"(?<![\w/])(?:tok(?:ens)?|t)/s\b|吞吐|スループット",
+    I,
+)
+
+
+def serving_text(text: str, m: re.Match[str]) -> bool:
+    """The match stands in a statement about serving speed that names no KL ("**Serving speed** (…, 128 prompts
+    ShareGPT)"): the prompts of a speed run."""
+    part = statement(text, m.start(), m.end())
+    return bool(SERVING.search(part)) and not eval_text.KL_TERM.search(part)
+
+
 def other_text(text: str, m: re.Match[str]) -> bool:
     """Whether the D3 match ``m`` names the text of another number or a cited page (see the module doc)."""
-    return cited_page(text, m) or benchmark_score(text, m) or perplexity_text(text, m)
+    return cited_page(text, m) or benchmark_score(text, m) or perplexity_text(text, m) or serving_text(text, m)
