@@ -41,6 +41,7 @@ from kldcard.lint.read import (
     context,
     direction,
     eval_text,
+    eval_text_uses,
     positions,
     reference,
     runtime,
@@ -98,6 +99,7 @@ def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
         or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence) and not eval_text.FIDELITY.search(sentence))
         or eval_text.benchmark_only(sentence, m)
+        or eval_text_uses.other_text(doc.text, m)  # a perplexity's or a benchmark's text, a cited page
     )
 
 
@@ -223,7 +225,8 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         1: _d1_all(doc),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _d2_all(doc),
-        3: _all(doc, D3, lambda s, m: _not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m)),
+        # a file given to a KL run's text option is its text whatever its name says (read.eval_text_uses)
+        3: _all(doc, D3, lambda s, m: not eval_text_uses.kl_run_file(doc.text, m) and (_not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m))),
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
                 or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)

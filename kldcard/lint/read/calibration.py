@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import calibration_data
+from kldcard.lint.read import calibration_data, calibration_statements
 
 I = re.IGNORECASE
 
@@ -45,6 +45,7 @@ PATTERNS: list[re.Pattern[str]] = [
 ]
 FILE_PATTERN, DESCRIBED, LABELLED, TRAIN_SPLIT = PATTERNS
 PATTERNS += calibration_data.PATTERNS  # the data in other words and languages (kldcard.lint.read.calibration_data)
+PATTERNS += calibration_statements.PATTERNS  # an imatrix by its maker, an explicit none, other languages' verbs
 TRAINING = re.compile(r"\btrain(?:ing|ed)?\b|学習|训练|訓練|calibra|imatrix|importance", I)
 EVAL_FILE = re.compile(r"(?:-f|--file)\s+\S*$")
 # a link's text names a section or a document ("see [the calibration table](#...)"), not the calibration

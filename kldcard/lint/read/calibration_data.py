@@ -49,7 +49,8 @@ PATTERNS: list[re.Pattern[str]] = [
         I,
     ),
     # the data named by the word before "-calibrated" ("wiki-calibrated"), not "well-calibrated" / "un-calibrated"
-    re.compile(r"\b(?!(?:well|un|re|self|pre|poorly|mis)-)[A-Za-z][\w.]*-calibrated\b", I),
+    # (a word without digits: "A100-calibrated" names the hardware, not data)
+    re.compile(r"\b(?!(?:well|un|re|self|pre|poorly|mis)-)[A-Za-z][A-Za-z_.]*-calibrated\b", I),
     # an importance matrix's data by its size ("imatrix of 10M tokens", "imatrice de 10 M jetons")
     re.compile(r"\b" + _IMATRIX + r"\s+(?:of|de|von|из|на)\s+\d[\d.,]*\s*[kKM]?\s*(?:tokens?|jetons|Token|токенов|chunks)\b", I),
     # the data an importance matrix or a calibrating quantizer was made from, described by its kind or size:

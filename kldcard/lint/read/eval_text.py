@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.read import eval_text_forms
 from kldcard.lint.read.terms import alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -123,7 +124,7 @@ DESCRIBED = [
     ),
     re.compile(alternation(TEXT_WORDS), I),
 ]
-PATTERNS = [SOURCE, NAMED, *DESCRIBED]
+PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts column, a versioned panel, other languages
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
 MEASUREMENT = re.compile(
@@ -251,6 +252,8 @@ def in_text_cell(text: str, m: re.Match[str]) -> bool:
     """For a match in a table row: its own cell or the row's label cell speaks of a text or of a
     measurement on one. A benchmark's name heading its own score column ("| GSM8K (%) |") is not the
     text a KLD in another column was scored on."""
+    if m.re is eval_text_forms.TEXTS_COLUMN:  # the header's own column of texts
+        return True
     lo = text.rfind("\n", 0, m.start()) + 1
     hi = text.find("\n", m.end())
     row = text[lo : len(text) if hi < 0 else hi]

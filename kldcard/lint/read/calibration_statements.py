@@ -1,0 +1,39 @@
+"""D4 statements that say the quants were calibrated, or were not, without the English nouns of
+kldcard.lint.read.calibration and kldcard.lint.read.calibration_data. Each reads as ``incomplete`` (name
+the calibration set) unless the sentence names the data as well.
+
+- an importance matrix named by its maker as what the quants were made with ("made with Unsloth's
+  imatrix", "the imatrix is ubergarm's ik_llama.cpp one"): a calibration used, its text unnamed ("Unsloth's
+  imatrix uses chat data", a remark on someone's quants, is not how these were made);
+- the importance matrix said to change the quants ("the imatrix halves KL max", "the imatrix cuts the
+  worst case"): the quants were made with one;
+- an explicit none without the data's name ("no calibration data", "a data-free method",
+  "calibration-free");
+- the calibrating verb in Spanish, Portuguese and French ("calibrando con 512 muestras", "calibrado com",
+  "calibré sur"): English "calibrated on/with" is read by kldcard.lint.read.calibration.
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+PATTERNS: list[re.Pattern[str]] = [
+    # an importance matrix by its maker
+    re.compile(
+        r"\b(?:with|using|from|via|plus)\s+[A-Za-z][\w.\-]*'s\s+(?:[\w.\-]+\s+){0,2}?(?:imatrix|importance matrix)\b(?!\s*-)|"
+        r"\b(?:imatrix|importance matrix)\s+(?:is|was|comes\s+from)\s+[A-Za-z][\w.\-]*'s\b",
+        I,
+    ),
+    # the importance matrix as what changes the quants
+    re.compile(
+        r"\b(?:the|an?|this)\s+(?:imatrix|importance matrix)\s+(?:cuts|halves|lowers|reduces|improves|helps|brings\s+down|"
+        r"recovers|narrows)\b",
+        I,
+    ),
+    # an explicit none
+    re.compile(r"\bno\s+calibration(?:\s+(?:data|dataset|set|corpus|samples|text))?\b|\bdata-free\b|\bcalibration-free\b", I),
+    # the calibrating verb in Spanish, Portuguese and French, with what it used
+    re.compile(r"\bcalibra(?:ndo|do|da|dos|das)\s+(?:con|com|sobre|en|em)\b|\bcalibr[ée]e?s?\s+(?:sur|avec)\b", I),
+]
