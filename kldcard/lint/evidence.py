@@ -45,6 +45,7 @@ from kldcard.lint.read import (
     reference,
     runtime,
     runtime_roles,
+    tensor_shapes,
     vocabulary,
 )
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
@@ -227,9 +228,9 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
                 or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
-                or (not both and context.perplexity_only(doc.text, m))),
+                or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
         6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)
-                or (not both and context.perplexity_only(doc.text, m))),
+                or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
         7: _d7_all(doc),
         8: sorted(_all(doc, D8 + vocabulary.PATTERNS, lambda s, m: vocabulary.veto(s, m, doc.text)), key=lambda m: m.start()),
         9: sorted(_all(doc, D9 + aggregation.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or aggregation.veto(s, m, doc.text)),

@@ -64,6 +64,10 @@ PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AF
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
 LOGITS_NEAR = 200  # characters around a tensor shape in which "logits" must stand
+# "top 10 tokens" is the KL's support only where the sentence binds it to the KL ("KL over the top 100 tokens") or a
+# preposition makes it what was summed over; a checker's "--- model top 10 tokens ---" heading lists predictions
+KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|散度|ダイバージェンス", I)
+OVER = re.compile(r"(?:over|across|on|within|to|among|restricted\s+to|limited\s+to|in)\s+(?:the\s+)?$", I)
 
 
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
@@ -75,6 +79,9 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
         return True
     if any(m.group(g) == "1" for g in m.re.groupindex if m.group(g)):  # "top-1" is an agreement, never a vocabulary
+        return True
+    if m.re is TOP_K and re.search(r"tokens?$", m.group(0), I) and not KL_TERM.search(sentence) \
+            and not OVER.search(text[max(0, m.start() - 30) : m.start()]):
         return True
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
