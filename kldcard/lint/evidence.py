@@ -43,6 +43,7 @@ from kldcard.lint.read import (
     eval_text,
     positions,
     reference,
+    reference_scope,
     runtime,
     runtime_roles,
     tensor_shapes,
@@ -185,7 +186,9 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
         return bool(HYPOTHETICAL.search(s)) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
 
     # a comparison of sizes or speeds is not the KL's reference ("27.9% of the cache size vs fp16", read.comparison)
-    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m)) + _all(doc, reference.PATTERNS, veto), key=lambda m: m.start())
+    # ... nor the baseline of another metric's table or figure (read.reference_scope)
+    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m) or reference_scope.vetoed(doc.text, m))
+                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or reference_scope.vetoed(doc.text, m)), key=lambda m: m.start())
 
 
 def _d2_all(doc: Doc) -> list[re.Match[str]]:
