@@ -1,0 +1,91 @@
+"""Narrowed recognisers (round 4): a D1, D5, D6 or D8 statement counts only where it is bound to the KL
+measurement. A weight layout's product is no window (kldcard.lint.read.tensor_shapes); a reference word in a
+table without a KL term, or after another metric's figure, is not the KL's (kldcard.lint.read.reference_scope);
+a list of a model's top tokens is no vocabulary (kldcard.lint.read.vocabulary)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers_reading import reading
+
+from kldcard.lint.read import reference_scope, tensor_shapes
+
+CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
+
+
+# ---- D5/D6: a weight layout's product -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Weights use FP8 block scales of 128x128 with dynamic activations.\n",
+        "La cuantizacion usa bloques de pesos de 128x128 en E4M3.\n",
+        "The kernel works on 64×256 tiles of the matrix.\n",
+    ],
+)
+def test_a_weight_layouts_product_is_no_window(text):
+    assert reading(CLAIM + text, 5).status == "missing"
+    assert reading(CLAIM + text, 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The KLD ran over 20 x 2048 tokens of held-out text.\n", {"n_ctx": 2048, "chunks": 20}),
+        ("Scored on openwebtext 8x2048.\n", {"n_ctx": 2048, "chunks": 8}),
+    ],
+)
+def test_windows_by_length_stay_read(text, value):
+    d = reading(CLAIM + text, 5)
+    assert d.status == "stated" and d.value == value, d
+
+
+def test_a_product_followed_by_windows_is_not_a_shape():
+    text = "the weights were scored on 20x2048 tokens"
+    m = re.search(r"20x2048", text)
+    assert m is not None and not tensor_shapes.is_shape(text, m)
+
+
+# ---- D1: the reference of another metric ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a pipe-less table of refusal counts: its "original model" column is no KL reference
+        "```text\n                原始模型       第二阶段\nrefusals          86/100        11/100\n```\n",
+        "| Benchmark | original model | edited |\n|---|---|---|\n| MMLU | 61.0 | 60.2 |\n",
+        # the comparison belongs to the perplexity figure right before it
+        "The other kernel lands at PPL 14.28 (+5.3% vs FP32), with similar KLD.\n",
+    ],
+)
+def test_another_metrics_baseline_is_not_the_kl_reference(text):
+    assert reading(CLAIM + text, 1).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Quant | KLD vs original model |\n|---|---|\n| Q4 | 0.02 |\n",
+        "| Context | KLD_95 | change |\n|---|---|---|\n| 4096 | 0.12 | (Baseline) |\n",
+    ],
+)
+def test_a_reference_in_a_kl_table_is_kept(text):
+    m = re.search(r"original model|\(Baseline\)", text)
+    assert m is not None and not reference_scope.table_without_kl(text, m)
+
+
+def test_a_kl_comparison_is_not_another_metrics():
+    text = "KLD 0.02 vs FP32 on the panel"
+    m = re.search("vs", text)
+    assert m is not None and not reference_scope.after_other_figure(text, m)
+
+
+# ---- D8: a model's top tokens -----------------------------------------------------------------------------
+def test_a_list_of_top_tokens_is_no_vocabulary_statement():
+    assert reading(CLAIM + "--- model top 10 tokens ---\n", 8).status == "missing"
+
+
+@pytest.mark.parametrize("text", ["The divergence is summed over the top 100 tokens.\n", "KL restricted to the top 20 tokens.\n"])
+def test_a_top_k_bound_to_the_kl_stays_read(text):
+    d = reading(CLAIM + text, 8)
+    assert d.status == "stated" and d.value["scheme"] == "top-k", d
