@@ -89,3 +89,33 @@ def test_a_list_of_top_tokens_is_no_vocabulary_statement():
 def test_a_top_k_bound_to_the_kl_stays_read(text):
     d = reading(CLAIM + text, 8)
     assert d.status == "stated" and d.value["scheme"] == "top-k", d
+
+
+# ---- D6: counts bound to the KL by their structure (kldcard.lint.read.position_forms) ----------------------
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("The run measured KLD@n=128 on the small card.\n", 128),
+        ("- **first batch** (kv-q8, n=512): plain vs tuned, a 20% lower KLD.\n", 512),
+    ],
+)
+def test_a_sample_count_beside_the_kl_is_read(text, count):
+    d = reading(CLAIM + text, 6)
+    assert d.status != "missing" and d.value.get("count") == count, d
+
+
+def test_a_count_column_beside_a_kl_column_is_read():
+    text = "| tokens | mean KLD | max KLD |\n|---|---|---|\n| 511 | 0.04 | 0.9 |\n"
+    assert reading(CLAIM + text, 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Training used n=64 prompts per step for the adapter.\n",  # no KL term in the sentence
+        "Accuracy averaged over n=3 seeds.\n",
+        "| tokens | speed (t/s) |\n|---|---|\n| 512 | 40 |\n",  # a count column without a KL column
+    ],
+)
+def test_counts_not_bound_to_the_kl_are_not_read(text):
+    assert reading(CLAIM + text, 6).status == "missing"
