@@ -119,3 +119,29 @@ def test_a_count_column_beside_a_kl_column_is_read():
 )
 def test_counts_not_bound_to_the_kl_are_not_read(text):
     assert reading(CLAIM + text, 6).status == "missing"
+
+
+# ---- D1: written forms of the reference (kldcard.lint.read.reference_forms) -------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean divergence per token (D_KL(P_golden || Q_port)): 0.0031.\n",
+        "We report KL(p_ref ‖ p_q) for each quant.\n",
+        "Die Werte stammen aus llama-perplexity. Referenz ist die unquantisierte Fassung des Modells.\n\n| KLD | 0.01 |\n",
+        "The KL reference is the unquantized BF16 export of the model.\n",
+        "This is an abliterated version of [some-org/Base-7B](https://example.org/some-org/Base-7B); KL divergence 0.09.\n",
+    ],
+)
+def test_written_forms_of_the_reference_are_found(text):
+    d = reading(CLAIM + text, 1)
+    assert d.status != "missing" and d.evidence, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The reference implementation is in C.\n\nIt compiles on every platform.\n",
+    ],
+)
+def test_copulas_without_a_kl_are_not_the_reference(text):
+    assert reading("The Q4_K_M file is small.\n\n" + text + "\n\nLater: KLD 0.02 for Q4.\n", 1).status == "missing"
