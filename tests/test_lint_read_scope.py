@@ -10,7 +10,7 @@ import re
 import pytest
 from helpers_reading import reading
 
-from kldcard.lint.read import reference_scope, tensor_shapes
+from kldcard.lint.read import reference_forms, reference_scope, tensor_shapes
 
 CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
 
@@ -145,3 +145,29 @@ def test_written_forms_of_the_reference_are_found(text):
 )
 def test_copulas_without_a_kl_are_not_the_reference(text):
     assert reading("The Q4_K_M file is small.\n\n" + text + "\n\nLater: KLD 0.02 for Q4.\n", 1).status == "missing"
+
+
+def test_a_copula_about_speed_is_vetoed():
+    text = "The baseline is 40 tok/s on the old kernel."
+    m = reference_forms.COPULA.search(text)
+    assert m is not None and reference_forms.vetoed(text, m)
+
+
+# ---- D8: the card languages, a support after its noun, a shared vocabulary (read.vocabulary_forms) ---------
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Se midio la KLD completa de vocabulario con logits BF16.\n", {"scheme": "full"}),
+        ("Cada ventana cubre 151.936 de vocabulario.\n", {"scheme": "full"}),
+        ("La mitad de la masa viene del soporte top-256.\n", {"scheme": "top-k", "k": 256}),
+        ("Logits are cut to the intersection of the two vocabularies before the KL.\n", {"scheme": "full"}),
+        ("先取两个模型词表的交集再计算 KL。\n", {"scheme": "full"}),
+    ],
+)
+def test_vocabulary_forms_are_read(text, value):
+    d = reading(CLAIM + text, 8)
+    assert d.status == "stated" and d.value == value, d
+
+
+def test_a_vocabulary_count_without_the_word_is_not_read():
+    assert reading(CLAIM + "El modelo tiene 151.936 parametros de salida.\n", 8).status == "missing"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import vocabulary_forms
 from kldcard.lint.read.direction import LOGRATIO
 
 I = re.IGNORECASE
@@ -60,6 +61,7 @@ SAMPLED = re.compile(
 )
 
 PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER]
+PATTERNS += vocabulary_forms.PATTERNS  # the card languages, a support after its noun, a shared vocabulary (read.vocabulary_forms)
 
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
@@ -74,7 +76,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
     if m.re is SHAPE:
         return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
-    if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE:
+    if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE or m.re in vocabulary_forms.PATTERNS:
         return False
     if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
         return True
@@ -91,6 +93,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
 
 def value(span: str) -> dict[str, object] | None:
     """The scheme a span found by :data:`PATTERNS` states; None when none of them reads it."""
+    if (v := vocabulary_forms.value(span)) is not None:
+        return v
     for p in (TOP_K, OPTION, TOP_K_AFTER):
         m = p.search(span)
         if m is not None:
