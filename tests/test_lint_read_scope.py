@@ -126,7 +126,7 @@ def test_counts_not_bound_to_the_kl_are_not_read(text):
     "text",
     [
         "Mean divergence per token (D_KL(P_golden || Q_port)): 0.0031.\n",
-        "We report KL(p_ref ‖ p_q) for each quant.\n",
+        "We report KL(p_bf16 ‖ p_q) for each quant.\n",
         "Die Werte stammen aus llama-perplexity. Referenz ist die unquantisierte Fassung des Modells.\n\n| KLD | 0.01 |\n",
         "The KL reference is the unquantized BF16 export of the model.\n",
         "This is an abliterated version of [some-org/Base-7B](https://example.org/some-org/Base-7B); KL divergence 0.09.\n",
@@ -145,6 +145,10 @@ def test_written_forms_of_the_reference_are_found(text):
 )
 def test_copulas_without_a_kl_are_not_the_reference(text):
     assert reading("The Q4_K_M file is small.\n\n" + text + "\n\nLater: KLD 0.02 for Q4.\n", 1).status == "missing"
+
+
+def test_a_placeholder_in_the_formula_names_no_reference():
+    assert reference_forms.FORMULA.search("KL(P_ref ‖ P_q4km) per token") is None
 
 
 def test_a_copula_about_speed_is_vetoed():
@@ -171,3 +175,9 @@ def test_vocabulary_forms_are_read(text, value):
 
 def test_a_vocabulary_count_without_the_word_is_not_read():
     assert reading(CLAIM + "El modelo tiene 151.936 parametros de salida.\n", 8).status == "missing"
+
+
+# ---- D5: windows counted, then their length (read.context_written) -----------------------------------------
+def test_windows_counted_then_their_length_are_read():
+    d = reading(CLAIM + "The KL runs over 40 windows of held-out prose at 2048 tokens.\n", 5)
+    assert d.status == "stated" and d.value == {"n_ctx": 2048, "chunks": 40}, d

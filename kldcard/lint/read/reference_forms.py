@@ -1,7 +1,8 @@
 """D1 forms beyond kldcard.lint.read.reference, each tied to the KL by its structure:
 
-- the KL formula's argument that carries a reference role: "D_KL(P_golden || Q_model)", "KL(p_ref ‖ p_q)",
-  "KL(p_teacher, p_student)" (whichever side it stands on, the role word names the reference);
+- the KL formula's argument that carries a reference role: "D_KL(P_golden || Q_model)", "KL(p_bf16 ‖ p_q)",
+  "KL(p_teacher, p_student)" (whichever side it stands on, the role word names the reference; "P_ref" is a
+  placeholder of the direction, not a reference);
 - the reference stated as a copula in the card languages: "the reference is the unquantized BF16 file",
   "Referenz ist die unquantisierte Fassung von ...", "la referencia es ...", "la référence est ...";
 - the model an edit was made from, written as a Markdown link: "a decensored version of [org/name](url)"
@@ -14,7 +15,9 @@ import re
 
 I = re.IGNORECASE
 
-ROLE = r"(?:golden|ref(?:erence)?|base(?:line)?|teacher|orig(?:inal)?|bf16|fp16|f16|fp32|f32|full)"
+# roles that say which model or logits ("golden", "teacher", "bf16"); a bare "ref"/"base" is the formula's
+# placeholder for the direction ("KL(P_ref ‖ P_q)"), which names no reference
+ROLE = r"(?:golden|teacher|orig(?:inal)?|bf16|fp16|f16|fp32|f32|full)"
 ARG = r"[A-Za-z][\w.\-]{0,30}"
 FORMULA = re.compile(
     r"(?<![A-Za-z])(?:D_?\{?KL\}?|KLD?)\s*[(\[]\s*(?:(?P<ref>" + ARG + r"?" + ROLE + r"[\w.\-]*)\s*(?:\|\||‖|∥|,)\s*" + ARG +
