@@ -44,8 +44,10 @@ from kldcard.lint.read import (
     eval_text_uses,
     positions,
     reference,
+    reference_scope,
     runtime,
     runtime_roles,
+    tensor_shapes,
     vocabulary,
 )
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
@@ -186,7 +188,9 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
         return bool(HYPOTHETICAL.search(s)) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
 
     # a comparison of sizes or speeds is not the KL's reference ("27.9% of the cache size vs fp16", read.comparison)
-    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m)) + _all(doc, reference.PATTERNS, veto), key=lambda m: m.start())
+    # ... nor the baseline of another metric's table or figure (read.reference_scope)
+    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m) or reference_scope.vetoed(doc.text, m))
+                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or reference_scope.vetoed(doc.text, m)), key=lambda m: m.start())
 
 
 def _d2_all(doc: Doc) -> list[re.Match[str]]:
@@ -230,9 +234,9 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         4: _d4_all(doc),
         5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
                 or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
-                or (not both and context.perplexity_only(doc.text, m))),
+                or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
         6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)
-                or (not both and context.perplexity_only(doc.text, m))),
+                or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
         7: _d7_all(doc),
         8: sorted(_all(doc, D8 + vocabulary.PATTERNS, lambda s, m: vocabulary.veto(s, m, doc.text)), key=lambda m: m.start()),
         9: sorted(_all(doc, D9 + aggregation.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or aggregation.veto(s, m, doc.text)),

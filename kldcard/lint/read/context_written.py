@@ -61,6 +61,9 @@ PATTERNS: list[re.Pattern[str]] = [
     ),
     # "sequence length" / "window length" in the card languages, before the number
     re.compile(r"(?:" + alternation(SEQUENCE_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+|von\s+)?" + N + r"(?!\w|[,.]\d)", re.I),
+    # windows counted, then their length: "92 chunks of held-out text at 4096 tokens", "40 windows of 2,048 tokens"
+    re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:chunks|windows|sequences|segments)\b[^.;:\n]{0,40}?\b(?:at|of)\s+"
+               + N + r"[- ]tokens?\b", re.I),
 ]
 # a sentence about speed, memory or serving: the context in it is the deployment's (as evidence.SERVING for "64k
 # context"), in the card languages

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import position_counts
+from kldcard.lint.read import position_counts, position_forms
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import POSITION_WORDS, alternation
 
@@ -75,6 +75,7 @@ SCHEMES = [
     *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
+PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL, a count column beside a KL column (read.position_forms)
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
@@ -100,6 +101,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
+    if m.re in position_forms.PATTERNS:
+        return position_forms.vetoed(sentence, m)
     return m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
 
 
@@ -121,4 +124,6 @@ def read(span: str) -> dict[str, Any]:
                 break
     if "count" not in out:
         out.update(position_counts.read(span))
+    if "count" not in out:
+        out.update(position_forms.read(span))
     return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read import vocabulary_forms
 from kldcard.lint.read.direction import LOGRATIO
 
 I = re.IGNORECASE
@@ -60,21 +61,29 @@ SAMPLED = re.compile(
 )
 
 PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER]
+PATTERNS += vocabulary_forms.PATTERNS  # the card languages, a support after its noun, a shared vocabulary (read.vocabulary_forms)
 
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
 LOGITS_NEAR = 200  # characters around a tensor shape in which "logits" must stand
+# "top 10 tokens" is the KL's support only where the sentence binds it to the KL ("KL over the top 100 tokens") or a
+# preposition makes it what was summed over; a checker's "--- model top 10 tokens ---" heading lists predictions
+KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|散度|ダイバージェンス", I)
+OVER = re.compile(r"(?:over|across|on|within|to|among|restricted\s+to|limited\s+to|in)\s+(?:the\s+)?$", I)
 
 
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
     if m.re is SHAPE:
         return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
-    if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE:
+    if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE or m.re in vocabulary_forms.PATTERNS:
         return False
     if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
         return True
     if any(m.group(g) == "1" for g in m.re.groupindex if m.group(g)):  # "top-1" is an agreement, never a vocabulary
+        return True
+    if m.re is TOP_K and re.search(r"tokens?$", m.group(0), I) and not KL_TERM.search(sentence) \
+            and not OVER.search(text[max(0, m.start() - 30) : m.start()]):
         return True
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
@@ -84,6 +93,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
 
 def value(span: str) -> dict[str, object] | None:
     """The scheme a span found by :data:`PATTERNS` states; None when none of them reads it."""
+    if (v := vocabulary_forms.value(span)) is not None:
+        return v
     for p in (TOP_K, OPTION, TOP_K_AFTER):
         m = p.search(span)
         if m is not None:

@@ -1,0 +1,59 @@
+"""D1 forms beyond kldcard.lint.read.reference, each tied to the KL by its structure:
+
+- the KL formula's argument that carries a reference role: "D_KL(P_golden || Q_model)", "KL(p_bf16 ‖ p_q)",
+  "KL(p_teacher, p_student)" (whichever side it stands on, the role word names the reference; "P_ref" is a
+  placeholder of the direction, not a reference);
+- the reference stated as a copula in the card languages: "the reference is the unquantized BF16 file",
+  "Referenz ist die unquantisierte Fassung von ...", "la referencia es ...", "la référence est ...";
+- the model an edit was made from, written as a Markdown link: "a decensored version of [org/name](url)"
+  (kldcard.lint.read.comparison.EDITED_FROM reads the plain and the code-span forms).
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+# roles that say which model or logits ("golden", "teacher", "bf16"); a bare "ref"/"base" is the formula's
+# placeholder for the direction ("KL(P_ref ‖ P_q)"), which names no reference
+ROLE = r"(?:golden|teacher|orig(?:inal)?|bf16|fp16|f16|fp32|f32|full)"
+ARG = r"[A-Za-z][\w.\-]{0,30}"
+FORMULA = re.compile(
+    r"(?<![A-Za-z])(?:D_?\{?KL\}?|KLD?)\s*[(\[]\s*(?:(?P<ref>" + ARG + r"?" + ROLE + r"[\w.\-]*)\s*(?:\|\||‖|∥|,)\s*" + ARG +
+    r"|" + ARG + r"\s*(?:\|\||‖|∥|,)\s*(?P<ref2>" + ARG + r"?" + ROLE + r"[\w.\-]*))\s*[)\]]",
+    I,
+)
+COPULA = re.compile(
+    r"\b(?:the\s+)?(?:reference|baseline)\s+(?:model\s+)?(?:is|was|=)\s+(?P<ref>(?:the\s+)?[^\s.,;][^.;\n]{2,80})|"
+    r"\bReferenz(?:modell)?\s+(?:ist|war)\s+(?P<ref2>[^.;\n]{3,80})|"
+    r"\b(?:la\s+)?referencia\s+(?:es|fue)\s+(?P<ref3>[^.;\n]{3,80})|"
+    r"\b(?:la\s+)?référence\s+(?:est|était)\s+(?P<ref4>[^.;\n]{3,80})|"
+    r"\b(?:a\s+)?referência\s+(?:é|foi)\s+(?P<ref5>[^.;\n]{3,80})",
+    I,
+)
+EDIT = r"(?:abliterat\w*|decensor\w*|uncensor\w*|quantized|quantised|fine-?tuned)"
+LINKED_EDIT = re.compile(
+    r"\b" + EDIT + r"\s+(?:version|variant|copy|edit)\s+of\s+\[`?(?P<ref>[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*)`?\]\(", I
+)
+PATTERNS = [FORMULA, COPULA, LINKED_EDIT]
+KL = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度", I)
+# the reference of another thing: "the baseline is 40 tok/s", "reference is a stub"
+NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|paper\b|post\b|docs?\b)", I)
+
+
+def vetoed(sentence: str, m: re.Match[str]) -> bool:
+    """A copula in a sentence or paragraph that names no KL ("the baseline is the old kernel's speed")."""
+    if m.re is COPULA:
+        ref = next((g for g in m.groups() if g), "")
+        return bool(NOT_MODEL.match(ref)) or not KL.search(sentence) and not _kl_nearby(m)
+    return False
+
+
+def _kl_nearby(m: re.Match[str]) -> bool:
+    """A KL term in the paragraph around the match (the copula often sits in the sentence before the table)."""
+    text = m.string
+    lo = text.rfind("\n\n", 0, m.start())
+    hi = text.find("\n\n", m.end())
+    hi2 = text.find("\n\n", hi + 2) if hi >= 0 else -1  # and the block right after (the table it introduces)
+    return bool(KL.search(text, max(lo, 0), hi2 if hi2 >= 0 else len(text)))

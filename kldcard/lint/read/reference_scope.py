@@ -1,0 +1,68 @@
+"""Where a D1 (reference) match belongs to another measurement than the KL's.
+
+- a reference word in a table that names no KL term: "原始模型 | 第二阶段" over refusal counts, "| Original |
+  Edited |" over benchmark scores: the table compares another metric, not the KL;
+- a comparison word right after another metric's figure: "PPL 14.28 (+5.3% vs FP32)" is the perplexity's
+  baseline, even in a sentence that mentions KLD elsewhere.
+
+A table is a run of non-blank lines that start with "|" or hold two or more gaps of three spaces between
+cells (a pasted pipe-less table); its KL term may stand in any of its lines or in the line above it.
+"""
+
+from __future__ import annotations
+
+import re
+
+I = re.IGNORECASE
+
+KL = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散", I)
+TABLE_LINE = re.compile(r"^[ \t]*\||\S[ \t]{3,}\S[^\n]*\S[ \t]{3,}\S|^[ \t]{8,}\S+[ \t]{3,}\S")
+# another metric's figure right before the comparison word: "PPL 14.28 (+5.3% ", "perplexity of 6.1 ("
+OTHER_FIGURE = re.compile(
+    r"(?:(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexity|accuracy|MMLU|tok/s|t/s)[^.;:\n]{0,6}?\d[\d.,]*[ \t]*\(?\s*[+\-−±]?\s*[\d.,]*[ \t]*%?[ \t]*$", I
+)
+MAX_LINES = 40
+
+
+def _line(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, (end if end >= 0 else len(text))
+
+
+def table_without_kl(text: str, m: re.Match[str]) -> bool:
+    """``m`` stands in a table (see the module doc) in which no line, nor the line above it, names a KL term."""
+    start, end = _line(text, m.start())
+    if not TABLE_LINE.search(text[start:end]):
+        return False
+    lines = [text[start:end]]
+    lo, hi = start, end
+    for _ in range(MAX_LINES):  # up to the blank line (or fence) above
+        if lo == 0:
+            break
+        s, e = _line(text, lo - 1)
+        line = text[s:e]
+        lines.append(line)
+        lo = s
+        if not line.strip() or line.lstrip().startswith("```"):
+            break
+    for _ in range(MAX_LINES):  # and below
+        if hi >= len(text):
+            break
+        s, e = _line(text, hi + 1)
+        line = text[s:e]
+        if not line.strip() or line.lstrip().startswith("```"):
+            break
+        lines.append(line)
+        hi = e
+    return not any(KL.search(x) for x in lines)
+
+
+def after_other_figure(text: str, m: re.Match[str]) -> bool:
+    """A comparison word that follows another metric's figure ("PPL 14.28 (+5.3% vs FP32)")."""
+    before = text[max(0, m.start() - 40, text.rfind("\n", 0, m.start()) + 1) : m.start()]
+    return bool(OTHER_FIGURE.search(before)) and not KL.search(before)
+
+
+def vetoed(text: str, m: re.Match[str]) -> bool:
+    return table_without_kl(text, m) or after_other_figure(text, m)
