@@ -47,6 +47,7 @@ PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
     HOLDOUT4_PREFIX: (HOLDOUT4, HOLDOUT4_SPLIT),
     HOLDOUT5_PREFIX: (HOLDOUT5, HOLDOUT5_SPLIT),
+    HOLDOUT6_PREFIX: (HOLDOUT6, HOLDOUT6_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

@@ -1,4 +1,4 @@
-"""The real corpus as issue 28 asks for it: the holdouts collected in parts (the third to the fifth) are complete
+"""The real corpus as issue 28 asks for it: the holdouts collected in parts (the third to the sixth) are complete
 and well-formed, and the whole real corpus (development folders and the holdouts) has the breadth the issue sets: at least 150 texts with KLD
 numbers from at least 70 authors or organisations, at least 40 Hugging Face model cards with their front matter,
 at least 20 texts not in English and at least 30 hard negatives. The README quotes the census (checked here)."""
@@ -14,6 +14,7 @@ from helpers_prose import (
     HOLDOUT3_PREFIX,
     HOLDOUT4_PREFIX,
     HOLDOUT5_PREFIX,
+    HOLDOUT6_PREFIX,
     PARTED,
     README,
     REAL,
@@ -36,6 +37,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT3_PREFIX: ({"hf", "hf2", "misc"}, 50, 10),
     HOLDOUT4_PREFIX: ({"a", "b"}, 50, 10),
     HOLDOUT5_PREFIX: ({"a", "b", "c"}, 50, 10),
+    HOLDOUT6_PREFIX: ({"a", "b", "c"}, 50, 10),
 }
 
 
@@ -102,7 +104,7 @@ def test_corpus_has_the_breadth_issue_28_asks_for():
     assert c["hf"] >= 40, c
 
 
-@pytest.mark.parametrize(("folder", "flagged"), [("holdout3", (63, 68)), ("holdout4", (54, 68)), ("holdout5", (52, 56))])
+@pytest.mark.parametrize(("folder", "flagged"), [("holdout3", (63, 68)), ("holdout4", (54, 68)), ("holdout5", (52, 56)), ("holdout6", (44, 54))])
 def test_readme_quotes_each_parted_holdouts_one_score(folder, flagged):
     """Each parted holdout's one score (taken after the tuning it was kept from had merged, before any further
     change) is quoted in the README row for row; it is a record, not regenerated as the reader changes."""
