@@ -1,0 +1,42 @@
+"""Key-value lines as KLD claims (kldcard.lint.read.key_values): a KL metric's name with its one value, on two
+lines (a flattened metric widget, a bound reported as the result) or on one line in pasted output. Texts in the
+project's own words; the look-alikes beside them stay silent."""
+
+from __future__ import annotations
+
+import pytest
+
+from kldcard.card.document import parse_card
+from kldcard.lint.claims import find_claims
+from kldcard.lint.markdown import scan
+
+
+def claims(text: str) -> list[tuple[int, list[str]]]:
+    card = parse_card(text.encode(), "README.md")
+    doc = scan(card.body, card.body_line)
+    return [(doc.position(c.offset)[0], [n.text for n in c.numbers]) for c in find_claims(doc)]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Model facts\n\nKL divergence\n\n<0.02\n\nRefusal rate\n\n3/100\n", [(5, ["0.02"])]),
+        ("Scores\n\n**Mean KLD**\n0.0071 nats\n", [(4, ["0.0071"])]),
+        ("```\nsame argmax            60 / 64\nmax KL(FP16 || Q6)     0.0213\n```\n", [(3, ["0.0213"])]),
+    ],
+)
+def test_a_kl_name_with_its_one_value_is_a_claim(text, found):
+    assert claims(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Training\n\nKL penalty\n\n0.1\n",  # a training setting, not a KL name
+        "## KL divergence\n\n2\n",  # a heading above a section
+        "KL divergence\n\nsee the table below for 4 runs\n",  # the next line is prose
+        "```\nkl_coef     0.05\n```\n",  # a coefficient
+    ],
+)
+def test_lookalikes_are_not_claims(text):
+    assert claims(text) == []
