@@ -40,3 +40,27 @@ def test_a_kl_name_with_its_one_value_is_a_claim(text, found):
 )
 def test_lookalikes_are_not_claims(text):
     assert claims(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("quant,size_gb,mean_kld,ppl\nQ4_K_M,4.1,0.0213,7.02\nQ8_0,7.9,0.0011,6.95\n", [(1, ["0.0213", "0.0011"])]),
+        # a file whose trailing columns the page cut off, and a quoted comma in the header
+        ('name,"bits, avg",KLD p99,x,y,z\nq3,3.5,0.41,1,2\n', [(1, ["0.41"])]),
+    ],
+)
+def test_a_csv_kl_column_is_a_claim(text, found):
+    assert claims(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We compared KL, perplexity, and speed\nacross runs, then picked one, twice\n",  # prose with commas
+        "step,kl_penalty,reward\n1,0.1,0.5\n",  # a training log's KL penalty
+        "model,KLD,notes\nq4,n/a,not measured\n",  # no value in the KL column
+    ],
+)
+def test_csv_lookalikes_are_not_claims(text):
+    assert claims(text) == []
