@@ -64,3 +64,20 @@ def test_a_csv_kl_column_is_a_claim(text, found):
 )
 def test_csv_lookalikes_are_not_claims(text):
     assert claims(text) == []
+
+
+def test_an_indented_header_over_unheaded_row_labels_is_a_table():
+    text = "```\n                 mean_kld   same argmax\ngreedy           0.000000   512/512\nreuse            0.000013\n```\n"
+    assert claims(text) == [(2, ["0.000000", "0.000013"])]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\n                 kl_penalty   reward\nstep1            0.100000     0.5\n```\n",  # a training setting
+        "```\n                 mean_kld   notes\ngreedy           n/a        skipped\n```\n",  # no value under the KL column
+        "    KL divergence  is read below\nnot a row at all\n",  # an indented sentence
+    ],
+)
+def test_indented_lookalikes_are_not_tables(text):
+    assert claims(text) == []

@@ -27,6 +27,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
 from kldcard.lint.markdown import LIST_ITEM, Doc
 from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes
 from kldcard.lint.read.csv_tables import csv_tables
+from kldcard.lint.read.indented_tables import indented_tables
 from kldcard.lint.read.key_values import key_values
 from kldcard.lint.read.lead_in_lists import lead_in_lists
 from kldcard.lint.read.value_lists import value_lists
@@ -39,7 +40,7 @@ def find_claims(doc: Doc) -> list[Claim]:
         return []
     tool_claims, tool_lines = tool_output(doc)
     flat_claims = flat_tables(doc, tool_lines) + value_lists(doc, tool_lines)
-    flat_claims += key_values(doc, tool_lines) + csv_tables(doc, tool_lines)  # "KL divergence" / "<0.05"; "a,mean_kld,b"
+    flat_claims += key_values(doc, tool_lines) + csv_tables(doc, tool_lines) + indented_tables(doc, tool_lines)  # "KL divergence" / "<0.05"; "a,mean_kld,b"
     claims = tool_claims + flat_claims + [c for t in doc.tables for c in table_claims(doc, t)] + _sentences(doc, tool_lines)
     claims += lead_in_lists(doc, tool_lines | {doc.line_index(c.offset) for c in claims})  # "...KL vectors:" + "- A: mean 0.047"
     claims.sort(key=lambda c: c.offset)
