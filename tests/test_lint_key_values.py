@@ -81,3 +81,19 @@ def test_an_indented_header_over_unheaded_row_labels_is_a_table():
 )
 def test_indented_lookalikes_are_not_tables(text):
     assert claims(text) == []
+
+
+def test_flattened_rows_of_counts_and_percentages_beside_one_kl_value_are_rows():
+    text = "split tokens mean KLD top-1 match\nshort 12,400 0.0213 91.20%\nlong 30,050 0.0870 88.02%\n"
+    assert [line for line, _ in claims(text)] == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "split tokens mean KLD top-1 match\nshort 12,400 tokens were read\n",  # words after the label
+        "split tokens mean KLD top-1 match\n12,400 0.0213 91.20%\n",  # no label first
+    ],
+)
+def test_rows_that_are_not_label_then_numbers_are_not_read(text):
+    assert claims(text) == []

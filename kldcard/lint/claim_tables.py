@@ -21,6 +21,7 @@ from kldcard.lint.claims_patterns import (
 )
 from kldcard.lint.markdown import Doc, Table
 from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_context
+from kldcard.lint.read.mixed_rows import mixed_row
 
 
 def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
@@ -44,7 +45,7 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if j < len(lines) and RULE_LINE.match(lines[j]):  # a fixed-width table's "-----" under its header
             j += 1
         while (j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j]
-               and (len(NUMBER.findall(lines[j])) >= 2 or claim_numbers.aligned_row(line, lines[j]))):
+               and (len(NUMBER.findall(lines[j])) >= 2 or claim_numbers.aligned_row(line, lines[j]) or mixed_row(lines[j]))):
             rows.append(j)
             j += 1
         if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
