@@ -7,7 +7,7 @@ as a plain token count, and how many windows, said with the card language's word
 - tokens a measuring verb ran on, "n = N tokens": "measured on 65,536 tokens", "(n = 4096 tokens)" (:data:`MEASURED_ON`);
 - the first or last N tokens, in the card languages: "the first 512 tokens of each prompt", "先頭 256 トークン",
   "primeros 64 tokens" (:data:`HEAD_TAIL`: scheme "head" or "tail");
-- a count column beside a KL column: "| Quant | Mean KLD | Tokens |" (:data:`COLUMN`);
+- a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| positions | KLD mean | KLD max |" (:data:`COLUMN`);
 - a count of windows or samples: "40-chunk KLD", "--num-samples 512", "num_samples=512", "40 fragmentos",
   "573 个评测片段", "96 logit位置" (:data:`WINDOWS`). Like a chunk count, it
   says how many windows were scored, not how many positions: it gives no ``count`` value.
@@ -55,8 +55,13 @@ HEAD_TAIL = re.compile(
     I,
 )
 HEAD_WORDS = ("first", "先頭", "最初の", "冒頭", "前", "primeros", "primeras", "primeiros", "ersten", "premiers")
-# a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| ... | KLD | positions |"
-COLUMN = re.compile(r"^\|[^\n]*\|[ \t]*\**(?:#\s*)?(?:tokens|positions|scored tokens|n_tokens|chunks|windows)\**[ \t]*\|", I | re.MULTILINE)
+# a count column beside a KL column, in any place of the header row: "| Quant | Mean KLD | Tokens |",
+# "| positions | KLD mean (nats) | KLD max |", "| ... | KLD | # samples (n) |" (the KL column: :func:`vetoed`)
+COLUMN = re.compile(
+    r"^\|(?:[^|\n]*\|)*?[ \t]*\**(?:#\s*)?(?:positions?|(?:scored\s+)?tokens(?:\s+scored)?|n_tokens|chunks|windows|samples|n)\**"
+    r"(?:\s*\([^)|\n]{0,20}\))?[ \t]*\|",
+    I | re.MULTILINE,
+)
 # what stands before a window's length, not a count ("windows of 2048 tokens", "-c 4096", "ctx 8192 tokens")
 LENGTH_BEFORE = re.compile(
     r"(?:\bof|\bwindows?|\bchunks?|\bcontexts?|\bctx|-c|--ctx-size|\blength|\bseq\w*|\bsequences?|\bprompts?|\bup to|\bmax\w*|[×x*])\s*[:=]?\s*$", I

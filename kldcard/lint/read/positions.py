@@ -75,7 +75,7 @@ SCHEMES = [
     *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
-PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL, a count column beside a KL column (read.position_forms)
+PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
