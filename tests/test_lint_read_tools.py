@@ -397,6 +397,16 @@ def test_llama_perplexity_statistics_block_as_stored():
     assert claim.numbers[-1].value == -0.000021
 
 
+def test_ik_llama_statistics_block():
+    """ik_llama.cpp's block has mainline's labels; its defaults differ (a vocabulary floor of 24, not 16)."""
+    (claim,) = sample("ik_llama_pr817_block.txt")
+    assert claim.tool == "llama-perplexity" and claim.kind == "tool-output"
+    assert recognise(scan((SAMPLES / "ik_llama_pr817_block.txt").read_text(encoding="utf-8"), 1).scanned).name == "ik_llama.cpp llama-perplexity"
+    assert [(n.value, n.statistic) for n in claim.numbers[:3]] == [(0.017475, "mean"), (0.000763, "se"), (11.152802, "max")]
+    assert claim.numbers[-1].value == -0.000423 and claim.numbers[-1].statistic == "min"
+    assert claim.disclosures[8].value == {"scheme": "floor", "floor": 24} and claim.disclosures[8].status == "inferred"
+
+
 def test_llama_kl_py_run():
     running, summary = sample("llama_kl_pr5076.txt")
     assert running.tool == summary.tool == "llama_kl.py" and running.kind == summary.kind == "tool-output"
