@@ -20,12 +20,13 @@ import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.terms import KL_WORD
 
 I = re.IGNORECASE
 
 UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
 PERCENT_AFTER = re.compile(r"\s*%")
-KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?(?:KLD|KL\b|KL[- ]?div)", I)
+KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # a metric other than KL named right before a number; a KL term between them keeps the number
 OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
 KL_WORD = re.compile(r"KL|divergen|散度|ダイバージェンス", I)
