@@ -26,11 +26,12 @@ from kldcard.lint.read.mixed_rows import mixed_row
 
 def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     """Tables a web mirror flattened to space-separated lines: a header line naming KLD with no
-    number in it, then rows of several numbers each ("Quant Size PPL KLD" / "Q4_K_M 432.80 ... 0.0374").
-    The claim is the header line; its rows join ``consumed`` so they are not read as prose again."""
+    number in it, or a header under a KL caption (read.caption_tables, as for a pipe table), then rows of
+    several numbers each ("Quant Size PPL KLD" / "Q4_K_M 432.80 ... 0.0374"). The claim is the header line; its
+    rows join ``consumed`` so they are not read as prose again."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):  # the header names KLD
+    for i in sorted(set(doc.lines_with(KLD_TERM)) | _under_captions(doc)):  # the header or its caption names KLD
         if i >= len(lines) - 1:
             break
         line = lines[i]
@@ -38,23 +39,47 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
             continue
         term = KLD_TERM.search(line)
-        if term is None or NUMBER.search(line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
+        if term is None and not caption_tables.kl_captioned(doc, i):
             continue
+        if NUMBER.search(PARENTHESES.sub("", line) if term is None else line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
+            continue  # a captioned header may give each column's size in parentheses ("Q4_K_M (4.98 GB)")
         rows = []
         j = i + 1
         if j < len(lines) and RULE_LINE.match(lines[j]):  # a fixed-width table's "-----" under its header
             j += 1
         while (j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j]
-               and (len(NUMBER.findall(lines[j])) >= 2 or claim_numbers.aligned_row(line, lines[j]) or mixed_row(lines[j]))):
+               and (len(NUMBER.findall(lines[j])) >= 2 or (term and claim_numbers.aligned_row(line, lines[j])) or mixed_row(lines[j]))):
             rows.append(j)
             j += 1
         if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
             continue
-        window = line[max(0, term.start() - 8) : term.end() + 8]
-        numbers = _flat_numbers(doc, line, rows)
-        claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
+        if term is None:  # every decimal of the rows is under the caption's KL term
+            start = len(line) - len(line.lstrip())
+            numbers = [n for r in rows for n in numbers_in(lines[r], doc.starts[r])
+                       if claim_numbers.is_kld(lines[r], n.offset - doc.starts[r], len(n.text))]
+            claims.append(Claim("table", doc.starts[i] + start, line.strip(), False, numbers))
+        else:
+            window = line[max(0, term.start() - 8) : term.end() + 8]
+            numbers = _flat_numbers(doc, line, rows)
+            claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
         consumed.update([i, *rows])
     return claims
+
+
+PARENTHESES = re.compile(r"\([^()]*\)")
+
+
+def _under_captions(doc: Doc) -> set[int]:
+    """The first non-blank line under each line naming a KL term: a flattened table's header when that line is
+    its caption."""
+    out = set()
+    for c in doc.lines_with(KLD_TERM):
+        j = c + 1
+        while j < len(doc.lines) and j <= c + caption_tables.LOOK_BACK and not doc.lines[j].strip():
+            j += 1
+        if j < len(doc.lines) and j > c + 1:  # a caption stands apart from its table: a blank line between
+            out.add(j)
+    return out
 
 
 def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
