@@ -121,7 +121,25 @@ def test_a_flattened_table_under_a_kl_title_is_a_claim_at_its_header():
 
 
 def test_a_flattened_table_under_a_kl_caption_sentence_is_a_claim():
-    assert [line for line, _ in claims(FLAT_SENTENCE)] == [5]
+    # the header names sizes and perplexity too, and its columns cannot be told apart: no number is taken as KLD
+    assert claims(FLAT_SENTENCE) == [(5, [])]
+
+
+# CSV and fixed-width tables read their caption or heading the same way (read.table_columns)
+CSV_CAPTION = "Intro.\n\n**KLD against BF16, per corpus:**\n\nquant,news,code\nq8,0.0021,0.0034\nq4,0.0412,0.0388\n"
+INDENTED_HEADING = "## KL divergence to the BF16 weights\n\n              news      code\nq8            0.0021    0.0034\nq4            0.0412    0.0388\n"
+
+
+def test_a_csv_table_under_a_kl_caption_reads_its_value_columns():
+    assert claims(CSV_CAPTION) == [(5, ["0.0021", "0.0034", "0.0412", "0.0388"])]
+
+
+def test_an_indented_table_under_a_kl_heading_reads_its_value_columns():
+    assert claims(INDENTED_HEADING) == [(3, ["0.0021", "0.0034", "0.0412", "0.0388"])]
+
+
+def test_a_csv_table_under_a_caption_naming_another_quantity_stays_silent():
+    assert claims(CSV_CAPTION.replace("KLD against BF16", "Speed and KLD")) == []
 
 
 @pytest.mark.parametrize(

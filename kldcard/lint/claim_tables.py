@@ -20,7 +20,7 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_context
+from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_columns, table_context
 from kldcard.lint.read.mixed_rows import mixed_row
 
 
@@ -31,7 +31,7 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     rows join ``consumed`` so they are not read as prose again."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(set(doc.lines_with(KLD_TERM)) | _under_captions(doc)):  # the header or its caption names KLD
+    for i in sorted(table_columns.header_lines(doc)):  # the header or its caption names KLD
         if i >= len(lines) - 1:
             break
         line = lines[i]
@@ -53,10 +53,12 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
             j += 1
         if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
             continue
-        if term is None:  # every decimal of the rows is under the caption's KL term
-            start = len(line) - len(line.lstrip())
-            numbers = [n for r in rows for n in numbers_in(lines[r], doc.starts[r])
-                       if claim_numbers.is_kld(lines[r], n.offset - doc.starts[r], len(n.text))]
+        if term is None:  # every decimal of the rows is under the caption's KL term, unless the header names
+            start = len(line) - len(line.lstrip())  # another quantity: then which column is KL cannot be told
+            cells = PARENTHESES.sub("", line)  # a column's size in parentheses names no column of its own
+            other = table_context.OTHER_QUANTITY.search(cells) or caption_tables.NOT_VALUE.search(cells)
+            numbers = [] if other else [n for r in rows for n in numbers_in(lines[r], doc.starts[r])
+                                        if claim_numbers.is_kld(lines[r], n.offset - doc.starts[r], len(n.text))]
             claims.append(Claim("table", doc.starts[i] + start, line.strip(), False, numbers))
         else:
             window = line[max(0, term.start() - 8) : term.end() + 8]
@@ -67,19 +69,6 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
 
 
 PARENTHESES = re.compile(r"\([^()]*\)")
-
-
-def _under_captions(doc: Doc) -> set[int]:
-    """The first non-blank line under each line naming a KL term: a flattened table's header when that line is
-    its caption."""
-    out = set()
-    for c in doc.lines_with(KLD_TERM):
-        j = c + 1
-        while j < len(doc.lines) and j <= c + caption_tables.LOOK_BACK and not doc.lines[j].strip():
-            j += 1
-        if j < len(doc.lines) and j > c + 1:  # a caption stands apart from its table: a blank line between
-            out.add(j)
-    return out
 
 
 def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
@@ -101,7 +90,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     if table_context.foreign_metrics(t):  # a saliency or audio evaluation's KLD column (read.table_context)
         return []
     header = t.cells[t.header]
-    cols = [k for k, (_, text) in enumerate(header) if KLD_TERM.search(text) and not TRAINING_CONTEXT.search(text)]
+    cols = table_columns.named([text for _, text in header])
     claims: list[Claim] = []
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
@@ -158,8 +147,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
 
 
 def _context_claim(doc: Doc, t: Table) -> list[Claim]:
-    stats = table_context.statistic_columns(doc, t)
-    cols = stats or table_context.heading_columns(doc, t) or caption_tables.caption_columns(doc, t)
+    cols, stats = table_columns.from_context(doc, t.header, [text for _, text in t.cells[t.header]])
     cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
     valued = [text for _, text in cells if NUMBER.search(text)]
     if not valued or _threshold_scale(valued):

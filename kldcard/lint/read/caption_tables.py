@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, NUMBER, TRAINING_CONTEXT
-from kldcard.lint.markdown import HEADING, Doc, Table
+from kldcard.lint.markdown import HEADING, Doc
 from kldcard.lint.read.table_context import LOOK_BACK as SECTION_LOOK_BACK, OTHER_QUANTITY
 
 LOOK_BACK = 4  # lines
@@ -69,9 +69,9 @@ def kl_captioned(doc: Doc, header: int) -> bool:
     return not (OTHER_QUANTITY.search(heading) or TRAINING_CONTEXT.search(heading))  # not a table under "## Speed"
 
 
-def caption_columns(doc: Doc, t: Table) -> list[int]:
-    """The value columns of a table whose caption names a KL term (see the module's doc), or none."""
-    header = t.cells[t.header]
-    if any(KLD_TERM.search(text) for _, text in header) or not kl_captioned(doc, t.header):
+def caption_columns(doc: Doc, header: int, cells: list[str]) -> list[int]:
+    """The value columns of a table (header line ``header``, header ``cells``, any layout) whose caption names a
+    KL term (see the module's doc), or none."""
+    if any(KLD_TERM.search(text) for text in cells) or not kl_captioned(doc, header):
         return []
-    return [k for k, (_, text) in enumerate(header) if k > 0 and not OTHER_QUANTITY.search(text) and not NOT_VALUE.search(text)]
+    return [k for k, text in enumerate(cells) if k > 0 and not OTHER_QUANTITY.search(text) and not NOT_VALUE.search(text)]
