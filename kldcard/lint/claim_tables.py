@@ -75,9 +75,10 @@ def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
     """The numbers under the KLD words of a flattened table's header (every number of the rows when a row's
     KLD value cannot be told: claim_numbers.flat_spans)."""
     spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
-    if any(s is None for s in spans):
+    under = [n for r, ss in zip(rows, spans) for s, e in ss or () for n in numbers_in(doc.lines[r][s:e], doc.starts[r] + s)]
+    if any(s is None for s in spans) or not under:  # nothing under the KL words: a row shorter than its header
         return [n for r in rows for n in numbers_in(doc.lines[r], doc.starts[r])]
-    return [n for r, ss in zip(rows, spans) for s, e in ss or () for n in numbers_in(doc.lines[r][s:e], doc.starts[r] + s)]
+    return under
 
 
 def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
