@@ -77,7 +77,8 @@ def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
     spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
     under = [n for r, ss in zip(rows, spans) for s, e in ss or () for n in numbers_in(doc.lines[r][s:e], doc.starts[r] + s)]
     if any(s is None for s in spans) or not under:  # nothing under the KL words: a row shorter than its header
-        return [n for r in rows for n in numbers_in(doc.lines[r], doc.starts[r])]
+        return [n for r in rows for n in numbers_in(doc.lines[r], doc.starts[r])
+                if claim_numbers.is_kld(doc.lines[r], n.offset - doc.starts[r], len(n.text))]  # not "30.4 GB"
     return under
 
 
