@@ -157,3 +157,9 @@ def test_a_csv_table_under_a_caption_naming_another_quantity_stays_silent():
 )
 def test_a_flattened_table_without_a_kl_caption_stays_silent(text: str):
     assert claims(text) == []
+
+
+def test_a_flattened_table_under_a_kl_heading_is_read_as_a_pipe_table_is():
+    text = "## KL divergence to BF16\n\nCorpus q8 q6 q4\nnews 0.0021 0.0105 0.0412\ncode 0.0034 0.0121 0.0388\n"
+    assert claims(text) == [(3, ["0.0021", "0.0105", "0.0412", "0.0034", "0.0121", "0.0388"])]
+    assert claims(text.replace("## KL divergence to BF16", "## KL divergence and throughput")) == []  # not KLD only

@@ -39,7 +39,7 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
             continue
         term = KLD_TERM.search(line)
-        if term is None and not caption_tables.kl_captioned(doc, i):
+        if term is None and not (caption_tables.kl_captioned(doc, i) or table_context.kl_heading(doc, i)):
             continue
         if NUMBER.search(PARENTHESES.sub("", line) if term is None else line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
             continue  # a captioned header may give each column's size in parentheses ("Q4_K_M (4.98 GB)")

@@ -48,6 +48,12 @@ def _above(doc: Doc, header: int) -> list[int]:
     return out
 
 
+def kl_heading(doc: Doc, header: int) -> bool:
+    """Whether the nearest heading above a table's header line (any layout) names KLD and nothing else."""
+    heading = next((doc.lines[i] for i in _above(doc, header) if HEADING.match(doc.lines[i])), "")
+    return _kld_only(heading)
+
+
 def heading_columns(doc: Doc, header: int, cells: list[str]) -> list[int]:
     """The value columns (all but the label column) of a table (header line ``header``, header ``cells``, any
     layout) whose nearest heading names KLD and nothing else; none when a header cell names another quantity."""
