@@ -100,3 +100,66 @@ def test_a_kl_line_printed_by_a_training_run_is_no_claim():
 def test_a_kl_line_printed_beside_other_quality_metrics_stays_a_claim():
     text = "Output:\n\n```text\nPPL: 7.12\nKL divergence: 0.0912\ntop-1 agreement: 0.95\n```\n"
     assert claims(text) == [(5, ["0.0912"])]
+
+
+# A flattened table (a web mirror's space-separated rows) reads its caption as a pipe table does
+# (read.caption_tables.kl_captioned): a short title alone between blank lines, or a caption sentence.
+FLAT_TITLE = (
+    "Intro text.\n\nKL divergence per corpus, ours and theirs\n\n"
+    "Corpus theirs Q4 (3.1 GB) ours Q4 (3.1 GB) change\nnews 0.0412 0.0105 -74%\ncode 0.0388 0.0121 -69%\n"
+)
+FLAT_SENTENCE = (
+    "Intro text.\n\nOur headline metric is KLD against the BF16 weights; perplexity stands beside it.\n\n"
+    "File Size PPL mean\nq8.gguf 4.2 GB 9.19 0.0015\nq4.gguf 2.3 GB 9.50 0.0495\n"
+)
+
+
+def test_a_flattened_table_under_a_kl_title_is_a_claim_at_its_header():
+    found = claims(FLAT_TITLE)
+    assert [line for line, _ in found] == [5]
+    assert found[0][1] == ["0.0412", "0.0105", "0.0388", "0.0121"]  # not the sizes or the changes
+
+
+def test_a_flattened_table_under_a_kl_caption_sentence_is_a_claim():
+    # the header names sizes and perplexity too, and its columns cannot be told apart: no number is taken as KLD
+    assert claims(FLAT_SENTENCE) == [(5, [])]
+
+
+# CSV and fixed-width tables read their caption or heading the same way (read.table_columns)
+CSV_CAPTION = "Intro.\n\n**KLD against BF16, per corpus:**\n\nquant,news,code\nq8,0.0021,0.0034\nq4,0.0412,0.0388\n"
+INDENTED_HEADING = "## KL divergence to the BF16 weights\n\n              news      code\nq8            0.0021    0.0034\nq4            0.0412    0.0388\n"
+
+
+def test_a_csv_table_under_a_kl_caption_reads_its_value_columns():
+    assert claims(CSV_CAPTION) == [(5, ["0.0021", "0.0034", "0.0412", "0.0388"])]
+
+
+def test_an_indented_table_under_a_kl_heading_reads_its_value_columns():
+    assert claims(INDENTED_HEADING) == [(3, ["0.0021", "0.0034", "0.0412", "0.0388"])]
+
+
+def test_a_csv_table_under_a_caption_naming_another_quantity_stays_silent():
+    assert claims(CSV_CAPTION.replace("KLD against BF16", "Speed and KLD")) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the title names another quantity too
+        "Intro.\n\nSpeed and KL divergence per corpus\n\nCorpus theirs ours change\nnews 41.2 52.3 +27%\ncode 38.8 51.0 +31%\n",
+        # a training setting, not a measurement
+        "Intro.\n\nKL penalty schedule per stage\n\nStage start end warmup\nfirst 0.10 0.05 0.5\nsecond 0.05 0.01 0.5\n",
+        # a paragraph that mentions KL, not a caption: it runs on into the next line
+        "We tuned the KL term for a while and then\nlooked at speed.\n\nRun tok/s ms per token\na 41.2 24.3\nb 38.8 25.8\n",
+        # the section is about something else
+        "## Throughput\n\nKL divergence runs beside it\n\nRun first second third\na 41.2 24.3 12.5\nb 38.8 25.8 11.0\n",
+    ],
+)
+def test_a_flattened_table_without_a_kl_caption_stays_silent(text: str):
+    assert claims(text) == []
+
+
+def test_a_flattened_table_under_a_kl_heading_is_read_as_a_pipe_table_is():
+    text = "## KL divergence to BF16\n\nCorpus q8 q6 q4\nnews 0.0021 0.0105 0.0412\ncode 0.0034 0.0121 0.0388\n"
+    assert claims(text) == [(3, ["0.0021", "0.0105", "0.0412", "0.0034", "0.0121", "0.0388"])]
+    assert claims(text.replace("## KL divergence to BF16", "## KL divergence and throughput")) == []  # not KLD only

@@ -89,10 +89,26 @@ def test_flattened_rows_of_counts_and_percentages_beside_one_kl_value_are_rows()
 
 
 @pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        # a one-row table of metrics has no label column
+        ("refusals agreement KL divergence runs\n3% 97% 0.0412 150\n", ["0.0412"]),
+        # a label of several words, then counts, a fraction and a size beside the one KL value
+        ("build experts kept size KL vs BF16\nsmall (this) 96 / 128 41 GB 0.218\nlarge 128 / 128 55 GB 0.104\n", ["0.218", "0.104"]),
+        # the reference row holds placeholders where the others hold values; sizes are no KL values
+        ("quant size median KLD top match\nq8 30.4 GB baseline baseline\nq4 17.4 GB 0.132 74.2%\nq3 13.0 GB 0.201 70.5%\n",
+         ["0.132", "0.201"]),
+    ],
+)
+def test_flattened_rows_with_one_kl_value_beside_counts_fractions_and_sizes(text, numbers):
+    assert claims(text) == [(1, numbers)]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "split tokens mean KLD top-1 match\nshort 12,400 tokens were read\n",  # words after the label
-        "split tokens mean KLD top-1 match\n12,400 0.0213 91.20%\n",  # no label first
+        "split tokens mean KLD top-1 match\n12,400 tokens and then 0.0213\n",  # words inside the values
     ],
 )
 def test_rows_that_are_not_label_then_numbers_are_not_read(text):

@@ -20,17 +20,18 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_context
+from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_columns, table_context
 from kldcard.lint.read.mixed_rows import mixed_row
 
 
 def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     """Tables a web mirror flattened to space-separated lines: a header line naming KLD with no
-    number in it, then rows of several numbers each ("Quant Size PPL KLD" / "Q4_K_M 432.80 ... 0.0374").
-    The claim is the header line; its rows join ``consumed`` so they are not read as prose again."""
+    number in it, or a header under a KL caption (read.caption_tables, as for a pipe table), then rows of
+    several numbers each ("Quant Size PPL KLD" / "Q4_K_M 432.80 ... 0.0374"). The claim is the header line; its
+    rows join ``consumed`` so they are not read as prose again."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):  # the header names KLD
+    for i in sorted(table_columns.header_lines(doc)):  # the header or its caption names KLD
         if i >= len(lines) - 1:
             break
         line = lines[i]
@@ -38,32 +39,47 @@ def flat_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if i in consumed or "|" in line or ": " in line or "```" in line or len(line) > 400 or len(line.split()) < 4 or HEADING_OR_ITEM.match(line):
             continue
         term = KLD_TERM.search(line)
-        if term is None or NUMBER.search(line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
+        if term is None and not (caption_tables.kl_captioned(doc, i) or table_context.kl_heading(doc, i)):
             continue
+        if NUMBER.search(PARENTHESES.sub("", line) if term is None else line) or TRAINING_CONTEXT.search(line) or line.rstrip().endswith((".", ":")):
+            continue  # a captioned header may give each column's size in parentheses ("Q4_K_M (4.98 GB)")
         rows = []
         j = i + 1
         if j < len(lines) and RULE_LINE.match(lines[j]):  # a fixed-width table's "-----" under its header
             j += 1
         while (j < len(lines) and j not in consumed and doc.code[j] == doc.code[i] and "|" not in lines[j]
-               and (len(NUMBER.findall(lines[j])) >= 2 or claim_numbers.aligned_row(line, lines[j]) or mixed_row(lines[j]))):
+               and (len(NUMBER.findall(lines[j])) >= 2 or (term and claim_numbers.aligned_row(line, lines[j])) or mixed_row(lines[j]))):
             rows.append(j)
             j += 1
         if not rows or claim_terms.wrapped_sentence(line, lines[rows[0]]):  # prose wrapped after its KL term
             continue
-        window = line[max(0, term.start() - 8) : term.end() + 8]
-        numbers = _flat_numbers(doc, line, rows)
-        claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
+        if term is None:  # every decimal of the rows is under the caption's KL term, unless the header names
+            start = len(line) - len(line.lstrip())  # another quantity: then which column is KL cannot be told
+            cells = PARENTHESES.sub("", line)  # a column's size in parentheses names no column of its own
+            other = table_context.OTHER_QUANTITY.search(cells) or caption_tables.NOT_VALUE.search(cells)
+            numbers = [] if other else [n for r in rows for n in numbers_in(lines[r], doc.starts[r])
+                                        if claim_numbers.is_kld(lines[r], n.offset - doc.starts[r], len(n.text))]
+            claims.append(Claim("table", doc.starts[i] + start, line.strip(), False, numbers))
+        else:
+            window = line[max(0, term.start() - 8) : term.end() + 8]
+            numbers = _flat_numbers(doc, line, rows)
+            claims.append(Claim("table", doc.starts[i] + term.start(), line.strip(), bool(STAT_LABEL.search(window)), numbers))
         consumed.update([i, *rows])
     return claims
+
+
+PARENTHESES = re.compile(r"\([^()]*\)")
 
 
 def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
     """The numbers under the KLD words of a flattened table's header (every number of the rows when a row's
     KLD value cannot be told: claim_numbers.flat_spans)."""
     spans = [claim_numbers.flat_spans(header, doc.lines[r]) for r in rows]
-    if any(s is None for s in spans):
-        return [n for r in rows for n in numbers_in(doc.lines[r], doc.starts[r])]
-    return [n for r, ss in zip(rows, spans) for s, e in ss or () for n in numbers_in(doc.lines[r][s:e], doc.starts[r] + s)]
+    under = [n for r, ss in zip(rows, spans) for s, e in ss or () for n in numbers_in(doc.lines[r][s:e], doc.starts[r] + s)]
+    if any(s is None for s in spans) or not under:  # nothing under the KL words: a row shorter than its header
+        return [n for r in rows for n in numbers_in(doc.lines[r], doc.starts[r])
+                if claim_numbers.is_kld(doc.lines[r], n.offset - doc.starts[r], len(n.text))]  # not "30.4 GB"
+    return under
 
 
 def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
@@ -76,7 +92,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     if table_context.foreign_metrics(t):  # a saliency or audio evaluation's KLD column (read.table_context)
         return []
     header = t.cells[t.header]
-    cols = [k for k, (_, text) in enumerate(header) if KLD_TERM.search(text) and not TRAINING_CONTEXT.search(text)]
+    cols = table_columns.named([text for _, text in header])
     claims: list[Claim] = []
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
@@ -133,8 +149,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
 
 
 def _context_claim(doc: Doc, t: Table) -> list[Claim]:
-    stats = table_context.statistic_columns(doc, t)
-    cols = stats or table_context.heading_columns(doc, t) or caption_tables.caption_columns(doc, t)
+    cols, stats = table_columns.from_context(doc, t.header, [text for _, text in t.cells[t.header]])
     cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
     valued = [text for _, text in cells if NUMBER.search(text)]
     if not valued or _threshold_scale(valued):

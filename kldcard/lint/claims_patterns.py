@@ -9,7 +9,7 @@ from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read import claim_terms
 from kldcard.lint.read.numbers import KLD_VALUE
 from kldcard.lint.read.metric_keys import METRIC_KEY
-from kldcard.lint.read.terms import KL_TERMS, STATISTIC_WORDS, alternation
+from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
 from kldcard.lint.read.tools.exllamav3 import STAT as MODEL_DIFF_STAT  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import CHUNK as LLAMA_CHUNK  # noqa: F401
@@ -24,8 +24,7 @@ I = re.IGNORECASE | re.ASCII
 
 # "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "KL(" — but not "KLD-QA", "kld_results.csv".
 KLD_TERM = re.compile(
-    r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS)  # and the other languages' own (kldcard.lint.read.terms)
+    KL_TERM  # English and the other languages' own (kldcard.lint.read.terms: one definition for every reader)
     + "|" + claim_terms.IDENTIFIERS  # and metric names in snake case ("KLD_95", "mean_kld": read.claim_terms)
     + "|" + METRIC_KEY,  # and metric keys printed beside a value ("kl_div 0.189", "kld_gemma4_q8 0.509": read.metric_keys)
     I,
@@ -37,7 +36,7 @@ NUMBER = KLD_VALUE
 STAT_LABEL = re.compile(
     r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
     r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*" + KL_WORD + r"|" + KL_NAME + r"\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
     r"|(?<![^\W\d_])(?:" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",  # other languages' words
     I,
 )
@@ -75,7 +74,7 @@ LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 # A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
 # Logit-check logs print exponents ("KL divergence: 3.1e-06"). Logs also print key=value pairs with no space
 # ("KLD=0.0826", "ppl=6.2 kld=0.0123"): read as results outside parentheses (not a call's "f(kld=0.5)").
-_CODE_TERM = r"(?<![\w-])(?:KLD|KL[- ]?div\w*|" + METRIC_KEY + r")"
+_CODE_TERM = r"(?<![\w-])(?:" + KL_NAME + "|" + METRIC_KEY + r")"
 CODE_RESULT = re.compile(
     r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+))"
     r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])",
@@ -87,10 +86,10 @@ CODE_RESULT = re.compile(
 # mean KL"); they carry no KLD value, so no number (nothing to check against a block).
 RELATIVE = re.compile(
     r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
-    r"(?:mean\s+)?(?:KLD|KL[- ]?div\w*|KL)\b[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?(?:KLD|KL\b|KL[- ]div\w*)\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
-    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?(?:KLD|KL\b)|"  # "adds +19% KLD vs the baseline"
+    r"(?:mean\s+)?" + KL_WORD + r"[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
+    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?" + KL_WORD + "|"
+    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD + r"\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
+    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?" + KL_WORD + "|"  # "adds +19% KLD vs the baseline"
     + claim_terms.RELATIVE_MORE,  # "22% lower KLD", "1.66× lower divergence", "69 % menos KLD" (read.claim_terms)
     I,
 )

@@ -50,6 +50,7 @@ from kldcard.lint.read import (
     tensor_shapes,
     vocabulary,
 )
+from kldcard.lint.read.terms import KL_WORD
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -61,7 +62,7 @@ I = re.IGNORECASE | re.ASCII
 
 # ---- sentence vetoes --------------------------------------------------------------------------
 CALIBRATION = re.compile(r"imatrix|importance matrix|calibrat|校准", I)
-EVAL_WORDS = re.compile(r"\bKLD\b|\bKL\b|KL[- ]div|\beval|measur|\bscor|\btest|perplexity", I)
+EVAL_WORDS = re.compile(r"\b" + KL_WORD + r"|\beval|measur|\bscor|\btest|perplexity", I)
 QUANTIZER = re.compile(
     r"quantiz\w*\s+(?:was\s+|were\s+)?(?:performed\s+|done\s+)?(?:using|with)\b|for quantization|\bmade (?:with|using)\b|"
     r"made these quants|quants? (?:were\s+)?(?:made|created|produced)|converted (?:to|with|using|from)\b|\bt/s\b|"

@@ -8,6 +8,8 @@ import re
 from kldcard.lint.read import context, engine_names, eval_text, positions
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
+    KL_NAME,
+    KL_WORD,
     POSITION_WORDS,
     REFERENCE_AFTER,
     REFERENCE_NOUNS,
@@ -31,7 +33,7 @@ REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF
 D1 = [
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|"
-        r"(?:fidelity|faithful\w*|closeness) to|compar\w*\s+(?:(?:mean|median)\s+)?(?:KLD|KL[- ]?div\w*)\s+(?:to|with))\s+"
+        r"(?:fidelity|faithful\w*|closeness) to|compar\w*\s+(?:(?:mean|median)\s+)?" + KL_NAME + r"\s+(?:to|with))\s+"
         + REF_PHRASE,
         I,
     ),
@@ -55,7 +57,7 @@ D1 = [
     re.compile(r"--kl-divergence-base\s+(?P<ref>\S+)", I),
     re.compile(
         r"(?P<ref>(?<![\w.\-/`])`?[\w.\-/]{2,80}`?(?:\s+(?:model|checkpoint|weights|GGUF))?)\s+as\s+(?:the|a|our)\s+"
-        r"(?:KLD\s+|KL\s+)?(?:baseline|reference)\b",
+        r"(?:" + KL_WORD + r"\s+)?(?:baseline|reference)\b",
         I,
     ),
     re.compile(r"\bKL(?:[- ]?div(?:ergence)?)?\s*\(\s*(?:[\w.\-]{1,20}\s*,\s*)?(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|orig\w*)\s*[,)]", I),
@@ -263,8 +265,8 @@ D9 = [
         I,
     ),    # a statistic word next to the KL term: "mean KLD", "KLD médio", "平均KLD", "KL mean"
     re.compile(
-        r"(?<![^\W\d_])(?:mean|average|avg|" + alternation(STATISTIC_WORDS) + r")\s*(?:KLD|KL\b|KL[- ]div)|"
-        r"\b(?:KLD|KL)\s*(?:mean|average|avg|" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",
+        r"(?<![^\W\d_])(?:mean|average|avg|" + alternation(STATISTIC_WORDS) + r")\s*" + KL_WORD + "|"
+        r"\b" + KL_WORD + r"\s*(?:mean|average|avg|" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",
         I,
     ),
 ]
@@ -272,7 +274,7 @@ D9 = [
 # ---- flags --------------------------------------------------------------------------------------
 EVAL_FROM_CALIBRATION = [
     re.compile(
-        r"(?:KLD|KL[- ]div\w*|\beval\w*|measur\w*|\bscor\w*|\btest\s+(?:set|file|text))[^.]{0,80}?"
+        r"(?:" + KL_NAME + r"|\beval\w*|measur\w*|\bscor\w*|\btest\s+(?:set|file|text))[^.]{0,80}?"
         r"(?:same|drawn from|generated from|taken from|sampled from|subset of|part of|portion of)[^.]{0,40}?"
         r"(?:calibration|imatrix)",
         I,

@@ -12,10 +12,11 @@ import re
 
 from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import claim_terms
+from kldcard.lint.read.terms import KL_WORD
 
 EVALUATED = re.compile(
     r"\b(?:held[- ]?out|validation|eval(?:uation)?)[\s-]+(?:set\s+|text\s+)?(?:forward\s+|reverse\s+)?(?:mean\s+)?"
-    r"(?:KLD|KL[- ]?div\w*|KL)\b",
+    + KL_WORD,
     re.IGNORECASE | re.ASCII,
 )
 

@@ -20,15 +20,16 @@ import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
 I = re.IGNORECASE
 
 UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
 PERCENT_AFTER = re.compile(r"\s*%")
-KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?(?:KLD|KL\b|KL[- ]?div)", I)
+KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # a metric other than KL named right before a number; a KL term between them keeps the number
 OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
-KL_WORD = re.compile(r"KL|divergen|散度|ダイバージェンス", I)
+KL_IN_LABEL = re.compile(KL_MENTION, I)  # a label that names KL keeps its number
 PLUS_MINUS = re.compile(r"±\s*$")
 NUMBER_BEFORE_PM = re.compile(r"(-?\d[\d.,]*(?:e-?\d+)?)\s*%?\s*±\s*$", I)
 LABEL_SPLIT = re.compile(r"\d[\d.,]*(?:e-?\d+)?|\|")
@@ -47,7 +48,7 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     if cell and PERCENT_AFTER.match(after) and not signed and re.search(r"\d", before):
         return False
     label = LABEL_SPLIT.split(before)[-1]
-    if OTHER_LABEL.search(label) and not KL_WORD.search(label):
+    if OTHER_LABEL.search(label) and not KL_IN_LABEL.search(label):
         return False
     if PLUS_MINUS.search(before):
         m = NUMBER_BEFORE_PM.search(before)

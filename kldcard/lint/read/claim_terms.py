@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.read.terms import KL_WORD
+
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
 # (not a command-line option: "--max_kl_div=0.03" is a threshold the tool is given)
 IDENTIFIERS = r"(?<!-)KLD_\d{2}(?:\.\d)?(?![\w.])|(?<![A-Za-z-])(?:mean|median|max|min|avg|p\d{2})_kl(?:d|_div(?:ergence)?)(?![A-Za-z_])"
@@ -34,9 +36,9 @@ COMPARATIVES = (
 )
 RELATIVE_MORE = (
     r"(?<![\w.])~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\s+(?:de\s+)?(?:mean\s+|median\s+)?"
-    r"(?:KLD|KL\b|KL[- ]div\w*|divergence\b)|"
+    r"(?:" + KL_WORD + r"|divergence\b)|"
     # a share of a KL quantity: "closes 61% of the KLD gap", "95% of the KL mass"
-    r"(?<![\w.])\d+(?:\.\d+)?\s*%\s+of\s+the\s+(?:mean\s+)?(?:KLD|KL)\s+(?:gap|mass|difference|reduction|increase)\b"
+    r"(?<![\w.])\d+(?:\.\d+)?\s*%\s+of\s+the\s+(?:mean\s+)?" + KL_WORD + r"\s+(?:gap|mass|difference|reduction|increase)\b"
 )
 
 # a table header ends with a column's name, a wrapped sentence often with a word that needs what follows

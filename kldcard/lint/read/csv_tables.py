@@ -16,8 +16,9 @@ import csv
 import re
 
 from kldcard.lint.claim_types import Claim, KldNumber, numbers_in
-from kldcard.lint.claims_patterns import KLD_TERM, NUMBER, STAT_LABEL, TRAINING_CONTEXT
+from kldcard.lint.claims_patterns import KLD_TERM, NUMBER, STAT_LABEL
 from kldcard.lint.markdown import Doc
+from kldcard.lint.read import table_columns
 
 MAX_ROWS = 256
 FIELD_NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e-?\d+)?%?", re.I)  # any number, whole ones too
@@ -39,11 +40,15 @@ def _cell_start(line: str, k: int, cell: str) -> int:
     return before + parts[k].find(cell)
 
 
-def _header(fields: list[str]) -> list[int]:
-    """The KL columns of a CSV header; none when ``fields`` is no header."""
+def _header(doc: Doc, i: int, fields: list[str]) -> tuple[list[int], bool]:
+    """The KL columns of a CSV header on line ``i`` (read.table_columns: named, or named by the text around it) and
+    whether they say their statistic; none when ``fields`` is no header."""
     if len(fields) < 3 or any(len(f) > 60 or ". " in f for f in fields):
-        return []
-    return [k for k, f in enumerate(fields) if KLD_TERM.search(f) and not TRAINING_CONTEXT.search(f)]
+        return [], False
+    cols = table_columns.named(fields)
+    if cols:
+        return cols, all(STAT_LABEL.search(fields[k]) for k in cols)
+    return table_columns.from_context(doc, i, fields)
 
 
 def _row(fields: list[str], width: int) -> bool:
@@ -57,11 +62,11 @@ def csv_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     """The CSV tables of ``doc`` with a KL column; their lines join ``consumed``."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):
+    for i in sorted(table_columns.header_lines(doc)):
         if i in consumed or "," not in lines[i] or "|" in lines[i]:
             continue
         heads = _fields(lines[i].strip())
-        cols = _header(heads)
+        cols, labelled = _header(doc, i, heads)
         if not cols:
             continue
         numbers: list[KldNumber] = []
@@ -77,7 +82,7 @@ def csv_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
         if not numbers:
             continue
         term = KLD_TERM.search(lines[i])
-        claims.append(Claim("table", doc.starts[i] + term.start(), lines[i].strip()[:200],
-                            all(STAT_LABEL.search(heads[k]) for k in cols), numbers))  # fmt: skip
+        start = term.start() if term else len(lines[i]) - len(lines[i].lstrip())
+        claims.append(Claim("table", doc.starts[i] + start, lines[i].strip()[:200], labelled, numbers))
         consumed.update(range(i, j))
     return claims

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.read import direction_forms
+from kldcard.lint.read.terms import KL_WORD
 
 I = re.IGNORECASE
 
@@ -58,11 +59,11 @@ LOGRATIO = re.compile(
 )
 # the words, English and the card languages (forward = KL(P_ref ‖ P_cand))
 WORDS = re.compile(
-    r"\b(?P<f>forward|reverse|inverse)[- ](?:KLD|KL)\b|\b(?:KLD|KL)[- ]\(?(?P<g>forward|reverse)\)?(?![\w-])|"
-    r"(?P<h>正向|前向|順方向|逆方向|逆向|反向|逆)\s*(?:KLD|KL)|"
+    r"\b(?P<f>forward|reverse|inverse)[- ]" + KL_WORD + r"|\b" + KL_WORD + r"[- ]\(?(?P<g>forward|reverse)\)?(?![\w-])|"
+    r"(?P<h>正向|前向|順方向|逆方向|逆向|反向|逆)\s*" + KL_WORD + r"|"
     r"\b(?:divergencia|divergência|divergence)\s+(?:KL|de\s+Kullback[- ]Leibler)\s+(?P<i>directa|direta|directe|inversa|inverse|reversa)\b|"
-    r"\b(?:KLD|KL)\s+(?P<j>directa|direta|directe|inversa|inverse|reversa)\b|"
-    r"\b(?P<k>Vorwärts|Rückwärts|umgekehrte)[- ](?:KLD|KL)\b|(?P<l>прям|обратн)\w*\s+(?:KL|КЛ)",
+    r"\b" + KL_WORD + r"\s+(?P<j>directa|direta|directe|inversa|inverse|reversa)\b|"
+    r"\b(?P<k>Vorwärts|Rückwärts|umgekehrte)[- ]" + KL_WORD + r"|(?P<l>прям|обратн)\w*\s+(?:KL|КЛ)",
     I,
 )
 REVERSE_WORDS = ("reverse", "inverse", "逆", "反向", "inversa", "reversa", "rückwärts", "umgekehrte", "обратн")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_WORD
+
 I = re.IGNORECASE
 
 # a side's role by its name (as read.direction's REF_SIDE / CAND_SIDE, which import this module)
@@ -35,11 +37,11 @@ AS_P = re.compile(
     I,
 )
 OF_FROM = re.compile(
-    r"(?<![A-Za-z_])(?:KLD?|KL[- ]?div\w*|Kullback[- ]Leibler(?:\s+divergence)?)\s+of\s+(?:the\s+)?(?P<q>" + ROLE + r")(?:\s+(?:model|distribution))?"
+    r"(?<![A-Za-z_])(?:" + KL_WORD + r"|Kullback[- ]Leibler(?:\s+divergence)?)\s+of\s+(?:the\s+)?(?P<q>" + ROLE + r")(?:\s+(?:model|distribution))?"
     r"\s+from\s+(?:the\s+)?(?P<p>" + ROLE + r")\b",
     I,
 )
-SYMMETRIC = re.compile(r"\bsymmetri[sz]ed\s+(?:KLD?|KL[- ]div\w*)|\bsymmetric\s+(?:KLD?\b|KL[- ]div\w*|divergence)|\baverage\s+of\s+both\s+directions\b", I)
+SYMMETRIC = re.compile(r"\bsymmetri[sz]ed\s+" + KL_WORD + r"|\bsymmetric\s+(?:" + KL_WORD + r"|divergence)|\baverage\s+of\s+both\s+directions\b", I)
 CJK_FORMULA = re.compile(r"(?:KL散度|KLダイバージェンス|KL\s*발산)\s*[（(]\s*(?P<a>[^‖|∥）)\n]{1,12}?)\s*(?:‖|\|\||∥)\s*(?P<b>[^‖|∥）)\n]{1,12}?)\s*[）)]", I)
 PATTERNS = [WEIGHT, UNDER, AS_P, OF_FROM, SYMMETRIC, CJK_FORMULA]
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.claim_types import Claim, numbers_in
-from kldcard.lint.claims_patterns import KLD_TERM, NUMBER, STAT_LABEL, TRAINING_CONTEXT
+from kldcard.lint.claims_patterns import NUMBER, STAT_LABEL, TRAINING_CONTEXT
 from kldcard.lint.markdown import Doc
+from kldcard.lint.read import table_columns
 
 CELL = re.compile(r"\S+(?: \S+)*")  # cells are two or more spaces apart
 MAX_ROWS = 64
@@ -34,12 +35,19 @@ def indented_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
     """The fixed-width tables with an unheaded label column in ``doc``; their lines join ``consumed``."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):
+    for i in sorted(table_columns.header_lines(doc)):
         line = lines[i]
         indent = len(line) - len(line.lstrip(" "))
         if i in consumed or indent < 4 or "|" in line or NUMBER.search(line) or TRAINING_CONTEXT.search(line):
             continue
-        cols = [c for c in CELL.finditer(line) if KLD_TERM.search(c.group(0))]
+        cells = list(CELL.finditer(line))
+        ks, labelled = table_columns.named([c.group(0) for c in cells]), True
+        if ks:
+            labelled = all(STAT_LABEL.search(cells[k].group(0)) for k in ks)
+        else:  # the label column has no header: its cell is empty
+            ks, labelled = table_columns.from_context(doc, i, ["", *(c.group(0) for c in cells)])
+            ks = [k - 1 for k in ks]
+        cols = [cells[k] for k in ks]
         if not cols:
             continue
         numbers, j = [], i + 1
@@ -54,6 +62,6 @@ def indented_tables(doc: Doc, consumed: set[int]) -> list[Claim]:
             j += 1
         if not numbers:
             continue
-        claims.append(Claim("table", doc.starts[i] + cols[0].start(), line.strip(), all(STAT_LABEL.search(c.group(0)) for c in cols), numbers))
+        claims.append(Claim("table", doc.starts[i] + cols[0].start(), line.strip(), labelled, numbers))
         consumed.update(range(i, j))
     return claims

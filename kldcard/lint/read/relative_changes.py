@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_WORD
+
 I = re.IGNORECASE | re.ASCII
-_TERM = r"(?:KLD|KL[- ]?div\w*|KL)\b"
+_TERM = KL_WORD
 _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
 _FRACTION = r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters)\b"
 _DOWN_UP = r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)"

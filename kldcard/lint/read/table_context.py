@@ -37,36 +37,41 @@ def _kld_only(text: str) -> bool:
     )
 
 
-def _above(doc: Doc, t: Table) -> list[int]:
-    """The lines above the table, nearest first, up to LOOK_BACK and not past another table or a code block."""
+def _above(doc: Doc, header: int) -> list[int]:
+    """The lines above a table's header line, nearest first, up to LOOK_BACK and not past another table or a code
+    block."""
     out = []
-    for i in range(t.header - 1, max(-1, t.header - 1 - LOOK_BACK), -1):
+    for i in range(header - 1, max(-1, header - 1 - LOOK_BACK), -1):
         if doc.code[i] or doc.lines[i].lstrip().startswith("|"):
             break
         out.append(i)
     return out
 
 
-def heading_columns(doc: Doc, t: Table) -> list[int]:
-    """The value columns (all but the label column) of a table whose nearest heading names KLD and nothing
-    else; none when a header cell names another quantity."""
-    header = t.cells[t.header]
-    if any(OTHER_QUANTITY.search(text) or KLD_TERM.search(text) for _, text in header):
+def kl_heading(doc: Doc, header: int) -> bool:
+    """Whether the nearest heading above a table's header line (any layout) names KLD and nothing else."""
+    heading = next((doc.lines[i] for i in _above(doc, header) if HEADING.match(doc.lines[i])), "")
+    return _kld_only(heading)
+
+
+def heading_columns(doc: Doc, header: int, cells: list[str]) -> list[int]:
+    """The value columns (all but the label column) of a table (header line ``header``, header ``cells``, any
+    layout) whose nearest heading names KLD and nothing else; none when a header cell names another quantity."""
+    if any(OTHER_QUANTITY.search(text) or KLD_TERM.search(text) for text in cells):
         return []
-    for i in _above(doc, t):
+    for i in _above(doc, header):
         if HEADING.match(doc.lines[i]):
-            return list(range(1, len(header))) if _kld_only(doc.lines[i]) else []
+            return list(range(1, len(cells))) if _kld_only(doc.lines[i]) else []
     return []
 
 
-def statistic_columns(doc: Doc, t: Table) -> list[int]:
+def statistic_columns(doc: Doc, header: int, cells: list[str]) -> list[int]:
     """The statistic-named columns of a header that names at least two statistics and no quantity, when the
     text above the table names a KL term (not as a training term)."""
-    header = t.cells[t.header]
-    cols = [k for k, (_, text) in enumerate(header) if STAT_ROW.match(text)]
-    if len(cols) < 2 or any(OTHER_QUANTITY.search(text) or KLD_TERM.search(text) for _, text in header):
+    cols = [k for k, text in enumerate(cells) if STAT_ROW.match(text)]
+    if len(cols) < 2 or any(OTHER_QUANTITY.search(text) or KLD_TERM.search(text) for text in cells):
         return []
-    above = [doc.lines[i] for i in _above(doc, t)]
+    above = [doc.lines[i] for i in _above(doc, header)]
     heading = next((line for line in above if HEADING.match(line)), "")
     if OTHER_QUANTITY.search(heading) or TRAINING_CONTEXT.search(heading):
         return []  # the table sits in a section about something else ("## Speed")

@@ -77,3 +77,25 @@ FULL_VOCABULARY: dict[str, tuple[str, ...]] = {
 def alternation(words: dict[str, tuple[str, ...]]) -> str:
     """The words as one regular-expression alternation (longest first)."""
     return "|".join(sorted({w for ws in words.values() for w in ws}, key=len, reverse=True))
+
+
+# ---- the KL term: one definition for every reader (regular-expression text; the readers compile it with
+# re.IGNORECASE, most with re.ASCII). Samples in tests/test_lint_kl_terms.py.
+# A KL term as a claim names it: "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "D_KL", "KL(", a bare "KL",
+# and the other languages' own (KL_TERMS); not "KLD-QA", "KL-based" or "kld_results.csv". claims_patterns.KLD_TERM
+# adds the snake-case metric names ("mean_kld", "kl_div 0.189": read.claim_terms, read.metric_keys).
+KL_TERM = (
+    r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
+    r"KL(?=\s*\()|KL\b(?!-))|" + alternation(KL_TERMS)
+)
+# A KL term as one word of a phrase pattern: "mean KLD", "forward KL", "KL divergence fell", "2x lower KL-div",
+# "正向KL散度" (an ASCII word end, so a CJK word may follow whatever flags the reader compiles it with).
+KL_WORD = r"(?:KLD|KL[- ]?div\w*|KL)(?![A-Za-z0-9_])"
+# The same without a bare "KL", where two letters alone are too weak a sign (a log's "KLD=0.08", "KL-div: 0.1").
+KL_NAME = r"(?:KLD|KL[- ]?div\w*)"
+# Whether a heading, a cell or a sentence speaks of the divergence at all, in any card language: looser than
+# KL_TERM ("divergence", "KL-based", "散度" count), for the disclosure readers' "is this line about KL" tests.
+KL_MENTION = (
+    r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散|"
+    + alternation(KL_TERMS)
+)
