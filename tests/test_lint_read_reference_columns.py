@@ -70,3 +70,18 @@ def test_slash_joined_alternatives_are_other_candidates():
 def test_two_values_joined_by_a_slash_are_no_repo_id():
     assert D1[0].search("Mean KL 0.05 vs 0.33/0.13 for the other two policies.") is None
     assert D1[0].search("Mean KL 0.05 vs acme/base-7b on the same text.").group("ref") == "acme/base-7b"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Variant A reached a mean KLD of 0.0023 vs q8_0's 0.0024 on the same run.\n",  # a rival's figure
+        "The 4-bit cache took 27.9% of the cache size relative to bf16 with a mean KLD of 0.0029.\n",  # a size's baseline
+    ],
+)
+def test_a_rivals_figure_or_a_sizes_baseline_is_not_the_reference(text):
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_comparison_word_before_a_reference_still_reads():
+    assert reading("Variant A reached a mean KLD of 0.0023 vs bf16 on the same run.\n", 1).status == "incomplete"

@@ -189,8 +189,13 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
 
     # a comparison of sizes or speeds is not the KL's reference ("27.9% of the cache size vs fp16", read.comparison)
     # ... nor the baseline of another metric's table or figure (read.reference_scope)
-    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m) or reference_scope.vetoed(doc.text, m))
-                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or reference_scope.vetoed(doc.text, m)), key=lambda m: m.start())
+    # ... nor a rival's figure ("vs q8_0's 0.0023", read.comparison)
+    def elsewhere(m: re.Match[str], worded: bool = True) -> bool:  # worded: the match starts with its comparison word
+        return (worded and comparison.of_size(doc.text, m)) or comparison.rival_value(doc.text, m) or reference_scope.vetoed(doc.text, m)
+
+    return sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
+                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, comparison.KL_FROM))),
+                  key=lambda m: m.start())
 
 
 def _d2_all(doc: Doc) -> list[re.Match[str]]:

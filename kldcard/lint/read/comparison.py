@@ -131,6 +131,15 @@ def of_size(text: str, m: re.Match[str]) -> bool:
     return bool(OF_SIZE.search(before)) and not KL.search(before)
 
 
+# the phrase's own value right after it: "vs q8_0's 0.0023", "against unsloth's 0.61" (a rival's figure, not a reference)
+RIVAL_VALUE = re.compile(r"[*_`]*(?:'s|’s)[*_`]*\s+[~≈]?\d")
+
+
+def rival_value(text: str, m: re.Match[str]) -> bool:
+    """Whether the phrase a comparison word names at ``m`` is followed by its own figure ("vs q8_0's 0.0023")."""
+    return bool(RIVAL_VALUE.match(text, m.end()))
+
+
 SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
 
 
