@@ -239,3 +239,19 @@ def test_a_corpus_field_names_the_text_without_a_measuring_word():
     d = reading(text, 3)
     assert d.status in ("stated", "incomplete") and d.value.get("name") == "someone/chat-mix-v2", d
 
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The KLD of the edit is 0.07.\n\nA separate evaluation of the edited model (40 harmful-request prompts).\n",  # refusals
+        "The max KLD is 2e-6 over the decoded positions.\n\nMeasured on rig2/gfx1100 with seeds 1-4.\n",  # a host and its GPU
+    ],
+)
+def test_another_uses_prompts_or_a_machine_are_not_the_eval_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_counted_prompts_of_the_measurement_still_read():
+    d = reading("The KLD is 0.07, measured over 40 chat prompts.\n", 3)
+    assert d.status == "incomplete" and d.evidence

@@ -215,6 +215,13 @@ TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
 
 
+def _machine(name: str) -> bool:
+    """Whether a Hub-id-shaped name holds a device ("nix1/gfx1103": a host and its GPU), not a text."""
+    from kldcard.lint.evidence_patterns import HARDWARE  # evidence_patterns imports this module: read at call time
+
+    return re.search(HARDWARE, name, re.IGNORECASE) is not None
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
@@ -223,6 +230,11 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
         return True
     if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
+        return True
+    if m.re is SOURCE and m.group("measured") and _machine(m.group("measured")):  # "measured on host/gfx1103"
+        return True
+    # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
+    if m.re in DESCRIBED and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
         return True
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
