@@ -170,6 +170,8 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
+        if calibration.not_data(doc.text, m):  # "Calibration targets ...": no calibration data (read.calibration)
+            return True
         return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence) or calibration.in_link(doc.text, m)
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
