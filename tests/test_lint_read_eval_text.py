@@ -255,3 +255,19 @@ def test_another_uses_prompts_or_a_machine_are_not_the_eval_text(text):
 def test_counted_prompts_of_the_measurement_still_read():
     d = reading("The KLD is 0.07, measured over 40 chat prompts.\n", 3)
     assert d.status == "incomplete" and d.evidence
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The mean KL is 0.012 nats/token over a finite text.\n",
+        "On single prompts the KL of the 4-bit file is 0.08 bits.\n",
+        "The KL stays at 0.03 over real text.\n",
+    ],
+)
+def test_words_of_size_or_realness_tell_no_text_apart(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_described_text_after_on_still_reads():
+    assert reading("The KL stays at 0.03 on the long RoPE-probing prompts.\n", 3).status == "incomplete"

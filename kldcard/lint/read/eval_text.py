@@ -22,8 +22,9 @@ label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score
 named without a KL term (:func:`benchmark_only`; a fidelity benchmark on the logits is the KL measurement:
 :data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
 ("summary.txt", "NOTES.txt"), a text tagged with another use ("`org/name` (refusals)"), a model's Hub id
-("measured on `org/Model-8B`"). "A natural-text corpus" or "the same corpus" alone is
-not read: it says there was a text, not which.
+("measured on `org/Model-8B`") or a machine ("measured on host/gfx1100"), prompts described by another use ("50
+harmful-behavior prompts"). "A natural-text corpus", "the same corpus" or "over a finite text" / "on single prompts"
+alone is not read: it says there was a text, not which.
 """
 
 from __future__ import annotations
@@ -132,6 +133,12 @@ MEASUREMENT = re.compile(
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
+# what DESCRIBED[3] reads with nothing that tells the text apart: an article and a word of size, number or realness
+BARE = re.compile(
+    r"(?:on|over|across)\s+(?:(?:the|a|an|some|any)\s+)?(?:(?:finite|real|single|large|arbitrary|individual|actual|random)\s+)+"
+    r"(?:prompts?|texts?|prose|documents)",
+    I,
+)
 # a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
@@ -232,6 +239,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
         return True
     if m.re is SOURCE and m.group("measured") and _machine(m.group("measured")):  # "measured on host/gfx1103"
+        return True
+    # "over a finite text", "on single prompts", "over real text": words that tell no text apart (a bare corpus, CONVENTIONS.md)
+    if m.re is DESCRIBED[3] and BARE.fullmatch(m.group(0)):
         return True
     # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
     if m.re in DESCRIBED and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
