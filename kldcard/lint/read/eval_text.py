@@ -22,7 +22,7 @@ label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score
 named without a KL term (:func:`benchmark_only`; a fidelity benchmark on the logits is the KL measurement:
 :data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
 ("summary.txt", "NOTES.txt"), a text tagged with another use ("`org/name` (refusals)"), a model's Hub id
-("measured on `org/Model-8B`") or a machine ("measured on host/gfx1100"), prompts described by another use ("50
+("measured on `org/Model-8B`"), prompts described by another use ("50
 harmful-behavior prompts"). "A natural-text corpus", "the same corpus" or "over a finite text" / "on single prompts"
 alone is not read: it says there was a text, not which.
 """
@@ -222,13 +222,6 @@ TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
 
 
-def _machine(name: str) -> bool:
-    """Whether a Hub-id-shaped name holds a device ("nix1/gfx1103": a host and its GPU), not a text."""
-    from kldcard.lint.evidence_patterns import HARDWARE  # evidence_patterns imports this module: read at call time
-
-    return re.search(HARDWARE, name, re.IGNORECASE) is not None
-
-
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
@@ -237,8 +230,6 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
         return True
     if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
-        return True
-    if m.re is SOURCE and m.group("measured") and _machine(m.group("measured")):  # "measured on host/gfx1103"
         return True
     # "over a finite text", "on single prompts", "over real text": words that tell no text apart (a bare corpus, CONVENTIONS.md)
     if m.re is DESCRIBED[3] and BARE.fullmatch(m.group(0)):
