@@ -271,3 +271,14 @@ def test_words_of_size_or_realness_tell_no_text_apart(text):
 
 def test_a_described_text_after_on_still_reads():
     assert reading("The KL stays at 0.03 on the long RoPE-probing prompts.\n", 3).status == "incomplete"
+
+
+def test_a_setup_line_over_a_kl_block_describes_its_text():
+    text = "## Accuracy\n\n`Tiny-4bit`, tp=2, 16 prompts x 512 tokens:\n\n```\n        avg_kl_div   flips\nrun     0.000120     0/8192\n```\n"
+    d = reading(text, 3)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+def test_a_setup_line_without_a_kl_block_is_not_read():
+    text = "The KLD is 0.0001.\n\nServing check, 16 prompts x 512 tokens:\n\n```\nrun  41 tok/s\n```\n"
+    assert reading(text, 3).status == "missing"

@@ -15,7 +15,8 @@ by the usual English phrases. Cards also give the text in ways that name no know
 - in the card languages ("评测文本", "評価テキスト", "texto de evaluación", "тестовый набор").
 
 What is not the KLD's text (:func:`vetoed`, for every D3 match): a description in a sentence that does not
-speak of the measurement; a text whose clause says it is another use's (calibration, training, serving
+speak of the measurement (unless its line ends with a colon over a block that names a KL term:
+:func:`introduces_kl`); a text whose clause says it is another use's (calibration, training, serving
 speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
 specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
 label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
@@ -32,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.claims_patterns import KLD_TERM  # the claim detector's KL term: the block is a claim
 from kldcard.lint.read import eval_text_forms
 from kldcard.lint.read.terms import alternation
 
@@ -222,6 +224,27 @@ TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
 
 
+# a line that ends with a colon introduces the block right under it
+INTRO_END = re.compile(r":[ \t*_`]*$")
+
+
+def introduces_kl(text: str, m: re.Match[str]) -> bool:
+    """The match's line ends with a colon and the block right under it names a KL term ("32 prompts x 1024
+    tokens, `--flag`:" over a table or printout of ``avg_kl_div``): the setup of that measurement."""
+    end = text.find("\n", m.end())
+    if end < 0 or not INTRO_END.search(text, m.end(), end):
+        return False
+    nxt = end + 1
+    while text.startswith("\n", nxt):  # blank lines between the setup and its block
+        nxt += 1
+    block_end = text.find("\n\n", nxt)
+    block = text[nxt : block_end if block_end >= 0 else len(text)]
+    if block.lstrip().startswith("```"):  # a fenced block: up to its closing fence
+        close = text.find("```", nxt + block.find("```") + 3)
+        block = text[nxt : close if close >= 0 else len(text)]
+    return bool(KLD_TERM.search(block[:2000]))
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
@@ -243,7 +266,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
-    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
+    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m):
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
