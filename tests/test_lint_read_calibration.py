@@ -119,3 +119,26 @@ def test_the_file_given_to_llama_imatrix_is_the_calibration_text():
 )
 def test_calibrated_without_data_is_not_read(text):
     assert d4(text).status == "missing", d4(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DWQ corre 400 pasos sobre 1.024 muestras de un corpus web de 512 tokens.\n",  # a dotted thousand, Spanish
+        "The AWQ pass ran over 2 048 samples of mixed chat.\n",  # a spaced thousand
+    ],
+)
+def test_a_calibrating_quantizers_sample_count_as_the_languages_write_it(text):
+    d = d4(text)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Calibration targets come from the published record at 1K context (64 tokens).\n",
+        "- **Calibration artifact:** raw wikitext/wiki.test.raw gives a high base PPL.\n",
+    ],
+)
+def test_calibration_as_a_modifier_of_no_data_is_not_d4(text):
+    assert d4(text).status == "missing"

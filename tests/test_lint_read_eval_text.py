@@ -239,3 +239,46 @@ def test_a_corpus_field_names_the_text_without_a_measuring_word():
     d = reading(text, 3)
     assert d.status in ("stated", "incomplete") and d.value.get("name") == "someone/chat-mix-v2", d
 
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The KLD of the edit is 0.07.\n\nA separate evaluation of the edited model (40 harmful-request prompts).\n",  # refusals
+        "The max KLD is 2e-6 over the decoded positions.\n\nMeasured on rig2/gfx1100 with seeds 1-4.\n",  # a host and its GPU
+    ],
+)
+def test_another_uses_prompts_or_a_machine_are_not_the_eval_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_counted_prompts_of_the_measurement_still_read():
+    d = reading("The KLD is 0.07, measured over 40 chat prompts.\n", 3)
+    assert d.status == "incomplete" and d.evidence
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The mean KL is 0.012 nats/token over a finite text.\n",
+        "On single prompts the KL of the 4-bit file is 0.08 bits.\n",
+        "The KL stays at 0.03 over real text.\n",
+    ],
+)
+def test_words_of_size_or_realness_tell_no_text_apart(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_described_text_after_on_still_reads():
+    assert reading("The KL stays at 0.03 on the long RoPE-probing prompts.\n", 3).status == "incomplete"
+
+
+def test_a_setup_line_over_a_kl_block_describes_its_text():
+    text = "## Accuracy\n\n`Tiny-4bit`, tp=2, 16 prompts x 512 tokens:\n\n```\n        avg_kl_div   flips\nrun     0.000120     0/8192\n```\n"
+    d = reading(text, 3)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+def test_a_setup_line_without_a_kl_block_is_not_read():
+    text = "The KLD is 0.0001.\n\nServing check, 16 prompts x 512 tokens:\n\n```\nrun  41 tok/s\n```\n"
+    assert reading(text, 3).status == "missing"

@@ -171,6 +171,8 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
+        if calibration.not_data(doc.text, m):  # "Calibration targets ...": no calibration data (read.calibration)
+            return True
         return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence) or calibration.in_link(doc.text, m)
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
@@ -190,8 +192,13 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
 
     # a comparison of sizes or speeds is not the KL's reference ("27.9% of the cache size vs fp16", read.comparison)
     # ... nor the baseline of another metric's table or figure (read.reference_scope)
-    return sorted(_all(doc, D1, lambda _s, m: comparison.of_size(doc.text, m) or reference_scope.vetoed(doc.text, m))
-                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or reference_scope.vetoed(doc.text, m)), key=lambda m: m.start())
+    # ... nor a rival's figure ("vs q8_0's 0.0023", read.comparison)
+    def elsewhere(m: re.Match[str], worded: bool = True) -> bool:  # worded: the match starts with its comparison word
+        return (worded and comparison.of_size(doc.text, m)) or comparison.rival_value(doc.text, m) or reference_scope.vetoed(doc.text, m)
+
+    return sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
+                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, comparison.KL_FROM))),
+                  key=lambda m: m.start())
 
 
 def _d2_all(doc: Doc) -> list[re.Match[str]]:

@@ -26,7 +26,9 @@ M = re.IGNORECASE | re.MULTILINE | re.ASCII
 # ---- D1 reference -----------------------------------------------------------------------------
 REF_TOKEN = (
     r"(?:BF16|FP16|F16|F32|FP32|bfloat16|float16|float32|FP8|F8|INT8|Q8_0|Q6_K|original|unquantized|"
-    r"full[- ]precision|teacher|\d+(?:\.\d+)?\s*bpw|[\w.\-]+/[\w.\-]+)"
+    r"full[- ]precision|teacher|\d+(?:\.\d+)?\s*bpw|"
+    # a repo id: letters on both sides of one slash ("0.33/0.13" is two values, "attention/SnapKV/H2O" a list)
+    r"(?=[\w.\-]*[A-Za-z])[\w.\-]+/(?=[\w.\-]*[A-Za-z])[\w.\-]+(?![\w.\-]*/))"
 )
 REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant))?"
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"

@@ -11,6 +11,9 @@ the file and its size are given.
 - a labelled field or table column: "**Calibration:**", "La calibración usó …", "| imatrix |";
 - the train split of wikitext named in a sentence about training or calibration ("wiki.train 640 seq (学習)").
 
+"Calibration" that modifies something other than data ("calibration targets", "calibration artifact") is no
+calibration (:func:`not_data`, applied by kldcard.lint.evidence to the calibration word).
+
 The caller (kldcard.lint.evidence) applies the D4 vetoes (hypothetical and negated sentences).
 """
 
@@ -50,6 +53,18 @@ TRAINING = re.compile(r"\btrain(?:ing|ed)?\b|学習|训练|訓練|calibra|imatri
 EVAL_FILE = re.compile(r"(?:-f|--file)\s+\S*$")
 # a link's text names a section or a document ("see [the calibration table](#...)"), not the calibration
 LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
+
+
+# "calibration" as a modifier of something that is no data: "Calibration targets taken from the published record",
+# "Calibration artifact: raw wikitext gives a high PPL" (a target of tuning, a measuring artefact)
+NOT_DATA = re.compile(
+    r"[*_`]*\s+(?:targets?|artifacts?|artefacts?|errors?|curves?|plots?|bias|metrics?|checks?|drift|issues?|problems?|offsets?|gaps?)\b", I
+)
+
+
+def not_data(text: str, m: re.Match[str]) -> bool:
+    """Whether the calibration word at ``m`` modifies a noun that is no calibration data ("calibration targets")."""
+    return m.group(0).lower().startswith("calibration") and NOT_DATA.match(text, m.end()) is not None
 
 
 def in_link(text: str, m: re.Match[str]) -> bool:

@@ -10,7 +10,7 @@ an explicit "none", the data described by its kind, size or role ("calibration w
 - data named by the word before "-calibrated" ("wiki-calibrated", "code-calibrated");
 - the size of an importance matrix's data ("imatrix of 10M tokens", "imatrice de 10 M jetons");
 - what an importance matrix or a calibrating quantizer was made from, by kind or size ("imatrix made from a mix
-  of chat and code data", "GPTQ with 256 samples", "imatrixデータ"); an explicit "imatrix: none" field;
+  of chat and code data", "GPTQ with 256 samples", "DWQ sobre 2.048 muestras", "imatrixデータ"); an explicit "imatrix: none" field;
 - a calibration option or key with its value (``--calib-dataset pileval``, ``num_calibration_samples=512``);
 - a heading about calibration with a dataset field under it ("## Calibration data" ... "- Corpus: `org/set`").
 
@@ -58,7 +58,9 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(
         r"\b(?:imatrix|importance matrix)\s+(?:[\w\-]+\s+){0,2}?(?:from|on|using|over)\s+[^.\n]{0,50}?"
         r"\b(?:data|dataset|corpus|text|texts|samples|chats?|conversations|prompts|mix)\b|"
-        r"\b(?:GPTQ|AWQ|SmoothQuant|AutoRound|DWQ|imatrix)\b[^.\n]{0,40}?(?<![\w.,])\d[\d,]*\s*(?:calibration\s+)?(?:samples|sequences|rows)\b|"
+        # (a count as the card languages write it: "2,048", "2.048", "2 048"; "muestras", "amostras", "échantillons")
+        r"\b(?:GPTQ|AWQ|SmoothQuant|AutoRound|DWQ|imatrix)\b[^.\n]{0,40}?(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+)\s*"
+        r"(?:calibration\s+)?(?:samples|sequences|rows|muestras|amostras|[ée]chantillons|secuencias|sequ[êe]ncias)\b|"
         r"\bimatrix\s*(?:数据|數據|データ|데이터)",
         I,
     ),

@@ -97,7 +97,8 @@ CANDIDATE = re.compile(r"(?<![A-Za-z0-9])(?:(?:UD-)?I?Q[1-7]_\w+|I?Q[1-7](?![\w.
 # a value ("unsloth's 0.61"), several things ("X and Y"), or a plural head ("the competing versions"): other candidates
 # values side by side: "5.51 vs `f16/q4_0` = 0.0040", "KL=0.07 vs E2B KL=0.35" (a value given to the phrase)
 VALUE_AFTER = re.compile(r"[*_`]*\s*[=:]\s*[*_`]*[~≈]?\d|\s+(?:and|or|&)\s")  # or a list: "vs X and Y"
-OTHERS = re.compile(r"\d[.,]\d|(?:versions|quants|models|builds|methods|variants|formats|engines|runs|"
+# ... or alternatives joined by slashes ("vs attention/SnapKV/H2O": three names, never one repo id)
+OTHERS = re.compile(r"\d[.,]\d|^[^\s/]+/[^\s/]+/[^\s/]+|(?:versions|quants|models|builds|methods|variants|formats|engines|runs|"
                     r"implementations|configurations|configs|kernels|backends|checkpoints)$", I)
 
 
@@ -128,6 +129,15 @@ def of_size(text: str, m: re.Match[str]) -> bool:
     """Whether a comparison word at ``m`` compares a size or a speed (the words right before it), not a KL."""
     before = text[max(0, m.start() - 30) : m.start()]
     return bool(OF_SIZE.search(before)) and not KL.search(before)
+
+
+# the phrase's own value right after it: "vs q8_0's 0.0023", "against unsloth's 0.61" (a rival's figure, not a reference)
+RIVAL_VALUE = re.compile(r"[*_`]*(?:'s|’s)[*_`]*\s+[~≈]?\d")
+
+
+def rival_value(text: str, m: re.Match[str]) -> bool:
+    """Whether the phrase a comparison word names at ``m`` is followed by its own figure ("vs q8_0's 0.0023")."""
+    return bool(RIVAL_VALUE.match(text, m.end()))
 
 
 SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)

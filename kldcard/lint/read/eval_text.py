@@ -15,15 +15,17 @@ by the usual English phrases. Cards also give the text in ways that name no know
 - in the card languages ("评测文本", "評価テキスト", "texto de evaluación", "тестовый набор").
 
 What is not the KLD's text (:func:`vetoed`, for every D3 match): a description in a sentence that does not
-speak of the measurement; a text whose clause says it is another use's (calibration, training, serving
+speak of the measurement (unless its line ends with a colon over a block that names a KL term:
+:func:`introduces_kl`); a text whose clause says it is another use's (calibration, training, serving
 speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
 specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
 label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
 named without a KL term (:func:`benchmark_only`; a fidelity benchmark on the logits is the KL measurement:
 :data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
 ("summary.txt", "NOTES.txt"), a text tagged with another use ("`org/name` (refusals)"), a model's Hub id
-("measured on `org/Model-8B`"). "A natural-text corpus" or "the same corpus" alone is
-not read: it says there was a text, not which.
+("measured on `org/Model-8B`"), prompts described by another use ("50
+harmful-behavior prompts"). "A natural-text corpus", "the same corpus" or "over a finite text" / "on single prompts"
+alone is not read: it says there was a text, not which.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.claims_patterns import KLD_TERM  # the claim detector's KL term: the block is a claim
 from kldcard.lint.read import eval_text_forms
 from kldcard.lint.read.terms import alternation
 
@@ -132,6 +135,12 @@ MEASUREMENT = re.compile(
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
+# what DESCRIBED[3] reads with nothing that tells the text apart: an article and a word of size, number or realness
+BARE = re.compile(
+    r"(?:on|over|across)\s+(?:(?:the|a|an|some|any)\s+)?(?:(?:finite|real|single|large|arbitrary|individual|actual|random)\s+)+"
+    r"(?:prompts?|texts?|prose|documents)",
+    I,
+)
 # a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
@@ -215,6 +224,27 @@ TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
 
 
+# a line that ends with a colon introduces the block right under it
+INTRO_END = re.compile(r":[ \t*_`]*$")
+
+
+def introduces_kl(text: str, m: re.Match[str]) -> bool:
+    """The match's line ends with a colon and the block right under it names a KL term ("32 prompts x 1024
+    tokens, `--flag`:" over a table or printout of ``avg_kl_div``): the setup of that measurement."""
+    end = text.find("\n", m.end())
+    if end < 0 or not INTRO_END.search(text, m.end(), end):
+        return False
+    nxt = end + 1
+    while text.startswith("\n", nxt):  # blank lines between the setup and its block
+        nxt += 1
+    block_end = text.find("\n\n", nxt)
+    block = text[nxt : block_end if block_end >= 0 else len(text)]
+    if block.lstrip().startswith("```"):  # a fenced block: up to its closing fence
+        close = text.find("```", nxt + block.find("```") + 3)
+        block = text[nxt : close if close >= 0 else len(text)]
+    return bool(KLD_TERM.search(block[:2000]))
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     """Veto for D3's matches. For :data:`PATTERNS`, the sentence must speak of a measurement. For all:
     the clause of the match must not say it is the text of something else (calibration, training,
@@ -224,13 +254,19 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
         return True
+    # "over a finite text", "on single prompts", "over real text": words that tell no text apart (a bare corpus, CONVENTIONS.md)
+    if m.re is DESCRIBED[3] and BARE.fullmatch(m.group(0)):
+        return True
+    # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
+    if m.re in DESCRIBED and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
+        return True
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
         return True
     evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
-    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident:
+    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m):
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for

@@ -13,13 +13,15 @@ Three ways a name is written for something else:
 - a speed run's prompts: the name in a statement about serving speed (throughput, tok/s, "rendimiento de
   servicio") that names no KL;
 - a cited page: the name in a link's host ("en.wikipedia.org"), or in the text of a link to that site
-  ("Perplexity - Wikipedia" linking to wikipedia.org).
+  ("Perplexity - Wikipedia" linking to wikipedia.org);
+- a machine: a Hub-id-shaped name that holds a device, "measured on nix1/gfx1103" (a host and its GPU).
 """
 
 from __future__ import annotations
 
 import re
 
+from kldcard.lint.evidence_patterns import HARDWARE
 from kldcard.lint.read import eval_text
 
 I = re.IGNORECASE
@@ -116,6 +118,14 @@ def serving_text(text: str, m: re.Match[str]) -> bool:
     return bool(SERVING.search(part)) and not eval_text.KL_TERM.search(part)
 
 
+MACHINE = re.compile(HARDWARE, re.IGNORECASE)
+
+
+def machine(m: re.Match[str]) -> bool:
+    """A Hub id the KL was "measured on" that names a device ("nix1/gfx1103"), not a text."""
+    return m.re is eval_text.SOURCE and bool(m.group("measured")) and MACHINE.search(m.group("measured")) is not None
+
+
 def other_text(text: str, m: re.Match[str]) -> bool:
-    """Whether the D3 match ``m`` names the text of another number or a cited page (see the module doc)."""
-    return cited_page(text, m) or benchmark_score(text, m) or perplexity_text(text, m) or serving_text(text, m)
+    """Whether the D3 match ``m`` names the text of another number, a cited page or a machine (see the module doc)."""
+    return cited_page(text, m) or benchmark_score(text, m) or perplexity_text(text, m) or serving_text(text, m) or machine(m)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import comparison, reference_forms
+from kldcard.lint.read import comparison, reference_columns, reference_forms
 
 I = re.IGNORECASE
 
@@ -46,6 +46,7 @@ KL_ONLY: list[re.Pattern[str]] = [
 PATTERNS += KL_ONLY
 PATTERNS += comparison.PATTERNS  # the reference by the shape of a comparison (read.comparison)
 PATTERNS += reference_forms.PATTERNS  # a KL formula's reference argument, a copula, a linked edit (read.reference_forms)
+PATTERNS += reference_columns.PATTERNS  # a reference column of a KL table, the Romance reference word (read.reference_columns)
 KL = re.compile(r"KLD?\b|KL[- ]?div|divergen|ダイバージェンス|散度", I)
 # "the original paper / post / discussion ..." is not a model
 NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
@@ -57,6 +58,8 @@ def veto(sentence: str, m: re.Match[str], after: str) -> bool:
         return comparison.veto(sentence, m)
     if m.re in reference_forms.PATTERNS:
         return reference_forms.vetoed(sentence, m)
+    if m.re in reference_columns.PATTERNS:  # tied to its table by structure (read.reference_scope checks the table's KL)
+        return False
     if m.re is CODE_SPAN_REF or m.re in KL_ONLY:
         return not KL.search(sentence)
     return bool(NOT_MODEL.match(after))
