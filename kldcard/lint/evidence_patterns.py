@@ -193,7 +193,7 @@ D5 = [
         I,
     ),
     D5_K_CONTEXT,
-    re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
+    re.compile(r"\b\d{3,6}\s*ctx\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),  # "(2,919 tokens)": a count, read.position_counts
     re.compile(
         r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"
         r"\bseq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*\d{3,6}\b|\brows?\s*[×x]\s*\d{3,6}\b",

@@ -7,6 +7,8 @@ as a plain token count, and how many windows, said with the card language's word
 - tokens a measuring verb ran on, "n = N tokens": "measured on 65,536 tokens", "(n = 4096 tokens)" (:data:`MEASURED_ON`);
 - the first or last N tokens, in the card languages: "the first 512 tokens of each prompt", "先頭 256 トークン",
   "primeros 64 tokens" (:data:`HEAD_TAIL`: scheme "head" or "tail");
+- a token count in parentheses: "(2,919 tokens)", "(1020 tokens evaluados)" (:data:`PARENTHESISED`); windows by
+  their length with the windows named: "32 prompts x 1024 tokens" (:data:`WINDOWS_BY_LENGTH`, no ``count``);
 - a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| positions | KLD mean | KLD max |" (:data:`COLUMN`);
 - a count of windows or samples: "40-chunk KLD", "--num-samples 512", "num_samples=512", "40 fragmentos",
   "573 个评测片段", "96 logit位置" (:data:`WINDOWS`). Like a chunk count, it
@@ -81,7 +83,16 @@ WINDOWS = re.compile(
     r"(?<![\d,])(\d+)\s*(?:logits?|scored|計分|计分)\s*(?:位置|ポジション)",
     I,
 )
-PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN]
+# a token count in parentheses after what was measured: "KL vs bf16 on chat text (2,919 tokens)", "| on vs off
+# (21,000 tokens) |", "(1020 tokens evaluados)": how many tokens were scored, not a window's length (that is
+# written "windows of N tokens", "N tokens per chunk", "-c N")
+PARENTHESISED = re.compile(r"\(\s*~?" + BIG + r"\s+" + TOKEN_WORDS + r"(?![\w-])(?!\s*(?:per|each|/|of\s+context|context|window))", I)
+# windows by their length, the windows named: "32 prompts x 1024 tokens", "256 sequences × 2048 tokens", "20 rows × 2048"
+# (evidence_patterns.D6 reads "40×512" with no noun between)
+WINDOWS_BY_LENGTH = re.compile(
+    r"(?<![\w.,])\d{1,5}\s+(?:prompts|sequences|windows|chunks|rows|samples|documents|segments|texts|passages)\s*[×x]\s*\d{2,6}\b", I
+)
+PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH]
 # a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
 NOT_COUNT_AFTER = re.compile(r"\s*(?:per\s+(?:batch|step|second)|/s\b)", I)
 
@@ -98,13 +109,37 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     return False
 
 
+HEADER_LINES = 40  # table rows walked up to find the header
+# the KL term, also inside a metric key ("avg_kl_div", "kld_mean")
+KL_TERM = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- _]?div|Kullback|divergen", I)
+
+
+def kl_context(text: str, m: re.Match[str]) -> bool:
+    """Whether a count's line is bound to a KL by its structure: a table row whose header row names the KL
+    ("| comparison | mean KL |" over "| on vs off (21,000 tokens) | 0.048 |"), or a lead-in line that ends in a
+    colon over a KL printout ("32 prompts x 1024 tokens:" over a block of ``avg_kl_div`` values)."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    end = len(text) if end < 0 else end
+    line = text[start:end]
+    if line.lstrip().startswith("|"):
+        for _ in range(HEADER_LINES):
+            prev = text.rfind("\n", 0, max(start - 1, 0)) + 1
+            if start == 0 or not text[prev:start].lstrip().startswith("|"):
+                break
+            start = prev
+        header_end = text.find("\n", start)
+        return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
+    return line.rstrip().endswith(":") and bool(KL_TERM.search(text[end : end + 300]))
+
+
 def read(span: str) -> dict[str, Any]:
     """``count`` for a token count (a window count gives none: it says how many windows, not positions)."""
     h = HEAD_TAIL.search(span)
     if h is not None:
         end = next(h.group(g) for g in ("e1", "e2", "e3", "e4") if h.group(g))
         return {"scheme": "head" if end.lower() in HEAD_WORDS else "tail"}
-    m = TOKENS.search(span) or MEASURED_ON.search(span)
+    m = TOKENS.search(span) or MEASURED_ON.search(span) or PARENTHESISED.search(span)
     if m is None:
         return {}
     n = parse_int(next(g for g in m.groups() if g))

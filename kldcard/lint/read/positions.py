@@ -103,7 +103,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if m.re in position_forms.PATTERNS:
         return position_forms.vetoed(sentence, m)
-    return m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
+    if m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+        return not MEASUREMENT.search(sentence) and not position_counts.kl_context(text, m)  # a KL table's row
+    return False
 
 
 def read(span: str) -> dict[str, Any]:
