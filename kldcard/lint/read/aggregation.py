@@ -40,6 +40,8 @@ PATTERNS = [
 PATTERNS += statistic_forms.PATTERNS  # identifiers, reductions, max/percentile before KL, sigmas (read.statistic_forms)
 
 KL_WORD = re.compile(r"KL|divergen|散度", I)
+# statistic words that name no metric themselves: another metric's unless the sentence names the KL
+OTHER_STATISTIC = re.compile(r"^(?:median|(?:averaged|mean|average) over|\d{2}(?:\.\d)?% CI|bootstrap|percentiles?)$", I)
 SPEED = re.compile(r"\btok(?:ens)?/s\b|\bt/s\b|\bpass@\d|\blatency\b|\bthroughput\b", I)
 NOT_RUN = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|\bsin\b|\bsans\b|\bohne\b|\bnão\b|\bни\b|未)[^.\n]{0,80}$", I)
 
@@ -62,6 +64,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
             return True
     if SPEED.search(sentence) and not KL_WORD.search(sentence):
         return True
+    if OTHER_STATISTIC.search(m.group(0)) and not KL_WORD.search(sentence):
+        return True  # "Bits/w is the average over the whole model", "median reconstruction error", "95% CI" of MMLU
     return bool(NOT_RUN.search(text[max(0, m.start() - 80, start) : m.start()])) and not KL_WORD.search(sentence)
 
 
