@@ -185,7 +185,8 @@ D5 = [
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
     re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
-    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b", I),
+    # "windows of 2048 tokens"; "chunks of 512" with the unit left out (no other unit or word after the number)
+    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+(?:chunk|window|row|sequence|context)\b", I),  # "512 tokens per chunk"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
