@@ -60,7 +60,7 @@ COUNTS = [
 ]
 SCHEMES = [
     ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|logit|position)s?\b", I)),
-    ("first-token", re.compile(r"\bfirst[- ](?:token|generated token|position)s?\b", I)),
+    ("first-token", re.compile(r"(?<!time to )(?<!time-to-)\bfirst[- ](?:token|generated token|position)s?\b", I)),  # not TTFT
     ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
                        r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
     # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
