@@ -29,6 +29,11 @@ def test_a_token_count_in_parentheses_is_the_positions_not_the_context(text, cou
     assert reading(text, 5).status == "missing"
 
 
+def test_a_calibration_sets_size_in_parentheses_is_no_count():
+    text = f"{CLAIM} against BF16.\n\n- Calibration: imatrix from calib.txt (300k tokens); none of it is in the evaluation text.\n"
+    assert reading(text, 6).status == "missing"
+
+
 def test_windows_by_length_with_the_windows_named_are_positions():
     d = reading(f"{CLAIM} over 24 prompts x 2048 tokens.\n", 6)
     assert d.status != "missing", d

@@ -93,6 +93,8 @@ WINDOWS_BY_LENGTH = re.compile(
     r"(?<![\w.,])\d{1,5}\s+(?:prompts|sequences|windows|chunks|rows|samples|documents|segments|texts|passages)\s*[×x]\s*\d{2,6}\b", I
 )
 PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH]
+# a clause naming a calibration set or a training corpus: a count in parentheses after it is that set's size
+OTHER_SIZE = re.compile(r"imatrix|calibrat|\btrain(?:ing|ed)?\b|校准|キャリブレーション", I)
 # a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
 NOT_COUNT_AFTER = re.compile(r"\s*(?:per\s+(?:batch|step|second)|/s\b)", I)
 
@@ -106,6 +108,9 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
         return not re.search(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div", line, I)
     if m.re is TOKENS:
         return bool(LENGTH_BEFORE.search(text, max(0, m.start() - 24), m.start()))
+    if m.re is PARENTHESISED:  # the size of what the clause before names: "imatrix from calib.txt (300k tokens)"
+        start = max(text.rfind("\n", 0, m.start()), text.rfind(";", 0, m.start()), text.rfind(". ", 0, m.start()), m.start() - 100)
+        return bool(OTHER_SIZE.search(text, max(start, 0), m.start()))
     return False
 
 
