@@ -104,6 +104,10 @@ def test_a_models_vocabulary_size_or_an_inputs_truncation_is_no_vocabulary_state
     assert reading(text, 8).status == "missing"
 
 
+def test_the_full_vocabulary_with_its_size_abbreviated():
+    assert reading(f"{CLAIM} against BF16 over the full 152k vocabulary.\n", 8).value == {"scheme": "full"}
+
+
 def test_a_vocabulary_size_of_the_comparison_and_no_vocabulary_truncation_stay_full():
     assert reading(f"{CLAIM} against BF16, summed over vocab 151,936.\n", 8).status != "missing"
     assert reading(f"{CLAIM} against BF16, no truncation of the logits.\n", 8).value == {"scheme": "full"}
