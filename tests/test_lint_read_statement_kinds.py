@@ -34,6 +34,17 @@ def test_a_calibration_sets_size_in_parentheses_is_no_count():
     assert reading(text, 6).status == "missing"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La KLD media frente a BF16 es 0,0231; la evaluación puntuó 12.400 filas de WikiText.\n",
+        "A KLD média contra BF16 é 0,0231, medida em 40 janelas.\n",
+    ],
+)
+def test_rows_and_windows_counted_in_the_card_languages(text):
+    assert reading(text, 6).status != "missing"
+
+
 def test_windows_by_length_with_the_windows_named_are_positions():
     d = reading(f"{CLAIM} over 24 prompts x 2048 tokens.\n", 6)
     assert d.status != "missing", d

@@ -70,14 +70,16 @@ LENGTH_BEFORE = re.compile(
 )
 # words for a window in the card languages (English "chunks" is positions.D6's); prompt and sample counts are not read:
 # the corpus labels read "1,000 ShareGPT prompts" as the text's size (prose_corpus blind2_vllm_transposed)
-WINDOW_WORDS = r"(?:fragments|fragmentos|segments|segmentos|trozos|bloques|blocos|morceaux|Abschnitte|фрагментов|чанков)"
+# and the words for windows and rows, as English "40 windows" / "125 rows" (evidence_patterns.D6): "25.500 filas"
+WINDOW_WORDS = (r"(?:fragments|fragmentos|segments|segmentos|trozos|bloques|blocos|morceaux|Abschnitte|фрагментов|чанков|"
+                r"ventanas|janelas|fenêtres|Fenster|filas|linhas|lignes|Zeilen)")
 WINDOWS = re.compile(
     # "40-chunk KLD", "20-chunk PPL"
     r"(?<![\w.,])(\d+)-(?:chunk|window|sample|prompt)\b(?!-)|"
     # "--num-samples 512", "num_samples=512", "--n-prompts 64", "n_chunks: 100"
     r"(?<![\w])-{0,2}(?:num|n)[-_](?:samples|prompts|chunks|windows|sequences)\s*[=: ]\s*(\d+)\b|"
     # "40 fragmentos", "40 fragments" (a count in the card languages)
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
+    r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
     # "573 个评测片段", "28 个片段", "40チャンク", "64 개 청크", "96 logit位置"
     r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
     r"(?<![\d,])(\d+)\s*(?:logits?|scored|計分|计分)\s*(?:位置|ポジション)",

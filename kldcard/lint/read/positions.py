@@ -79,7 +79,7 @@ PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
-    r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
+    r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bevaluaci[óo]n\b|\bpuntu(?:ó|o\b|ad[oa]s?\b|aci[óo]n\b)|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
     I,
 )
 
