@@ -155,3 +155,19 @@ def test_statistic_words_with_a_kl_term_are_still_read():
     assert re.search("bootstrap", "KLD 0.0231 with a paired bootstrap interval")  # the sentence names the KL
     d = reading(f"{CLAIM} against BF16; the KL interval is a paired window bootstrap.\n", 9)
     assert d.status != "missing", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Refusals: 7%, original: 95%\nKL divergence: 0.4410\n",  # a percentage on the line before is no percentile
+        "Q4_K_M reaches a KLD of 0.0231 against BF16, but a KLD of 0.0231 does not\nmean much on a flat distribution.\n",
+    ],
+)
+def test_a_percentage_on_another_line_or_the_verb_mean_is_no_statistic_label(text):
+    assert reading(text, 9).status == "missing"
+
+
+def test_a_percentile_label_and_a_mean_label_on_the_line_are_read():
+    assert reading("Refusals: 7%\n99% KLD: 0.4410\n", 9).value.get("statistic") == "p99"
+    assert reading("The mean KLD against BF16 is 0.0231.\n", 9).value.get("statistic") == "mean"

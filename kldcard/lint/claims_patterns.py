@@ -35,9 +35,10 @@ KLD_TERM = re.compile(
 NUMBER = KLD_VALUE
 # Statistic labels that say which summary a number is.
 STAT_LABEL = re.compile(
-    r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
+    # "mean" as a verb is no label ("a KL of 0.05 does not mean the same")
+    r"\b(?:(?<!not\s)(?<!n't\s)(?<!\bto\s)(?<!does\s)(?<!would\s)(?<!will\s)(?<!\bcan\s)(?<!could\s)(?<!might\s)mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
     r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%[ \t]*(?:KLD|KL\b)|(?:KLD|KL[- ]?div\w*)\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
     r"|(?<![^\W\d_])(?:" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",  # other languages' words
     I,
 )

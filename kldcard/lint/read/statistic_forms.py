@@ -33,7 +33,7 @@ BEFORE_KL = re.compile(
     r"(?<![^\W\d_])(?:mean|average|avg|median|max|maximum|min|minimum|worst[- ]case|peak)\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:KLD|KL\b|KL[- ]div)|"
     # the order statistic in Chinese / Japanese, before or after the term ("最大KLD", "KLD 最大")
     r"(?:最大|最小)\s*(?:KLD|KL)(?![A-Za-z])|(?<![A-Za-z])(?:KLD|KL)\s*(?:最大|最小)|"
-    r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)\s+(?:KLD|KL\b|KL[- ]div)",
+    r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)[ \t]+(?:KLD|KL\b|KL[- ]div)",
     I,
 )
 # a spread given as a value or a column ("σd ≈ 0.006", "| σd |"); a count of sigmas alone ("7.8σ paired") is the
