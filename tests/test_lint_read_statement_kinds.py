@@ -171,3 +171,9 @@ def test_a_percentage_on_another_line_or_the_verb_mean_is_no_statistic_label(tex
 def test_a_percentile_label_and_a_mean_label_on_the_line_are_read():
     assert reading("Refusals: 7%\n99% KLD: 0.4410\n", 9).value.get("statistic") == "p99"
     assert reading("The mean KLD against BF16 is 0.0231.\n", 9).value.get("statistic") == "mean"
+
+
+@pytest.mark.parametrize("device", ["Apple M6", "M7 Max"])
+def test_apple_silicon_of_later_generations_is_hardware(device):
+    d = reading(f"{CLAIM} against BF16, measured on an {device} with 128 GB.\n", 2)
+    assert d.status != "missing" and d.value.get("device"), d

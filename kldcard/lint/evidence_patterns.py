@@ -119,7 +119,7 @@ HARDWARE = (
     r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
     r"gfx\d{3,4}\w?\b|R9700\b|V620\b|W7900\b|GB10\b|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
     r"i[3579]-\d{4,5}\w*|Granite Rapids|"
-    r"RX\s*\d{4}\s*XTX?|M[1-5]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
+    r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
     r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?\b)"
 )
 D2 = [

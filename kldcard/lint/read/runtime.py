@@ -77,7 +77,7 @@ PATTERNS: list[re.Pattern[str]] = [
     GGML_DEVICE := re.compile(r"(?<![\w\-/.])(?:CUDA|ROCm|Vulkan|SYCL)\d\b|(?<![\w\-/.])CPU_REPACK\b"),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-9]\b|"
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b|"  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         r"\bv[4-7][ep](?:-\d+)?\s+(?:VMs?|pods?|slices?|hosts?)\b|"  # a TPU generation by its VM ("a v6e VM")
         r"\b(?:Ascent\s+)?GX10\b",  # ASUS's GB10 box
