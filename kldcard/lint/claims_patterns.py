@@ -34,9 +34,11 @@ KLD_TERM = re.compile(
 NUMBER = KLD_VALUE
 # Statistic labels that say which summary a number is.
 STAT_LABEL = re.compile(
-    r"\b(?:mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
+    # "mean" as a verb is no label ("a KL of 0.05 does not mean the same")
+    r"\b(?:(?<!not\s)(?<!n't\s)(?<!\bto\s)(?<!does\s)(?<!would\s)(?<!will\s)(?<!\bcan\s)(?<!could\s)(?<!might\s)mean|average[ds]?|avg|median|max(?:imum)?|min(?:imum)?|p\d{1,2}(?:\.\d)?|\d{1,2}(?:st|nd|th)\s*percentile"
     r"|percentile|token[- ]mean)\b|μ"
-    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%\s*" + KL_WORD + r"|" + KL_NAME + r"\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
+    # a percentage on the line before the KL term is no percentile label ([ \t], not \s: Heretic's printouts)
+    r"|(?<![\w.+−])\d{1,2}(?:\.\d+)?%[ \t]*" + KL_WORD + r"|" + KL_NAME + r"\s*\(?(?:p|@)?\d{1,2}(?:\.\d+)?%"
     r"|(?<![^\W\d_])(?:" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",  # other languages' words
     I,
 )

@@ -123,7 +123,7 @@ HARDWARE = (
     r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
     r"gfx\d{3,4}\w?\b|R9700\b|V620\b|W7900\b|GB10\b|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
     r"i[3579]-\d{4,5}\w*|Granite Rapids|"
-    r"RX\s*\d{4}\s*XTX?|M[1-5]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
+    r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
     r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?\b)"
 )
 D2 = [
@@ -189,7 +189,8 @@ D5 = [
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
     re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
-    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b", I),
+    # "windows of 2048 tokens"; "chunks of 512" with the unit left out (no other unit or word after the number)
+    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
     re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+(?:chunk|window|row|sequence|context)\b", I),  # "512 tokens per chunk"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
@@ -197,7 +198,7 @@ D5 = [
         I,
     ),
     D5_K_CONTEXT,
-    re.compile(r"\b\d{3,6}\s*ctx\b|\(\s*(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),
+    re.compile(r"\b\d{3,6}\s*ctx\b|\bstride\s*[=:]?\s*\d{2,6}\b", I),  # "(2,919 tokens)": a count, read.position_counts
     re.compile(
         r"\btruncated to \d{3,6} tokens|\bmax_seq\w*\s*=?\s*\d{3,6}|\bctx\d{3,6}\b|"
         r"\bseq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*\d{3,6}\b|\brows?\s*[×x]\s*\d{3,6}\b",
@@ -248,7 +249,7 @@ ARROW = re.compile(r"\(\s*(\w{1,12})\s*(?:→|->)\s*(\w{1,12})\s*\)")
 
 # ---- D8 vocabulary ----------------------------------------------------------------------------
 D8 = [
-    re.compile(r"\bfull(?:[- ][\d,]+(?:-token)?)?[\s_-]+vocab(?:ulary)?\b|\ball\s+[\d,]{4,}\s+(?:[\w-]+\s+){0,2}?(?:token\s+)?(?:IDs|vocabulary entries|vocab entries)\b|" + alternation(FULL_VOCABULARY) + r"|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
+    re.compile(r"\bfull(?:[- ][\d,]+(?:\.\d+)?[kK]?(?:-token)?)?[\s_-]+vocab(?:ulary)?\b|\ball\s+[\d,]{4,}\s+(?:[\w-]+\s+){0,2}?(?:token\s+)?(?:IDs|vocabulary entries|vocab entries)\b|" + alternation(FULL_VOCABULARY) + r"|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
     re.compile(
         r"\bno top-?k\b|\btop-?\d+\s+(?:prompt\s+)?(?:log-?probs?|logprobs?|log-probabilit\w+|tokens)\b|"
         r"logprobs\w*\s*=\s*\d+|\btop_logprobs\w*\s*\d+|\btop-?\d+\s+only\b|\bno truncation\b|\btruncat\w*\s+(?:the\s+)?vocab|\b\d{2}-nat\b|"

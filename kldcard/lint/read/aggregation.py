@@ -11,7 +11,9 @@
 
 A statistic word that belongs to another metric is vetoed (:func:`veto`): in a table row that names KL in
 another cell ("| avg per task | median | ... | KLD |": the median is the duration's), in a sentence about
-speed ("0.79 +/- 0.02 tok/s (SEM)"), or a test said not to have been run ("no bootstrap"). Samples in
+speed ("0.79 +/- 0.02 tok/s (SEM)"), a test said not to have been run ("no bootstrap"), or a statistic word that
+names no metric itself ("median", "average over", "95% CI", "percentiles") in a sentence without a KL term ("the
+median reconstruction error", "Bits/w is the average over the whole model"). Samples in
 tests/test_lint_read_d789.py.
 """
 
@@ -40,6 +42,8 @@ PATTERNS = [
 PATTERNS += statistic_forms.PATTERNS  # identifiers, reductions, max/percentile before KL, sigmas (read.statistic_forms)
 
 KL_WORD = re.compile(r"KL|divergen|散度", I)
+# statistic words that name no metric themselves: another metric's unless the sentence names the KL
+OTHER_STATISTIC = re.compile(r"^(?:median|(?:averaged|mean|average) over|\d{2}(?:\.\d)?% CI|percentiles?)$", I)
 SPEED = re.compile(r"\btok(?:ens)?/s\b|\bt/s\b|\bpass@\d|\blatency\b|\bthroughput\b", I)
 NOT_RUN = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|\bsin\b|\bsans\b|\bohne\b|\bnão\b|\bни\b|未)[^.\n]{0,80}$", I)
 
@@ -62,6 +66,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
             return True
     if SPEED.search(sentence) and not KL_WORD.search(sentence):
         return True
+    if OTHER_STATISTIC.search(m.group(0)) and not KL_WORD.search(sentence):
+        return True  # "Bits/w is the average over the whole model", "median reconstruction error", "95% CI" of MMLU
     return bool(NOT_RUN.search(text[max(0, m.start() - 80, start) : m.start()])) and not KL_WORD.search(sentence)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import context_written, eval_text
+from kldcard.lint.read import context_written, eval_text, runtime_roles
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import alternation
 
@@ -139,12 +139,21 @@ def _largest(text: str) -> int:
 CUT = re.compile(r"(?:[,.\u202f\u00a0 ]\d{3}(?!\d))+")
 
 
+# a server started on the match's line, before it: "llama-server -m ... -c 16384", "vllm serve <repo> --max-model-len",
+# "1bit serve -m ... --ctx-size 8192", "python -m sglang.launch_server ... --context-length"
+SERVE_COMMAND = re.compile(r"(?:^|[\s/`])(?:llama-server|[\w.\-]+\s+serve|(?:sglang\.)?launch_server)(?=\s)", re.IGNORECASE | re.MULTILINE)
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re in context_written.PATTERNS:  # its CJK forms: the clause up to a CJK full stop is the sentence
         sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
     if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not MEASUREMENT.search(sentence):
         return True  # "max context: 262,144 tokens", "Longitud de contexto | 262 144 tokens": the model's
+    if runtime_roles.speed_table_row(text, m.start()) or runtime_roles.usage_section(text, m):
+        return True  # a speed table's row ("| 260k, ~30k-token chunk | 106 |"), a how-to-run section's command line
+    if SERVE_COMMAND.search(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
+        return True  # a server's command line ("vllm serve ... --max-model-len 8192"): the deployment's context
     if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
         return True
     if GENERAL.search(sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run

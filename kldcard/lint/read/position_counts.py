@@ -7,6 +7,8 @@ as a plain token count, and how many windows, said with the card language's word
 - tokens a measuring verb ran on, "n = N tokens": "measured on 65,536 tokens", "(n = 4096 tokens)" (:data:`MEASURED_ON`);
 - the first or last N tokens, in the card languages: "the first 512 tokens of each prompt", "先頭 256 トークン",
   "primeros 64 tokens" (:data:`HEAD_TAIL`: scheme "head" or "tail");
+- a token count in parentheses: "(2,919 tokens)", "(1020 tokens evaluados)" (:data:`PARENTHESISED`); windows by
+  their length with the windows named: "32 prompts x 1024 tokens" (:data:`WINDOWS_BY_LENGTH`, no ``count``);
 - a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| positions | KLD mean | KLD max |" (:data:`COLUMN`);
 - a count of windows or samples: "40-chunk KLD", "--num-samples 512", "num_samples=512", "40 fragmentos",
   "573 个评测片段", "96 logit位置" (:data:`WINDOWS`). Like a chunk count, it
@@ -68,20 +70,33 @@ LENGTH_BEFORE = re.compile(
 )
 # words for a window in the card languages (English "chunks" is positions.D6's); prompt and sample counts are not read:
 # the corpus labels read "1,000 ShareGPT prompts" as the text's size (prose_corpus blind2_vllm_transposed)
-WINDOW_WORDS = r"(?:fragments|fragmentos|segments|segmentos|trozos|bloques|blocos|morceaux|Abschnitte|фрагментов|чанков)"
+# and the words for windows and rows, as English "40 windows" / "125 rows" (evidence_patterns.D6): "25.500 filas"
+WINDOW_WORDS = (r"(?:fragments|fragmentos|segments|segmentos|trozos|bloques|blocos|morceaux|Abschnitte|фрагментов|чанков|"
+                r"ventanas|janelas|fenêtres|Fenster|filas|linhas|lignes|Zeilen)")
 WINDOWS = re.compile(
     # "40-chunk KLD", "20-chunk PPL"
     r"(?<![\w.,])(\d+)-(?:chunk|window|sample|prompt)\b(?!-)|"
     # "--num-samples 512", "num_samples=512", "--n-prompts 64", "n_chunks: 100"
     r"(?<![\w])-{0,2}(?:num|n)[-_](?:samples|prompts|chunks|windows|sequences)\s*[=: ]\s*(\d+)\b|"
     # "40 fragmentos", "40 fragments" (a count in the card languages)
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
+    r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
     # "573 个评测片段", "28 个片段", "40チャンク", "64 개 청크", "96 logit位置"
     r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
     r"(?<![\d,])(\d+)\s*(?:logits?|scored|計分|计分)\s*(?:位置|ポジション)",
     I,
 )
-PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN]
+# a token count in parentheses after what was measured: "KL vs bf16 on chat text (2,919 tokens)", "| on vs off
+# (21,000 tokens) |", "(1020 tokens evaluados)": how many tokens were scored, not a window's length (that is
+# written "windows of N tokens", "N tokens per chunk", "-c N")
+PARENTHESISED = re.compile(r"\(\s*~?" + BIG + r"\s+" + TOKEN_WORDS + r"(?![\w-])(?!\s*(?:per|each|/|of\s+context|context|window))", I)
+# windows by their length, the windows named: "32 prompts x 1024 tokens", "256 sequences × 2048 tokens", "20 rows × 2048"
+# (evidence_patterns.D6 reads "40×512" with no noun between)
+WINDOWS_BY_LENGTH = re.compile(
+    r"(?<![\w.,])\d{1,5}\s+(?:prompts|sequences|windows|chunks|rows|samples|documents|segments|texts|passages)\s*[×x]\s*\d{2,6}\b", I
+)
+PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH]
+# a clause naming a calibration set or a training corpus: a count in parentheses after it is that set's size
+OTHER_SIZE = re.compile(r"imatrix|calibrat|\btrain(?:ing|ed)?\b|校准|キャリブレーション", I)
 # a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
 NOT_COUNT_AFTER = re.compile(r"\s*(?:per\s+(?:batch|step|second)|/s\b)", I)
 
@@ -95,7 +110,34 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
         return not re.search(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div", line, I)
     if m.re is TOKENS:
         return bool(LENGTH_BEFORE.search(text, max(0, m.start() - 24), m.start()))
+    if m.re is PARENTHESISED:  # the size of what the clause before names: "imatrix from calib.txt (300k tokens)"
+        start = max(text.rfind("\n", 0, m.start()), text.rfind(";", 0, m.start()), text.rfind(". ", 0, m.start()), m.start() - 100)
+        return bool(OTHER_SIZE.search(text, max(start, 0), m.start()))
     return False
+
+
+HEADER_LINES = 40  # table rows walked up to find the header
+# the KL term, also inside a metric key ("avg_kl_div", "kld_mean")
+KL_TERM = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- _]?div|Kullback|divergen", I)
+
+
+def kl_context(text: str, m: re.Match[str]) -> bool:
+    """Whether a count's line is bound to a KL by its structure: a table row whose header row names the KL
+    ("| comparison | mean KL |" over "| on vs off (21,000 tokens) | 0.048 |"), or a lead-in line that ends in a
+    colon over a KL printout ("32 prompts x 1024 tokens:" over a block of ``avg_kl_div`` values)."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    end = len(text) if end < 0 else end
+    line = text[start:end]
+    if line.lstrip().startswith("|"):
+        for _ in range(HEADER_LINES):
+            prev = text.rfind("\n", 0, max(start - 1, 0)) + 1
+            if start == 0 or not text[prev:start].lstrip().startswith("|"):
+                break
+            start = prev
+        header_end = text.find("\n", start)
+        return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
+    return line.rstrip().endswith(":") and bool(KL_TERM.search(text[end : end + 300]))
 
 
 def read(span: str) -> dict[str, Any]:
@@ -104,7 +146,7 @@ def read(span: str) -> dict[str, Any]:
     if h is not None:
         end = next(h.group(g) for g in ("e1", "e2", "e3", "e4") if h.group(g))
         return {"scheme": "head" if end.lower() in HEAD_WORDS else "tail"}
-    m = TOKENS.search(span) or MEASURED_ON.search(span)
+    m = TOKENS.search(span) or MEASURED_ON.search(span) or PARENTHESISED.search(span)
     if m is None:
         return {}
     n = parse_int(next(g for g in m.groups() if g))

@@ -60,7 +60,7 @@ COUNTS = [
 ]
 SCHEMES = [
     ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|logit|position)s?\b", I)),
-    ("first-token", re.compile(r"\bfirst[- ](?:token|generated token|position)s?\b", I)),
+    ("first-token", re.compile(r"(?<!time to )(?<!time-to-)\bfirst[- ](?:token|generated token|position)s?\b", I)),  # not TTFT
     ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
                        r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
     # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
@@ -79,7 +79,7 @@ PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
 MEASUREMENT = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
-    r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
+    r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bevaluaci[óo]n\b|\bpuntu(?:ó|o\b|ad[oa]s?\b|aci[óo]n\b)|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
     I,
 )
 
@@ -103,7 +103,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if m.re in position_forms.PATTERNS:
         return position_forms.vetoed(sentence, m)
-    return m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)) and not MEASUREMENT.search(sentence)
+    if m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+        return not MEASUREMENT.search(sentence) and not position_counts.kl_context(text, m)  # a KL table's row
+    return False
 
 
 def read(span: str) -> dict[str, Any]:

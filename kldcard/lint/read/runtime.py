@@ -9,6 +9,7 @@ cards name the engine or the hardware of a measurement without a version, which 
   measurement verb): "llama-perplexity from llama.cpp", "a patched llama.cpp build inside a web UI",
   "usando llama.cpp sobre Metal", "dense embedding (exllamav3) against quantized embedding (vLLM)";
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
+- a ggml backend device as llama.cpp prints and takes it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp ran;
 - hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
   generations ("TPU v5e", "a v6e VM"), the GX10.
 
@@ -72,9 +73,11 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(rf"(?<![\w.\-/])[A-Za-z][\w\-]*\.cpp\b(?!/)[^.;|\n]{{0,12}}?{VERSION}", I),
     # a version of an engine the card does not name ("the engine's v1.1.0 defaults", "runtime v44")
     re.compile(r"\b(?:engine|runtime|server)(?:'s)?\s+v\d+(?:\.\d+)*\b", I),
+    # a ggml backend device as llama.cpp names it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp is the engine
+    GGML_DEVICE := re.compile(r"(?<![\w\-/.])(?:CUDA|ROCm|Vulkan|SYCL)\d\b|(?<![\w\-/.])CPU_REPACK\b"),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-5]\b|"
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-9]\b|"
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b|"  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         r"\bv[4-7][ep](?:-\d+)?\s+(?:VMs?|pods?|slices?|hosts?)\b|"  # a TPU generation by its VM ("a v6e VM")
         r"\b(?:Ascent\s+)?GX10\b",  # ASUS's GB10 box
@@ -140,6 +143,7 @@ TOOL_ENGINES = (
     (re.compile(r"model_diff", I), "exllamav3"),
     (re.compile(r"mlx_lm", I), "mlx"),
     (re.compile(r"eval_hipfire", I), "hipfire"),
+    (GGML_DEVICE, "llama.cpp"),
 )
 CPP_PROJECT = re.compile(r"(?<![\w.\-/])([A-Za-z][\w\-]*\.cpp)\b", I)
 

@@ -4,7 +4,7 @@ in its own clause gives it another job.
 
 - making the files: "quantized on a B200", "exported on a machine with 70 GB", "converted with …";
 - a duration on it: "took 154 seconds on an M3 Ultra", "13 hours on a colab GPU" (speed, not the KLD);
-- serving or deployment: "served on a DGX Spark", "the tested RTX 5090 inference profile";
+- serving or deployment: "served on a DGX Spark", "serve on 4× H200", "the tested RTX 5090 inference profile";
 - an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types";
 - a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |");
 - the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
@@ -28,7 +28,7 @@ ROLE_BEFORE = re.compile(
     r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
     r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^,\n]{0,30}?|"
     r"\brecommend(?:s|ed)?\s+(?:using\s+|running\s+(?:it\s+|them\s+)?(?:with|on|in)\s+)?)"
-    r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:[(\w]+\s+){0,3}?\(?$",
+    r"(?:an?\s+|one\s+|the\s+|a\s+single\s+|single\s+)?[*_`]*(?:\d+\s*[×x]\s*)?(?:[(\w]+\s+){0,3}?\(?$",  # "on **2× RTX ..."
     I,
 )
 ROLE_AFTER = re.compile(

@@ -4,7 +4,8 @@
   "max_kl_div", "kl_p99" (:data:`IDENTIFIER`);
 - PyTorch's reduction by name: "batchmean", ``reduction="mean"``, and the expectation in words ("expected value
   over positions", "in expectation") (:data:`REDUCTION`);
-- an order statistic or a percentile before the KL term: "max KL divergence", "worst-case KLD",
+- a statistic or a percentile before the KL term, up to two modifiers apart: "max KL divergence", "worst-case KLD",
+  "mean weight-only KL", "最大KLD" / "KLD 最大",
   "99.9% KL divergence", "99th percentile KLD" (:data:`BEFORE_KL`); not a signed change ("+19% KLD");
 - an uncertainty by its letters: "σd ≈ 0.006", a "σd" column, in a sentence with a KL term (:data:`SIGMA`;
   a count of sigmas, "7.8σ", is a difference's significance); "± are printed stderr" (:data:`STDERR`, a "±"
@@ -28,8 +29,11 @@ IDENTIFIER = re.compile(
 )
 REDUCTION = re.compile(r"\bbatchmean\b|\breduction\s*=\s*['\"](?:mean|batchmean)['\"]|\bexpected value\b|\bin expectation\b", I)
 BEFORE_KL = re.compile(
-    r"(?<![^\W\d_])(?:max|maximum|min|minimum|worst[- ]case|peak)\s+(?:per[- ]\w+\s+)?(?:KLD|KL\b|KL[- ]div)|"
-    r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)\s+(?:KLD|KL\b|KL[- ]div)",
+    # up to two modifiers between ("mean weight-only KL", "Max per-position KLD", "Mean full-vocabulary KL")
+    r"(?<![^\W\d_])(?:mean|average|avg|median|max|maximum|min|minimum|worst[- ]case|peak)\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:KLD|KL\b|KL[- ]div)|"
+    # the order statistic in Chinese / Japanese, before or after the term ("最大KLD", "KLD 最大")
+    r"(?:最大|最小)\s*(?:KLD|KL)(?![A-Za-z])|(?<![A-Za-z])(?:KLD|KL)\s*(?:最大|最小)|"
+    r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)[ \t]+(?:KLD|KL\b|KL[- ]div)",
     I,
 )
 # a spread given as a value or a column ("σd ≈ 0.006", "| σd |"); a count of sigmas alone ("7.8σ paired") is the

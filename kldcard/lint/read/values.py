@@ -80,8 +80,8 @@ N_CTX = re.compile(
     r"(?:-c|--ctx-size|--context|n_ctx|ctx[_ ]?(?:size)?|context(?:\s+length|\s+size|\s+window)?(?:\s+of)?|max_seq\w*|seq(?:uence)?[_ ]?len(?:gth)?)"
     r"\s*[=:]?\s*(\d[\d,]{1,7})\b|(?:context[_ ]?(?:length|len)|--max-seq\S*)\s*[=: ]\s*(\d{3,6})\b|\bcontext(\d{3,6})\b|"
     r"(?<![\w.,])(\d{1,3}\s*[kK])\s*(?:-token\s+)?(?:context|ctx)\b|(\d[\d,]{1,7})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b|"
-    r"(\d{3,6})\s*ctx\b|\bctx(\d{3,6})\b|(?:windows?|rows?|chunks?|sequences?|contexts?)\s+of\s+(\d[\d,]{2,7})\s+tokens|"
-    r"[×x]\s*(\d{3,6})\s*tokens|\(\s*(\d[\d,]{2,7})\s+tokens|(\d[\d,]{2,7})\s+tokens\s+per\s+(?:chunk|window|row)",
+    r"(\d{3,6})\s*ctx\b|\bctx(\d{3,6})\b|(?:windows?|rows?|chunks?|sequences?|contexts?)\s+of\s+(\d[\d,]{2,7})(?:\s+tokens|(?![.,]?\d)(?!\s*[A-Za-z%]))|"
+    r"[×x]\s*(\d{3,6})\s*tokens|(\d[\d,]{2,7})\s+tokens\s+per\s+(?:chunk|window|row)",
     I,
 )
 CHUNKS = re.compile(
@@ -323,7 +323,7 @@ PERCENTILE = re.compile(
 )
 STATISTICS = [
     ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])", I)),
-    ("max", re.compile(r"(?<![A-Za-z])max(?:imum)?(?![A-Za-z])|\bworst[- ]case\b|\bpeak\b", I)),  # also in identifiers: "max_kl_div"
+    ("max", re.compile(r"(?<![A-Za-z])max(?:imum)?(?![A-Za-z])|\bworst[- ]case\b|\bpeak\b|最大", I)),  # also in identifiers: "max_kl_div"
     ("min", re.compile(r"(?<![A-Za-z])min(?:imum)?(?![A-Za-z])", I)),
     ("mean", re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|\bbatchmean\b|\bexpected value\b|\bin expectation\b|\baverage[ds]?\b|(?<![A-Za-z])avg(?![A-Za-z])|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
 ]

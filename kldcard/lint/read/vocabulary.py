@@ -11,7 +11,9 @@ vocabulary", "top-40 logprobs" and "16-nat floor".
   logprob", "log p_ref(t*) - log p_q(t*)" (read.direction.LOGRATIO), "the log-ratio of the trajectory token".
 
 A top-k that is another metric ("top-10 tokens matching", "top-5 overlap", "top-1 agreement") is not a
-vocabulary statement (:func:`veto`). :func:`value` gives the scheme ("top-k" with k, "full", or
+vocabulary statement (:func:`veto`), nor is a vocabulary size in a list of the model's architecture ("Vocab:
+248,320, max context: 262,144", "vocab_size = 50368" beside "hidden_size"), nor "no truncation" with no KL,
+vocabulary, logits, top-k or softmax in its sentence ("needs no truncation" of a long input). :func:`value` gives the scheme ("top-k" with k, "full", or
 "sampled-token"); samples in tests/test_lint_read_d789.py.
 """
 
@@ -72,11 +74,28 @@ KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kull
 OVER = re.compile(r"(?:over|across|on|within|to|among|restricted\s+to|limited\s+to|in)\s+(?:the\s+)?$", I)
 
 
+# a model's architecture listed on the vocabulary size's line: its config, not what a KL was summed over
+ARCHITECTURE = re.compile(
+    r"\b(?:hidden[_ ]size|num_\w+|layers?|heads?|head[_ ]dim|parameters|max(?:imum)?[_ ]?(?:context|position)|"
+    r"max_position_embeddings|intermediate[_ ]size|d_model|embedding\s+dim\w*)\b",
+    I,
+)
+ARCHITECTURE_NEAR = 80  # characters either side, on the size's line (a pasted paragraph is one line)
+# what a bare "no truncation" must stand with to be the vocabulary's: a KL, a vocabulary, logits, top-k, a softmax
+BOUND = re.compile(KL_TERM.pattern + r"|vocab|logit|top[- _]?k\b|softmax|語彙|词表", I)
+
+
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
     if m.re is SHAPE:
         return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
-    if m.re is LOGRATIO or m.re is SAMPLED or m.re is VOCAB_SIZE or m.re in vocabulary_forms.PATTERNS:
+    if m.re is VOCAB_SIZE:  # the model's size in a list of its architecture ("Vocab: 248,320, max context: ...")
+        start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - ARCHITECTURE_NEAR)
+        end = min((text.find("\n", m.end()) + 1 or len(text) + 1) - 1, m.end() + ARCHITECTURE_NEAR)
+        return bool(ARCHITECTURE.search(text, start, end))
+    if re.fullmatch(r"no\s+truncation", m.group(0), I):  # "needs no truncation" of a long input is no vocabulary's
+        return not BOUND.search(sentence)
+    if m.re is LOGRATIO or m.re is SAMPLED or m.re in vocabulary_forms.PATTERNS:
         return False
     if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
         return True
