@@ -405,6 +405,7 @@ def test_ik_llama_statistics_block():
     assert [(n.value, n.statistic) for n in claim.numbers[:3]] == [(0.017475, "mean"), (0.000763, "se"), (11.152802, "max")]
     assert claim.numbers[-1].value == -0.000423 and claim.numbers[-1].statistic == "min"
     assert claim.disclosures[8].value == {"scheme": "floor", "floor": 24} and claim.disclosures[8].status == "inferred"
+    assert claim.disclosures[2].value["engine"] == "ik_llama.cpp"  # "ik_llama's llama-perplexity": the fork ran it
 
 
 def test_llama_kl_py_run():
@@ -436,3 +437,16 @@ def test_model_diff_label_spelt_out_names_the_tool():
     for n in (3, 5, 7, 8):
         d = first_reading(text, n)
         assert d.status == "inferred" and d.evidence[0].tool == "exllamav3 model_diff", d
+
+
+@pytest.mark.parametrize(
+    ("sentence", "engine"),
+    [
+        ("Numbers from ik_llama's llama-perplexity, KLD against the BF16 logits.", "ik_llama.cpp"),
+        ("Numbers from llama-perplexity b6500, KLD against the BF16 logits.", "llama.cpp"),
+    ],
+)
+def test_a_tool_both_engines_ship_runs_in_the_one_the_sentence_names(sentence, engine):
+    from kldcard.lint.read.values import runtime
+
+    assert runtime("llama-perplexity", sentence)["engine"] == engine
