@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_MENTION
+
 I = re.IGNORECASE
 
-KL = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度", I)
+KL = re.compile(KL_MENTION, I)
 # a phrase of up to six words after a comparison word, ended by punctuation or by a word that starts another part of
 # the sentence (a preposition, a verb, a conjunction); a wrapped line continues it unless the next line is a new item
 STOP = r"(?:in|on|at|with|for|of|from|by|under|over|across|using|via|gives?|gave|is|was|are|were|has|had|shows?|yields?|and|or|but|which|that|when|where|while|to|as)"

@@ -33,7 +33,7 @@ from typing import Any
 
 from kldcard.lint.read import context_written, eval_text, runtime_roles
 from kldcard.lint.read.numbers import parse_int
-from kldcard.lint.read.terms import alternation
+from kldcard.lint.read.terms import KL_MENTION, alternation
 
 I = re.IGNORECASE | re.ASCII
 
@@ -108,7 +108,7 @@ PATTERNS += [LIST, *COLUMNS, ROW]
 PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
 SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE)  # "chunk 2048", "c512": a window length is a multiple of 64
 MEASUREMENT = re.compile(
-    r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|KL[- ]?div|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
+    KL_MENTION + r"|(?<![A-Za-z_])PPL(?![A-Za-z_])|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
     r"\bpositions?\b|\blogits?\b|\bteacher\b|\btests?\b|\bbenchmarks?\b",
     I,
 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read.terms import alternation
+from kldcard.lint.read.terms import KL_MENTION, alternation
 
 N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])"  # "2048", "2,048", "2.048", "4k"
 SEQUENCE_WORDS: dict[str, tuple[str, ...]] = {
@@ -87,7 +87,7 @@ def not_measured(text: str, m: re.Match[str]) -> bool:
 # a section about making the calibration (its heading names calibration or an imatrix and no KL term): a window,
 # stride or -c there is the calibration run's, not the measurement's
 CALIBRATION_HEADING = re.compile(r"calibrat|imatrix|importance matrix|校正|校准|キャリブレーション|étalonnage|Kalibrier", re.I)
-KL_HEADING = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|perplex|PPL|evaluat|measur|精度|评估|評価", re.I)
+KL_HEADING = re.compile(KL_MENTION + r"|perplex|PPL|evaluat|measur|精度|评估|評価", re.I)
 HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
 
 

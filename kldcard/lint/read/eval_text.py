@@ -33,9 +33,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.claims_patterns import KLD_TERM  # the claim detector's KL term: the block is a claim
+from kldcard.lint.claims_patterns import (
+    KLD_TERM,  # the claim detector's KL term: the block is a claim
+)
 from kldcard.lint.read import eval_text_forms
-from kldcard.lint.read.terms import alternation
+from kldcard.lint.read.terms import KL_MENTION, alternation
 
 I = re.IGNORECASE | re.ASCII
 
@@ -131,7 +133,7 @@ PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts col
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
 MEASUREMENT = re.compile(
-    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|\bPPL\b|"
+    KL_MENTION + r"|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|\bPPL\b|"
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
     I,
 )
@@ -304,7 +306,7 @@ def in_text_cell(text: str, m: re.Match[str]) -> bool:
 
 # task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare
 BENCHMARK = re.compile(r"^(?:MT-Bench|Arena-Hard|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?)$", I)
-KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|ダイバージェンス|散度", I)
+KL_TERM = re.compile(KL_MENTION, I)
 
 
 def benchmark_only(sentence: str, m: re.Match[str]) -> bool:

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
 
@@ -107,7 +108,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
         return True
     if m.re is COLUMN:  # the KL column in the same header row
         line = text[m.start() : text.find("\n", m.start()) if "\n" in text[m.start() :] else len(text)]
-        return not re.search(r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div", line, I)
+        return not re.search(KL_MENTION, line, I)
     if m.re is TOKENS:
         return bool(LENGTH_BEFORE.search(text, max(0, m.start() - 24), m.start()))
     if m.re is PARENTHESISED:  # the size of what the clause before names: "imatrix from calib.txt (300k tokens)"
@@ -118,7 +119,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
 
 HEADER_LINES = 40  # table rows walked up to find the header
 # the KL term, also inside a metric key ("avg_kl_div", "kld_mean")
-KL_TERM = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- _]?div|Kullback|divergen", I)
+KL_TERM = re.compile(KL_MENTION, I)
 
 
 def kl_context(text: str, m: re.Match[str]) -> bool:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_MENTION
+
 I = re.IGNORECASE
 
-KL = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度", I)
+KL = re.compile(KL_MENTION, I)
 SAMPLE_N = re.compile(r"(?<![\w.])n\s*=\s*(\d{2,7})\b(?![.,]\d)(?!\s*(?:seeds?|runs?|repeats?|trials?|layers?|bits?|experts?|heads?)\b)", I)
 PATTERNS = [SAMPLE_N]
 

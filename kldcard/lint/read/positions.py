@@ -22,7 +22,7 @@ from typing import Any
 
 from kldcard.lint.read import position_counts, position_forms
 from kldcard.lint.read.numbers import parse_int
-from kldcard.lint.read.terms import POSITION_WORDS, alternation
+from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
 I = re.IGNORECASE | re.ASCII
 
@@ -77,7 +77,7 @@ SCHEMES = [
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
 PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
 MEASUREMENT = re.compile(
-    r"(?<![A-Za-z_])(?:KLD|KL)(?![A-Za-z_])|KL[- ]?div|Kullback|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
+    KL_MENTION + r"|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
     r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bevaluaci[óo]n\b|\bpuntu(?:ó|o\b|ad[oa]s?\b|aci[óo]n\b)|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
     I,

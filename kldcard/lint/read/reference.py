@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.read import comparison, reference_columns, reference_forms
+from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
 
@@ -47,7 +48,7 @@ PATTERNS += KL_ONLY
 PATTERNS += comparison.PATTERNS  # the reference by the shape of a comparison (read.comparison)
 PATTERNS += reference_forms.PATTERNS  # a KL formula's reference argument, a copula, a linked edit (read.reference_forms)
 PATTERNS += reference_columns.PATTERNS  # a reference column of a KL table, the Romance reference word (read.reference_columns)
-KL = re.compile(r"KLD?\b|KL[- ]?div|divergen|ダイバージェンス|散度", I)
+KL = re.compile(KL_MENTION, I)
 # "the original paper / post / discussion ..." is not a model
 NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
 

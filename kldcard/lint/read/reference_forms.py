@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_MENTION
+
 I = re.IGNORECASE
 
 # roles that say which model or logits ("golden", "teacher", "bf16"); a bare "ref"/"base" is the formula's
@@ -37,7 +39,7 @@ LINKED_EDIT = re.compile(
     r"\b" + EDIT + r"\s+(?:version|variant|copy|edit)\s+of\s+\[`?(?P<ref>[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*)`?\]\(", I
 )
 PATTERNS = [FORMULA, COPULA, LINKED_EDIT]
-KL = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度", I)
+KL = re.compile(KL_MENTION, I)
 # the reference of another thing: "the baseline is 40 tok/s", "reference is a stub"
 NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|paper\b|post\b|docs?\b)", I)
 

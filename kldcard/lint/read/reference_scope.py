@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_MENTION
+
 I = re.IGNORECASE
 
-KL = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散", I)
+KL = re.compile(KL_MENTION, I)
 TABLE_LINE = re.compile(r"^[ \t]*\||\S[ \t]{3,}\S[^\n]*\S[ \t]{3,}\S|^[ \t]{8,}\S+[ \t]{3,}\S")
 # another metric's figure right before the comparison word: "PPL 14.28 (+5.3% ", "perplexity of 6.1 ("
 OTHER_FIGURE = re.compile(

@@ -23,6 +23,7 @@ import re
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.evidence_patterns import D2, VERSION
 from kldcard.lint.read import engine_names
+from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE | re.ASCII
 
@@ -33,7 +34,7 @@ TOOLS = (
 )
 # a sentence about a measurement (the engine named in it is the measurement's)
 MEASUREMENT = re.compile(
-    r"\bKLD?\b|KL[- ]?div|divergen|\blogits?\b|\blog-?probs?\b|perplexit|\bmeasur|\bevaluat|\bscor(?:e|ed|es|ing)\b|"
+    KL_MENTION + r"|\blogits?\b|\blog-?probs?\b|perplexit|\bmeasur|\bevaluat|\bscor(?:e|ed|es|ing)\b|"
     r"\breference\b|\bbaseline\b|\bcompar|\bharness\b|\bgate\b|\bcorrectness\b|\bmatch(?:es)?\b|\bmetrics?\b|"
     r"\bstudy\b|\bexperiments?\b|\btest(?:s|ed|ing)?\b|"
     # the same in the other card languages: measure, evaluate, compare, reference, agree (Chinese, Japanese)

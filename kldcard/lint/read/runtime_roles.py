@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.read import runtime_targets
+from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
 
@@ -40,7 +41,7 @@ ROLE_AFTER = re.compile(
 SERVED = re.compile(r"(?:serv|deploy|host)", I)
 CLAUSE_START = re.compile(r"[.;:!?\n](?=[^.;:!?\n]*$)")
 SPEED_HEADER = re.compile(r"tok(?:ens)?/s|\bt/s\b|\bspeed\b|\bthroughput\b|\blatency\b|\bprefill\b", I)
-KL_HEADER = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen", I)
+KL_HEADER = re.compile(KL_MENTION, I)
 HTML_LINK_OPEN, HTML_LINK_CLOSE = re.compile(r"<a\b[^>]*>[^<]*$", I), re.compile(r"[^<]*</a>", I)
 
 
@@ -67,7 +68,7 @@ USAGE_HEADING = re.compile(
     I,
 )
 SECTION_HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)
-LINE_KL = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|logits?\b|perplexit|PPL", I)
+LINE_KL = re.compile(KL_MENTION + r"|logits?\b|perplexit|PPL", I)
 
 
 def usage_section(text: str, m: re.Match[str]) -> bool:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.read.terms import KL_MENTION
+
 I = re.IGNORECASE
 
 AIM = re.compile(
@@ -30,7 +32,7 @@ AIM = re.compile(
     r"servir(?:se|lo|la)?|servid[oa]s?|de\s+servicio|hacer\s+inferencia|inferencia\s+en|inference\s+on|repartid[oa]\s+en)\b",
     I,
 )
-KL = re.compile(r"(?<![A-Za-z])KLD?(?![A-Za-z])|KL[- ]?div|divergen|perplexit|\bmedid|\bmeasur|\bmesur", I)
+KL = re.compile(KL_MENTION + r"|perplexit|\bmedid|\bmeasur|\bmesur", I)
 CLAUSE_END = re.compile(r"(?:[.!?;](?=\s)|\n\n)(?=(?:(?![.!?;]\s|\n\n).)*$)", re.S)
 SERVING_CAPTION = re.compile(
     r"^\s*\*\*[^*\n]*\b(?:rendimiento|servicio|serving|throughput|velocidad|vitesse|speed|latenc\w+|tok(?:ens)?/s)\b[^*\n]*\*\*", I

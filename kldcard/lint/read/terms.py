@@ -94,8 +94,9 @@ KL_WORD = r"(?:KLD|KL[- ]?div\w*|KL)(?![A-Za-z0-9_])"
 # The same without a bare "KL", where two letters alone are too weak a sign (a log's "KLD=0.08", "KL-div: 0.1").
 KL_NAME = r"(?:KLD|KL[- ]?div\w*)"
 # Whether a heading, a cell or a sentence speaks of the divergence at all, in any card language: looser than
-# KL_TERM ("divergence", "KL-based", "散度" count), for the disclosure readers' "is this line about KL" tests.
+# KL_TERM ("divergence", "KL-based", "散度" count), for the disclosure readers' "is this line about KL" tests; a
+# metric key's term counts ("avg_kl_div", "kld_mean": only letters bound it).
 KL_MENTION = (
-    r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散|"
+    r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[-_ ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散|"
     + alternation(KL_TERMS)
 )
