@@ -3,10 +3,10 @@ cards) and tests/data/real_cards/ (public cards; sources in its index.yaml).
 
 Card names are the invented corpus's file names, ``real/<file>`` for the real ones, ``real-d2/<file>`` for
 the second real development set (tests/data/real_cards/dev2, renderings), ``real-h2/<file>`` for the second
-real holdout (tests/data/real_cards/holdout/) and ``real-h<N>/<part>/<file>`` for the third to sixth
+real holdout (tests/data/real_cards/holdout/) and ``real-h<N>/<part>/<file>`` for the third to seventh
 (tests/data/real_cards/holdout<N>/<part>/, the holdouts collected in parts: PARTED). The development corpus (DEV)
 is every invented card plus the real-dev split (both real development folders); the real-holdout, real-holdout-2
-and the parted holdouts' splits (real-holdout-3 ... real-holdout-6) are scored apart.
+and the parted holdouts' splits (real-holdout-3 ... real-holdout-7) are scored apart.
 ``python tests/helpers_prose.py`` prints the tables; ``--write-readme`` rewrites the README's table.
 """
 
@@ -42,12 +42,16 @@ HOLDOUT5_SPLIT = "real-holdout-5"
 HOLDOUT6 = REAL / "holdout6"
 HOLDOUT6_PREFIX = "real-h6/"
 HOLDOUT6_SPLIT = "real-holdout-6"
+HOLDOUT7 = REAL / "holdout7"
+HOLDOUT7_PREFIX = "real-h7/"
+HOLDOUT7_SPLIT = "real-holdout-7"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
     HOLDOUT4_PREFIX: (HOLDOUT4, HOLDOUT4_SPLIT),
     HOLDOUT5_PREFIX: (HOLDOUT5, HOLDOUT5_SPLIT),
     HOLDOUT6_PREFIX: (HOLDOUT6, HOLDOUT6_SPLIT),
+    HOLDOUT7_PREFIX: (HOLDOUT7, HOLDOUT7_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
