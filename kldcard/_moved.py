@@ -8,7 +8,6 @@ DeprecationWarning naming the new path. The table is the whole mechanism: no stu
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import warnings
@@ -43,7 +42,9 @@ MOVED = {
 }
 
 
-class _Alias(importlib.abc.Loader):
+# plain classes, not importlib.abc's: the import system needs only the methods, and importing importlib.abc
+# (it pulls importlib.resources and tempfile) was a tenth of a one-card lint's import time
+class _Alias:
     def __init__(self, target: str) -> None:
         self.target = target
 
@@ -56,7 +57,7 @@ class _Alias(importlib.abc.Loader):
         pass  # the target module ran already
 
 
-class MovedFinder(importlib.abc.MetaPathFinder):
+class MovedFinder:
     def find_spec(self, fullname: str, path: object = None, target: object = None):
         new = MOVED.get(fullname)
         if new is None:
