@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import random
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from helpers_prose import PATHOLOGICAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kldcard.lint import scan
+from kldcard.lint import scan, scan_plan
 from kldcard.lint.markdown import scan as scan_markdown
 
 MODULES = ["evidence", "evidence_patterns", "claims", "claims_patterns", "tool_defaults", "prose", "markdown", "interval_prose",
@@ -150,3 +151,31 @@ def test_case_sensitive_pattern_whose_anchor_starts_on_a_barrier(pattern, text):
     must step past it (it once found the same hit for ever)."""
     p = re.compile(pattern)
     assert [m.span() for m in scan.finditer(p, scan.Text(text))] == [m.span() for m in p.finditer(text)]
+
+
+def test_stored_plans_equal_fresh_ones_and_are_used() -> None:
+    """kldcard/lint/scan_plans.py (generated) spares a one-card lint the planning; each stored plan must be the
+    plan the analysis makes now (the drift test regenerates the table; this checks it per pattern)."""
+    from kldcard.lint import scan_plans
+
+    if scan_plans.PYTHON != tuple(sys.version_info[:2]):  # written by another Python: never used here
+        assert not any(scan_plan._stored((p.pattern, p.flags))[0] for _, p in PATTERNS)
+        return
+    checked = 0
+    for _, pattern in PATTERNS:
+        key = (pattern.pattern, pattern.flags)
+        if scan_plan.stored_key(*key) not in scan_plans.PLANS:
+            continue
+        found, stored = scan_plan._stored(key)
+        saved = scan_plan._PLANS.pop(key, None)
+        scan_plan.USE_STORED = False
+        try:
+            fresh = scan_plan.plan(pattern)
+        finally:
+            scan_plan.USE_STORED = True
+            scan_plan._PLANS.pop(key, None)
+            if saved is not None:
+                scan_plan._PLANS[key] = saved
+        assert found and stored == fresh, pattern.pattern[:80]
+        checked += 1
+    assert checked > 100

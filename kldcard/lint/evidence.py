@@ -308,7 +308,7 @@ def _shared_dataset(doc: Doc) -> list[Flag]:
     if not names:
         return []
     # An alternation is tried name by name at each position: cap it (real cards name a few datasets)
-    kept = sorted(names, key=len, reverse=True)[:MAX_DATASET_NAMES]
+    kept = sorted(names, key=lambda n: (-len(n), n))[:MAX_DATASET_NAMES]  # ties alphabetical: the same in every process
     found = re.compile("|".join(rf"(?<![\w.\-/]){re.escape(n)}(?![\w\-])" for n in kept), I)
     out = []
     for k in spans_with(found, doc.scanned, doc.sentences, doc.sentence_starts):

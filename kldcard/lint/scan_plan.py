@@ -1,11 +1,14 @@
 """The analysis behind :mod:`kldcard.lint.scan`: from a compiled pattern's parse tree, its anchors
 (folded literals every match contains), its width (the most characters a match and its lookaheads
 read, or unbounded) and its barriers (ASCII characters no item consumes), branch by branch for a
-top-level alternation. Done once per pattern (about 45 ms for the linter's hundred patterns)."""
+top-level alternation. Done once per pattern (about 45 ms for the linter's hundred patterns), or read from the
+table kldcard.lint.scan_plans that scripts/generate.py stores ahead."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import sys
 from dataclasses import dataclass
 # re exposes no public parse-tree API: its own private modules (Python 3.11+, as requires-python
 # says; exactness is property-tested in tests/test_lint_scan.py on the running interpreter)
@@ -58,6 +61,43 @@ class Plan:
 
 
 _PLANS: dict[tuple[str, int], Plan | None] = {}
+# Plans stored ahead (kldcard.lint.scan_plans, written by scripts/generate.py from linting the bundled example cards and
+# the invented corpus, drift-checked): a one-card lint otherwise spends a third of its run planning its patterns. They
+# are keyed by a digest of the pattern and its flags, so a changed pattern is planned afresh, and used only on the
+# Python minor version that wrote them (the analysis reads re's private parse tree).
+USE_STORED = True
+
+
+def stored_key(pattern: str, flags: int) -> str:
+    return hashlib.blake2b(f"{flags}\0{pattern}".encode(), digest_size=16).hexdigest()
+
+
+def _stored(key: tuple[str, int]) -> tuple[bool, Plan | None]:
+    from kldcard.lint import scan_plans
+
+    if not USE_STORED or tuple(sys.version_info[:2]) != scan_plans.PYTHON:
+        return False, None
+    stored = scan_plans.PLANS.get(stored_key(*key), False)
+    if stored is False:
+        return False, None
+    if stored is None:
+        return True, None
+    return True, Plan(tuple(Part(a, width, None if b is None else _barrier(scan_plans.BARRIERS[b])) for a, width, b in stored))
+
+
+def _barrier(barriers: str | None) -> re.Pattern[str] | None:
+    if not barriers:
+        return None
+    if barriers not in _BARRIERS:
+        _BARRIERS[barriers] = re.compile("[" + barriers + "]")
+    return _BARRIERS[barriers]
+
+
+def stored_form(p: Plan | None) -> tuple[tuple[tuple[str, ...], int, str | None], ...] | None:
+    """A plan as kldcard.lint.scan_plans stores it (the barrier by its character class's contents)."""
+    if p is None:
+        return None
+    return tuple((x.anchors, x.width, x.barrier.pattern[1:-1] if x.barrier is not None else None) for x in p.parts)
 
 
 class _Unsupported(Exception):
@@ -70,6 +110,10 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
     if key not in _PLANS:
         if len(_PLANS) > 4096:  # patterns built per card (dataset names) must not grow it forever
             _PLANS.clear()
+        found, stored = _stored(key)
+        if found:
+            _PLANS[key] = stored
+            return stored
         try:
             tree = _parser.parse(pattern.pattern, pattern.flags)
             flags = tree.state.flags
@@ -106,9 +150,7 @@ def _part(items: list, flags: int) -> Part | None:
     accepted: set[str] = set()
     _accepted(items, flags, accepted)
     barriers = "".join(re.escape(c) for c in sorted(set(_ASCII) - accepted))
-    if barriers not in _BARRIERS:
-        _BARRIERS[barriers] = re.compile("[" + barriers + "]") if barriers else None
-    return Part(_minimal(anchors), _width(items), _BARRIERS[barriers])
+    return Part(_minimal(anchors), _width(items), _barrier(barriers))
 
 
 _LEAVES = {C.LITERAL, C.NOT_LITERAL, C.IN, C.ANY}

@@ -75,8 +75,9 @@ FULL_VOCABULARY: dict[str, tuple[str, ...]] = {
 
 
 def alternation(words: dict[str, tuple[str, ...]]) -> str:
-    """The words as one regular-expression alternation (longest first)."""
-    return "|".join(sorted({w for ws in words.values() for w in ws}, key=len, reverse=True))
+    """The words as one regular-expression alternation (longest first; ties alphabetical, so that the pattern is the
+    same in every process and its stored scan plan, kldcard.lint.scan_plans, is found)."""
+    return "|".join(sorted({w for ws in words.values() for w in ws}, key=lambda w: (-len(w), w)))
 
 
 # ---- the KL term: one definition for every reader (regular-expression text; the readers compile it with
