@@ -21,6 +21,7 @@ from kldcard.lint.read import positions as position_forms
 from kldcard.lint.read import runtime as more_runtime
 from kldcard.lint.read import vocabulary as more_vocabulary
 from kldcard.lint.read.terms import STATISTIC_WORDS
+from kldcard.lint.read.tools import llama_perplexity as lp
 from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
 I = re.IGNORECASE | re.ASCII
@@ -143,15 +144,12 @@ def reference(span: str, around: str) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-IK_FORK = re.compile(r"(?<![\w.\-])ik_llama\b", I)  # the llama.cpp fork, also written without ".cpp"
-
-
 def runtime(span: str, around: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     e = ENGINE.search(span) or ENGINE.search(around)
     if e is not None:
         out["engine"] = engine_names.canonical(e.group(1))
-        if out["engine"] == "llama.cpp" and e.group(1).lower().startswith("llama-") and IK_FORK.search(around):
+        if out["engine"] == "llama.cpp" and e.group(1).lower().startswith("llama-") and lp.IK_LLAMA.search(around):
             out["engine"] = "ik_llama.cpp"  # the fork ships the same tools: "ik_llama's llama-perplexity"
         # the version follows the engine's name ("llama.cpp b6510", "vLLM 0.9.1"): a number elsewhere
         # in the sentence is more likely the KLD itself ("a KLD of 0.0231, measured with llama.cpp")
