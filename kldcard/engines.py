@@ -33,8 +33,8 @@ ENGINES: dict[str, Engine] = {
     for e in (
         Engine("transformers", ("hf", "huggingface"), "hf", ("torch", "transformers"), "transformers_engine",
                "a model directory (config.json, tokenizer.json, weights)"),
-        Engine("llama.cpp", ("llama", "llamacpp", "llama-cpp", "llama_cpp", "gguf"), "llama", ("llama_cpp",),
-               "llamacpp_engine", "a GGUF file"),
+        Engine("llama.cpp", ("llama", "llamacpp", "llama-cpp", "llama_cpp", "llama-cpp-python", "gguf"), "llama",
+               ("llama_cpp",), "llamacpp_engine", "a GGUF file"),
         Engine("mlx", ("mlx-lm", "mlx_lm"), "mlx", ("mlx.core", "mlx_lm"), "mlx_engine",
                "a model directory (config.json, tokenizer.json, weights)"),
     )

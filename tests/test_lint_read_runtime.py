@@ -200,3 +200,18 @@ def test_a_device_the_kld_was_measured_on_stays_the_runtime(text):
 def test_tpu_vms_and_the_gx10_are_hardware(text):
     d = d2(text)
     assert d.status == "incomplete" and d.value.get("device"), d
+
+
+def test_one_engine_table_serves_prose_tools_and_structured_values():
+    """The tool->engine and value->engine spellings live in read.engine_names (and kldcard.engines for the
+    engines kldcard runs): a block's "exl3" or "ggml" is an engine, the same words in prose are a format."""
+    from kldcard.lint import quantity
+    from kldcard.lint.read import engine_names
+
+    assert [quantity.engine(v) for v in ("hf", "llama-cpp-python", "ggml", "exl3", "mlx_lm", "vLLM", "llama-perplexity")] == [
+        "transformers", "llama.cpp", "llama.cpp", "exllamav3", "mlx", "vllm", "llama.cpp"]
+    assert quantity.engine("my-fork") == "my-fork"
+    assert engine_names.canonical("exl3") is None and engine_names.canonical("exl3", value=True) == "exllamav3"
+    assert engine_names.by_tool("python model_diff.py -ma a -mb b") == "exllamav3"
+    assert engine_names.by_tool("./perplexity -m q.gguf") == "llama.cpp"
+    assert engine_names.by_tool("EXL3 quants of the model") is None

@@ -20,6 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kldcard import engines
+from kldcard.lint.read import engine_names
+
 Kind = Literal["must-equal", "caveat", "free"]
 
 
@@ -135,9 +138,6 @@ _TEXT_ALIASES = {
 _TEXT_CANON = {re.sub(r"[^a-z0-9.]+", " ", a).strip(): canon for canon, names in _TEXT_ALIASES.items()
                for a in (canon, *names)}
 
-_ENGINES = {"llama-perplexity": "llama.cpp", "llamacpp": "llama.cpp", "llama-cpp": "llama.cpp",
-            "llama-cpp-python": "llama.cpp", "ggml": "llama.cpp", "hf": "transformers",
-            "huggingface transformers": "transformers", "exl3": "exllamav3", "mlx-lm": "mlx", "mlx_lm": "mlx"}
 _STATISTICS = {"token-mean": "mean", "average": "mean", "avg": "mean", "mean": "mean", "p50": "median",
                "50": "median", "median": "median", "99": "p99", "p99.0": "p99", "99.0": "p99", "99.9": "p99.9"}
 _SCHEMES_D6 = {"llama-perplexity": "second-half", "second half": "second-half", "every-n": "every:n"}
@@ -167,10 +167,14 @@ def text_name(value: Any) -> str | None:
 
 
 def engine(value: Any) -> str | None:
+    """One engine however a block spells it: kldcard's own spellings of the engines it runs ("hf",
+    "llamacpp", "llama-cpp-python": kldcard.engines), then the names cards write ("llama-perplexity",
+    "vLLM", "exl3": kldcard.lint.read.engine_names); anything else as written, lower-cased."""
     if value is None:
         return None
     key = str(value).strip().lower()
-    return _ENGINES.get(key, key)
+    own = engines.lookup(key)
+    return own.name if own is not None else engine_names.canonical(key, value=True) or key
 
 
 def statistic(value: Any) -> str | None:

@@ -161,7 +161,7 @@ class _Reader:
         if evidence:
             status = "stated" if is_complete(n, value) else "incomplete"
             return DisclosureReading(n, status, value, tuple(evidence), needs(n, value))  # type: ignore[arg-type]
-        if n == 2 and self.tool is not None and (engine := tool_engine.engine(self.tool.name, self.doc.scanned)) is not None:
+        if n == 2 and self.tool is not None and (engine := tool_engine.engine(self.tool, self.doc.scanned)) is not None:
             line, col = self.doc.position(self.tool.offset)  # the engine named by its tool's output (R8')
             value = {"engine": engine}
             return DisclosureReading(2, "incomplete", value, (Evidence(self.tool.name, line, col, tool=self.tool.name),), needs(2, value))

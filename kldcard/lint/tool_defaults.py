@@ -25,6 +25,9 @@ class Tool:
     name: str  # "llama-perplexity", "ik_llama.cpp llama-perplexity", "exllamav3 model_diff", ...
     offset: int  # where the card names it
     n_ctx: int | None = None  # a -c override found on the card
+    # the engine the tool runs in, where naming the tool names it (R8': llama-perplexity is llama.cpp,
+    # model_diff is exllamav3); None for tools that run on whatever the user loads (Heretic, MaxText, ...)
+    engine: str | None = None
 
 
 def recognise(body: str | Text) -> Tool | None:
@@ -44,13 +47,14 @@ def recognise(body: str | Text) -> Tool | None:
             m = search(LLAMA_UNIQUE, text)
     if m is not None:
         ctx = search(CTX_OPTION, text)
-        name = "ik_llama.cpp llama-perplexity" if search(IK_LLAMA, text) else "llama-perplexity"
-        return Tool(name, m.start(), int(ctx.group(1)) if ctx else None)
+        engine = "ik_llama.cpp" if search(IK_LLAMA, text) else "llama.cpp"
+        name = "ik_llama.cpp llama-perplexity" if engine == "ik_llama.cpp" else "llama-perplexity"
+        return Tool(name, m.start(), int(ctx.group(1)) if ctx else None, engine)
     m = search(MODEL_DIFF, text) or search(EXL3_LABELS, text) or search(MODEL_DIFF_PRINTED, text)
     if m is not None:
         if search(EXLLAMA_V2, text) and not search(EXLLAMA_V3, text):
-            return Tool("exllamav2 model_diff", m.start())
-        return Tool("exllamav3 model_diff", m.start())
+            return Tool("exllamav2 model_diff", m.start(), engine="exllamav2")
+        return Tool("exllamav3 model_diff", m.start(), engine="exllamav3")
     # the other tools with documented defaults (kldcard.lint.read.tools): their printed output first,
     # then a name precise enough to be that tool (its command or package, not a word of prose)
     return printed or _grammar(text, "names")

@@ -1,8 +1,10 @@
 """The one table of engine names as cards write them (D2 runtime), and the canonical project each names.
 
-Three readers use it: the evidence patterns (an engine with its version, "measured with <engine>"), the
-reading's value (which engine, ``values.runtime``) and the engine named in a measurement sentence without a
-version (``read.runtime``). ``kldcard.engines`` is a different table — the three engines kldcard itself runs,
+Its readers: the evidence patterns (an engine with its version, "measured with <engine>"), the reading's
+value (which engine, ``values.runtime``), the engine named in a measurement sentence without a version or by
+one of its programs (``read.runtime``: ``by_tool``), and the comparison of two structured blocks' engines
+(``kldcard.lint.quantity.engine``: ``canonical(..., value=True)``). A recognised KLD tool carries its engine
+itself (``kldcard.lint.tool_defaults.Tool.engine``). ``kldcard.engines`` is a different table — the three engines kldcard itself runs,
 with the spellings its command line accepts ("hf", "gguf") — that would misread card prose; the canonical
 names the two share ("transformers", "llama.cpp", "mlx") are kept equal by a test.
 
@@ -24,20 +26,27 @@ class CardEngine:
     canonical: str  # the project's name in the reading's value
     spellings: tuple[str, ...]  # regular expressions, matched case-insensitively, as cards write the name
     in_patterns: bool = True  # also an evidence pattern's engine (with a version, or after "measured with")
+    # spellings read only as a whole structured value (``kld_evaluation``'s runtime.engine), never in prose,
+    # where they name a file format or a library ("EXL3 quants", "ggml tensors")
+    values: tuple[str, ...] = ()
+    # the engine's own programs, as cards name them: naming one names the engine (R8': llama-perplexity is
+    # llama.cpp, model_diff is exllamav3), regular expressions searched case-insensitively
+    tools: tuple[str, ...] = ()
 
 
 TABLE: tuple[CardEngine, ...] = (
-    CardEngine("llama.cpp", (r"llama\.cpp", r"llama-perplexity", r"llama-server", r"llama-cli")),
+    CardEngine("llama.cpp", (r"llama\.cpp", r"llama-perplexity", r"llama-server", r"llama-cli"), values=("ggml",),
+               tools=(r"llama-perplexity", r"(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s")),
     CardEngine("ik_llama.cpp", (r"ik_llama\.cpp", r"ik_llama")),
     CardEngine("llama-cpp-python", (r"llama-cpp-python",)),
     CardEngine("exllamav2", (r"exllamav2",)),
-    CardEngine("exllamav3", (r"exllamav3",)),
+    CardEngine("exllamav3", (r"exllamav3",), values=("exl3",), tools=(r"model_diff",)),
     CardEngine("vllm", (r"vLLM",)),
     CardEngine("sglang", (r"SGLang",)),
-    CardEngine("transformers", (r"transformers",)),
-    CardEngine("mlx", (r"mlx-lm", r"mlx_lm", r"mlx")),
+    CardEngine("transformers", (r"transformers",), values=("huggingface transformers",)),
+    CardEngine("mlx", (r"mlx-lm", r"mlx_lm", r"mlx"), tools=(r"mlx_lm",)),
     CardEngine("pytorch", (r"PyTorch", r"torch")),
-    CardEngine("hipfire", (r"hipfire",)),
+    CardEngine("hipfire", (r"hipfire",), tools=(r"eval_hipfire",)),
     CardEngine("tensorrt-llm", (r"TensorRT-LLM",)),
     CardEngine("tgi", (r"TGI",)),
     CardEngine("ollama", (r"Ollama",)),
@@ -73,9 +82,15 @@ def alternation(*, in_patterns: bool | None = None) -> str:
 _CANONICAL = [(re.compile(s, I), e.canonical) for e in TABLE for s in e.spellings]
 
 
-def canonical(written: str) -> str | None:
-    """The canonical project a name as written spells ("vLLM" -> "vllm", "llama-server" -> "llama.cpp")."""
+_VALUES = {v: e.canonical for e in TABLE for v in e.values}
+
+
+def canonical(written: str, *, value: bool = False) -> str | None:
+    """The canonical project a name as written spells ("vLLM" -> "vllm", "llama-server" -> "llama.cpp");
+    ``value``: ``written`` is a whole structured value, where the value-only spellings count too."""
     written = written.strip()
+    if value and (name := _VALUES.get(written.lower())) is not None:
+        return name
     return next((name for pattern, name in _CANONICAL if pattern.fullmatch(written)), None)
 
 
@@ -86,3 +101,12 @@ def other_engine(span: str) -> str | None:
     """The first engine outside the evidence patterns' names that ``span`` names anywhere ("a MaxText
     logit check", a path ending in "fastmlx"), in the table's order, or None."""
     return next((name for pattern, name in _OTHERS if pattern.search(span)), None)
+
+
+_TOOLS = [(re.compile("|".join(e.tools), I), e.canonical) for e in TABLE if e.tools]
+
+
+def by_tool(span: str) -> str | None:
+    """The engine whose own program ``span`` names ("llama-perplexity -m ..." -> "llama.cpp"), in the table's
+    order, or None."""
+    return next((name for pattern, name in _TOOLS if pattern.search(span)), None)

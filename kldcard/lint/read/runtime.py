@@ -138,22 +138,15 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
     return False
 
 
-# what a tool's name says about its engine (for the reading's value)
-TOOL_ENGINES = (
-    (re.compile(r"llama-perplexity|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s", I), "llama.cpp"),
-    (re.compile(r"model_diff", I), "exllamav3"),
-    (re.compile(r"mlx_lm", I), "mlx"),
-    (re.compile(r"eval_hipfire", I), "hipfire"),
-    (GGML_DEVICE, "llama.cpp"),
-)
 CPP_PROJECT = re.compile(r"(?<![\w.\-/])([A-Za-z][\w\-]*\.cpp)\b", I)
 
 
 def engine(span: str) -> str | None:
     """The engine a span names by its tool or project name ("llama-perplexity" -> "llama.cpp"), or None."""
-    for pattern, name in TOOL_ENGINES:
-        if pattern.search(span):
-            return name
+    if (name := engine_names.by_tool(span)) is not None:
+        return name
+    if GGML_DEVICE.search(span):  # a ggml backend's device name ("CUDA0", "CPU_REPACK") is llama.cpp's
+        return "llama.cpp"
     if (name := engine_names.other_engine(span)) is not None:
         return name
     m = CPP_PROJECT.search(span)

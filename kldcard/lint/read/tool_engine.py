@@ -11,26 +11,23 @@ labels) but is too weak to name the engine of the run: a column of that name is 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from kldcard.lint.read.tools import llama_perplexity as lp
 from kldcard.lint.scan import Text, finditer, search
 
-# kldcard.lint.tool_defaults.Tool.name -> the engine (kldcard.lint.read.engine_names' canonical name)
-TOOL_ENGINES = {
-    "llama-perplexity": "llama.cpp",
-    "ik_llama.cpp llama-perplexity": "ik_llama.cpp",
-    "exllamav3 model_diff": "exllamav3",
-    "exllamav2 model_diff": "exllamav2",
-}
+if TYPE_CHECKING:
+    from kldcard.lint.tool_defaults import Tool
+
 SAME_TOP_P = re.compile(r"Same[- ]top[- ]p\b", re.IGNORECASE)
 
 
-def engine(tool_name: str, text: Text) -> str | None:
-    """The engine a recognised tool runs in, or None for a tool that does not fix it (or is named too weakly)."""
-    name = TOOL_ENGINES.get(tool_name)
-    if name is not None and tool_name.endswith("llama-perplexity") and _same_top_p_only(text):
+def engine(tool: Tool, text: Text) -> str | None:
+    """The engine a recognised tool runs in (``Tool.engine``, set where the tool is recognised), or None for
+    a tool that does not fix it or is named too weakly."""
+    if tool.engine is not None and tool.name.endswith("llama-perplexity") and _same_top_p_only(text):
         return None
-    return name
+    return tool.engine
 
 
 def _same_top_p_only(text: Text) -> bool:
