@@ -450,3 +450,34 @@ def test_a_tool_both_engines_ship_runs_in_the_one_the_sentence_names(sentence, e
     from kldcard.lint.read.values import runtime
 
     assert runtime("llama-perplexity", sentence)["engine"] == engine
+
+
+def test_quant_fidelity_suite_receipt_as_the_page_store_keeps_it():
+    """The receipt's rows flattened one per line: the mean row and the tail row are one claim, the "top-1
+    agreement" row between them is the record's (no KLD), and the tail's four numbers are paired with their labels."""
+    (claim,) = sample("quant_fidelity_suite_drowzeys_keys_glm53.txt")
+    assert claim.kind == "tool-output" and claim.tool == "quant-fidelity-suite"
+    assert [(n.value, n.statistic, n.unit) for n in claim.numbers] == [
+        (0.10233258694757999, "mean", "nats"), (0.007512645535868924, "median", "nats"),
+        (0.47124999949160773, "p95", "nats"), (1.6232298221454846, "p99", "nats"), (10.579389872756519, "max", "nats")]
+    d = claim.disclosures
+    assert d[7].status == "stated" and d[7].value["direction"] == "forward"  # KL(reference ‖ candidate) on the row
+    assert d[6].value["count"] == 51175 and d[3].status == "stated"  # the receipt's own panel and root dataset rows
+    assert all(d[n].status != "inferred" for n in range(1, 10))  # no documented defaults
+
+
+def test_quant_fidelity_suite_tail_row_from_its_print_format():
+    """The renderer's rows (``render``: "KL(reference ‖ candidate), mean tokenwise, nats", "KL median / p95 / p99 / max
+    a / b / c / d"), flattened and pasted without the suite's name: its printed label names it, each number its label's."""
+    text = "```\nKL(reference ‖ candidate), mean tokenwise, nats 0.05\nKL median / p95 / p99 / max 0.004 / 0.21 / 0.9 / 7.5\n```\n"
+    (claim,) = claims(text)
+    assert claim.tool == "quant-fidelity-suite"
+    assert [(n.value, n.statistic) for n in claim.numbers] == [(0.05, "mean"), (0.004, "median"), (0.21, "p95"), (0.9, "p99"), (7.5, "max")]
+
+
+def test_slash_lists_pair_only_when_their_lengths_agree():
+    from kldcard.lint.read.slash_pairs import paired_label
+
+    line = "KL median / p95 0.01 / 0.4"
+    assert paired_label(line, line.index("0.4")) == "p95" and paired_label(line, line.index("0.01")) == "median"
+    assert paired_label("KL mean / p99 / max 0.01 / 0.4", 21) is None  # three labels, two numbers

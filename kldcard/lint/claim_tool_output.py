@@ -19,6 +19,7 @@ from kldcard.lint.claims_patterns import (
 )
 from kldcard.lint.markdown import Doc
 from kldcard.lint.read import training_output
+from kldcard.lint.read.tools import BY_NAME as GRAMMARS
 from kldcard.lint.read.tools import LINES as TOOL_LINES
 
 
@@ -45,11 +46,13 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     for i in visit:
         # the current per-chunk rows come each under its own header, a blank line apart: one block
         chunking = current is not None and (current.tool == "llama-perplexity-chunks" or current.tool in _GRAMMAR_TOOLS)
-        # (blank lines, and an elision "..." where a paste cut rows, do not end a run of rows)
+        # (blank lines, an elision "..." where a paste cut rows, and the tool's own rows without a KLD do not end a run of rows)
         # (result lines of one fenced block are one paste, whatever the lines between them print: "KLD=0.08" per group)
-        if i != previous + 1 and not (chunking and all(doc.lines[j].strip() in ("", "...", "…") for j in range(previous + 1, i))) \
+        if i != previous + 1 and not (chunking and all(_continues(current, doc.lines[j]) for j in range(previous + 1, i))) \
                 and not (current is not None and current.tool == "result-lines" and _same_fence(doc, previous, i)):
             current, old_block = None, False
+        elif chunking:  # the tool's own rows between (a receipt's "top-1 agreement"): the record's, not a claim of their own
+            lines.update(j for j in range(previous + 1, i) if doc.lines[j].strip() not in ("", "...", "…"))
         previous = i
         line = doc.lines[i]
         if i in chunk_heads and LLAMA_CHUNK_HEADER.match(line):
@@ -98,7 +101,10 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
             lines.add(i)
             current = None
             old_block = True
-        elif not (chunking and line.strip() in ("...", "…")) and not (
+        elif chunking and _continues(current, line):  # an elision, or the tool's own row without a KLD
+            if line.strip() not in ("...", "…"):
+                lines.add(i)
+        elif not (
             current is not None and current.tool == "result-lines" and _same_fence(doc, i - 1, i)
         ):  # any other line (blank, header, Δp block) ends the block; a fence's other lines do not end its result lines
             current = None
@@ -106,6 +112,15 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
 
 
 _GRAMMAR_TOOLS = frozenset(name for name, _ in TOOL_LINES)
+
+
+def _continues(current: Claim | None, line: str) -> bool:
+    """Whether ``line``, between two rows of ``current``'s run, leaves the run unbroken: a blank line, an
+    elision, or a row of the same tool's record that carries no KLD (its grammar's ``between``)."""
+    if line.strip() in ("", "...", "…"):
+        return True
+    grammar = GRAMMARS.get(current.tool) if current is not None else None
+    return grammar is not None and grammar.between is not None and grammar.between.match(line) is not None
 
 
 def _same_fence(doc: Doc, a: int, b: int) -> bool:

@@ -26,7 +26,7 @@ from kldcard.card.document import Card
 from kldcard.lint.claims import KLD_TERM, Claim, KldNumber, find_claims
 from kldcard.lint.evidence import collect
 from kldcard.lint.markdown import HEADING, Doc, Table, scan
-from kldcard.lint.read import aggregation, front_matter, tool_engine, values
+from kldcard.lint.read import aggregation, front_matter, slash_pairs, tool_engine, values
 from kldcard.lint.read.complete import is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
 from kldcard.lint.scan import search
@@ -226,6 +226,9 @@ class _Reader:
             return None
         i = self.doc.line_index(x.offset)
         before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
+        paired = slash_pairs.paired_label(self.doc.lines[i], x.offset - self.doc.starts[i])  # "median / p95 0.01 / 0.4"
+        if paired is not None and (stat := values.statistic(paired)) is not None:
+            return stat
         label = values.KLD_VALUE.split(before)[-1]  # the words since the previous number ("p90 ")
         return values.statistic(label) or values.statistic(before)
 

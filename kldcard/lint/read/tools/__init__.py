@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read.tools import heretic, llama_kl, maxtext, mlx_quant_fidelity
+from kldcard.lint.read.tools import heretic, llama_kl, maxtext, mlx_quant_fidelity, quant_fidelity_suite
 from kldcard.lint.read.tools.grammar import Grammar
 
-GRAMMARS: tuple[Grammar, ...] = (heretic.GRAMMAR, maxtext.GRAMMAR, llama_kl.GRAMMAR, mlx_quant_fidelity.GRAMMAR)
+GRAMMARS: tuple[Grammar, ...] = (
+    heretic.GRAMMAR, maxtext.GRAMMAR, llama_kl.GRAMMAR, mlx_quant_fidelity.GRAMMAR, quant_fidelity_suite.GRAMMAR,
+)
 BY_NAME: dict[str, Grammar] = {g.name: g for g in GRAMMARS}
 # (tool name, pattern) of every printed KLD line the claim finder reads
 LINES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((g.name, p) for g in GRAMMARS for p in g.lines)

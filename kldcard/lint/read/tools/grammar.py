@@ -24,6 +24,9 @@ class Grammar:
     names: re.Pattern[str] | None = None
     # labels only its output shows: one of them on the card means the card prints that tool
     printed: re.Pattern[str] | None = None
+    # rows of the tool's own record that carry no KLD ("top-1 agreement 0.91" between a receipt's KL rows):
+    # they sit between its KLD lines without ending the block, so the record is one claim
+    between: re.Pattern[str] | None = None
     # disclosure -> the documented default in words / as a normalised value (reading.VALUE_KEYS);
     # each module cites the source line that documents it. Empty: named only, nothing inferred.
     defaults: dict[int, str] = field(default_factory=dict)

@@ -1,11 +1,16 @@
 """Tools that print or tabulate KLD, recognised by name or by their report's own heading, so that the
 reading says which tool a card's numbers came from. The tools with a grammar (this package) infer
-their documented defaults (kldcard.lint.tool_defaults); for the rest the reading only names the
-tool: no real output of theirs was found to build a grammar on (quant-fidelity-suite receipts,
-exllamav3 eval/qbench's " -- <label>   ppl ...   kld ...   median ...   p90 ..." line, TensorRT
-Model Optimizer's KL toolkit summary "KL DIVERGENCE RESULTS:" / "  HUGGINGFACE VS CUDA: 0.123456",
-an lm-eval table with a KL metric; searched in the code, issues and pages corpora, 2026-12), and
-what they measured by default is not inferred without their output and documentation.
+their documented defaults (kldcard.lint.tool_defaults) where their user documentation states them;
+quant-fidelity-suite has a grammar for its receipt rows (quant_fidelity_suite.py) but no documented
+defaults. For the rest the reading only names the tool: no real output of theirs was found to build a
+grammar on (exllamav3 eval/qbench's " -- <label>   ppl ...   kld ...   median ...   p90 ..." line,
+TensorRT Model Optimizer's KL toolkit summary "KL DIVERGENCE RESULTS:" / "  HUGGINGFACE VS CUDA:
+0.123456", an lm-eval table with a KL metric). Probes tried (2026-12, code, issues and pages corpora
+and the exact-string index): "KL DIVERGENCE RESULTS", "KL DIVERGENCE RESULTS:", "HUGGINGFACE VS",
+"qbench", "exllamav3 qbench kld median p90", "TensorRT Model Optimizer KL divergence results",
+"top1_agree", "mean tokenwise, nats"; they found only other projects' KL printouts (statistics,
+topic models, an MLX script) and the suite's own renderer. What those tools measured by default is
+not inferred without their output and documentation.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from kldcard.lint.read.tools.heretic import GRAMMAR as HERETIC
 from kldcard.lint.read.tools.llama_kl import GRAMMAR as LLAMA_KL
 from kldcard.lint.read.tools.maxtext import GRAMMAR as MAXTEXT
 from kldcard.lint.read.tools.mlx_quant_fidelity import HEADING as MLX_REPORT
+from kldcard.lint.read.tools.quant_fidelity_suite import GRAMMAR as QFS
 
 I = re.IGNORECASE | re.ASCII
 
@@ -23,7 +29,7 @@ I = re.IGNORECASE | re.ASCII
 NAMED: dict[str, re.Pattern[str]] = {
     "mlx-quant-fidelity": re.compile(r"\bmlx[-_]quant[-_]fidelity\b|^#+\s*KV-fidelity:", I | re.MULTILINE),
     MAXTEXT.name: re.compile(r"\bforward_pass_logit_checker\b|D_KL\(P_golden", I),
-    "quant-fidelity-suite": re.compile(r"\bquant[-_]fidelity[-_]suite\b", I),
+    QFS.name: QFS.names,
     "exllamav3 qbench": re.compile(r"\beval/qbench(?:\.py)?\b|\bqbench\.py\b", I),
     "TensorRT Model Optimizer": re.compile(r"\bTensorRT[- ]Model[- ]Optimizer\b|\bnvidia-modelopt\b|\bmodelopt\.torch\b", I),
     HERETIC.name: re.compile(r"\bheretic-llm\b|\bp-e-w/heretic\b|\bmade (?:with|using) \[?heretic\b|\bheretic v\d", I),
@@ -35,4 +41,5 @@ NAMED: dict[str, re.Pattern[str]] = {
 # mentions ("llama.cpp's --kl-divergence-base" in a sentence does not make it llama-perplexity output)
 REPORTS: dict[str, re.Pattern[str]] = {
     "mlx-quant-fidelity": MLX_REPORT,
+    QFS.name: QFS.printed,  # its receipt's "KL(reference ‖ candidate), mean tokenwise" row
 }
