@@ -8,8 +8,9 @@ TensorRT Model Optimizer's KL toolkit summary "KL DIVERGENCE RESULTS:" / "  HUGG
 0.123456", an lm-eval table with a KL metric). Probes tried (2026-12, code, issues and pages corpora
 and the exact-string index): "KL DIVERGENCE RESULTS", "KL DIVERGENCE RESULTS:", "HUGGINGFACE VS",
 "qbench", "exllamav3 qbench kld median p90", "TensorRT Model Optimizer KL divergence results",
-"top1_agree", "mean tokenwise, nats"; they found only other projects' KL printouts (statistics,
-topic models, an MLX script) and the suite's own renderer. What those tools measured by default is
+"top1_agree", "median_kld", "|kl_divergence|", "mean tokenwise, nats", an lm-eval "|Tasks|Version|...|Metric|"
+table with a KL metric; they found only other projects' KL printouts (statistics, topic models, an MLX
+script, llama-perplexity log parsers) and the suite's own renderer. What those tools measured by default is
 not inferred without their output and documentation.
 """
 
