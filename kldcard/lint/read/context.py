@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import context_written, eval_text, runtime_roles
+from kldcard.lint.read import context_written, eval_text, record_fields, runtime_roles
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
@@ -106,6 +106,7 @@ COLUMNS = [
 ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" + CELL_N, re.I | re.M)
 PATTERNS += [LIST, *COLUMNS, ROW]
 PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
+PATTERNS += record_fields.PATTERNS[5]  # a record's field: `"n_ctx": 4096`, `seq_len: 2048` (read.record_fields)
 SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE)  # "chunk 2048", "c512": a window length is a multiple of 64
 MEASUREMENT = re.compile(
     KL_MENTION + r"|(?<![A-Za-z_])PPL(?![A-Za-z_])|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
@@ -145,6 +146,8 @@ SERVE_COMMAND = re.compile(r"(?:^|[\s/`])(?:llama-server|[\w.\-]+\s+serve|(?:sgl
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    if m.re in record_fields.PATTERNS[5] and record_fields.vetoed(text, m):
+        return True  # a field of a record that names no KL, or of a model's config
     if m.re in context_written.PATTERNS:  # its CJK forms: the clause up to a CJK full stop is the sentence
         sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None

@@ -49,7 +49,8 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK]|\d{3,6})\s+(?:tokens?\s+)?(?:de\s+contexto|de\s+contexte|Kontext|контекста)\b", re.I),
     # a length before a unit of scored text the other patterns do not list: "2048-token samples", "1,024-token
     # slices", "512-token blocks"; "sequences of length 2048", "windows of length 512"
-    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
+    # (a name between, as "512-token WikiText prefix")
+    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:[A-Z][\w-]*\s+)?(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
     re.compile(r"\b(?:sequences?|windows?|chunks?|contexts?|samples?|segments?)\s+of\s+(?:length|size)\s+" + N + r"(?!\w|[,.]\d)", re.I),
     re.compile(r"\bseqlen\s+" + N + r"(?!\w|[,.]\d)", re.I),
     # the context word, a particle or preposition, then the number: "上下文长度为 4096", "コンテキスト長は2048",
@@ -61,6 +62,9 @@ PATTERNS: list[re.Pattern[str]] = [
     ),
     # "sequence length" / "window length" in the card languages, before the number
     re.compile(r"(?:" + alternation(SEQUENCE_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+|von\s+)?" + N + r"(?!\w|[,.]\d)", re.I),
+    # each text or window's length after the count of them: "six kinds ... of 3,500 tokens each", "prompts of 512 tokens
+    # each" (as "512 tokens per chunk")
+    re.compile(r"\bof\s+~?" + N + r"\s+tokens?\s+each\b", re.I),
     # windows counted, then their length: "92 chunks of held-out text at 4096 tokens", "40 windows of 2,048 tokens"
     re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:chunks|windows|sequences|segments)\b[^.;:\n]{0,40}?\b(?:at|of)\s+"
                + N + r"[- ]tokens?\b", re.I),

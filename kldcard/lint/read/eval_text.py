@@ -95,8 +95,9 @@ DESCRIBED = [
         I,
     ),
     # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
+    # (a count is whole: "4.1 8B en prompts" is a model's version and size, not 4.1 prompts)
     re.compile(
-        r"(?:(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:(?<![\w.,])(?:\d+(?:\.\d+)?\s*[kKM]|(?:\d{1,3}(?:[,.]\d{3})+|\d+)(?![.,]\d))|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
         r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
         r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences)\b|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"

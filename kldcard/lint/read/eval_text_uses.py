@@ -4,7 +4,7 @@ Cards name their corpora for every number they print; the KLD's text is the one 
 Three ways a name is written for something else:
 
 - a perplexity's text, the name written as the perplexity's qualifier ("wikitext-2 PPL", "wiki PPL",
-  "la perplexity de wikitext-2", a "| wikitext-2 PPL |" column) in a statement without a KL term (a
+  "la perplexity de wikitext-2", "perplexity over 32 × 4096 tokens of wikitext", "PPL source: WikiText2 subset", a "| WikiText2 subset PPL |" column) in a statement without a KL term (a
   statement: up to a semicolon, a dash, a table cell or the sentence's end; "wikitext-2 PPL and KL against
   BF16 are measured" keeps it). Not when the card names a perplexity tool ("llama-perplexity", "the
   perplexity tool", ``--kl-divergence``): those score the KLD on their perplexity run's text;
@@ -27,8 +27,18 @@ from kldcard.lint.read import eval_text
 I = re.IGNORECASE
 
 PERPLEXITY = r"(?:(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexity|perplejidad|perplexité|perplexidade)"
-QUALIFIER_AFTER = re.compile(r"[`'\"*]*\s*(?:[-–]\s*)?(?:(?:raw|test|validation|val|en)\s+)?" + PERPLEXITY, I)
-QUALIFIER_BEFORE = re.compile(PERPLEXITY + r"\s+(?:de|del|of|du|da)\s+(?:the\s+|la\s+)?[`'\"*]*$", I)
+# the name, then its split or part, then the perplexity ("wikitext-2 test PPL", "WikiText2 subset PPL")
+QUALIFIER_AFTER = re.compile(r"[`'\"*]*\s*(?:[-–]\s*)?(?:(?:raw|test|validation|val|en|subset|sample|slice|split)\s+)?" + PERPLEXITY, I)
+# the perplexity, then the name: "perplexity of wikitext", and with the size between ("Perplexity over 32 × 4096 tokens
+# of wikitext", "PPL on 100 chunks of the C4 validation split")
+QUALIFIER_BEFORE = re.compile(
+    PERPLEXITY + r"\s+(?:(?:over|on|across)\s+[^.;:|\n]{1,40}?\s+(?:of|from)|de|del|of|du|da)\s+(?:the\s+|la\s+)?[`'\"*]*$|"
+    # a record's label: "PPL source: WikiText2 subset", "perplexity dataset = c4"
+    + PERPLEXITY + r"[ _-](?:source|text|data(?:set)?|corpus)[`'\"*]*\s*[:=]\s*[`'\"*]*$",
+    I,
+)
+NAME_REST = re.compile(r"[\w.\-]*")
+NAME_START = re.compile(r"\b(?:of|from)\s+(?:the\s+)?", I)
 # a tool that scores perplexity and KLD on one run
 KL_MODE = re.compile(r"--kl-divergence\b")
 PERPLEXITY_TOOL = re.compile(r"[\w.]+-perplexity\b|\bperplexity\s+(?:tool|binary|script)\b|--kl-divergence", I)
@@ -56,7 +66,11 @@ def statement(text: str, start: int, end: int) -> str:
 
 def perplexity_text(text: str, m: re.Match[str]) -> bool:
     """The match qualifies a perplexity in a statement without a KL term, and no perplexity tool is named."""
-    qualifier = QUALIFIER_AFTER.match(text, m.end(), m.end() + 30) or QUALIFIER_BEFORE.search(text, max(0, m.start() - 30), m.start())
+    # the name may start inside the match ("tokens of w", a pattern that reads the size and the name's first letter):
+    # the qualifier is looked for before the name and after the name's word
+    end = m.end() + len(NAME_REST.match(text, m.end()).group(0))
+    starts = [m.start()] + [m.start() + k.end() for k in NAME_START.finditer(m.group(0))]
+    qualifier = QUALIFIER_AFTER.match(text, end, end + 30) or any(QUALIFIER_BEFORE.search(text, max(0, s - 60), s) for s in starts)
     if not qualifier or PERPLEXITY_TOOL.search(text):
         return False
     return not eval_text.KL_TERM.search(statement(text, m.start(), m.end()))

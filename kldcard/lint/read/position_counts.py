@@ -9,7 +9,8 @@ as a plain token count, and how many windows, said with the card language's word
   "primeros 64 tokens" (:data:`HEAD_TAIL`: scheme "head" or "tail");
 - a token count in parentheses: "(2,919 tokens)", "(1020 tokens evaluados)" (:data:`PARENTHESISED`); windows by
   their length with the windows named: "32 prompts x 1024 tokens" (:data:`WINDOWS_BY_LENGTH`, no ``count``);
-- a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| positions | KLD mean | KLD max |" (:data:`COLUMN`);
+- a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| positions | KLD mean | KLD max |" (:data:`COLUMN`),
+  also in a dataset viewer's header, each name with its type: "mean_kld float64 | ... | positions int64 |" (:data:`DATASET_COLUMN`);
 - a count of windows or samples: "40-chunk KLD", "--num-samples 512", "num_samples=512", "40 fragmentos",
   "573 个评测片段", "96 logit位置" (:data:`WINDOWS`). Like a chunk count, it
   says how many windows were scored, not how many positions: it gives no ``count`` value.
@@ -65,6 +66,12 @@ COLUMN = re.compile(
     r"(?:\s*\([^)|\n]{0,20}\))?[ \t]*\|",
     I | re.MULTILINE,
 )
+# the same column in a dataset viewer's header, each name followed by its type and no leading bar ("group string |
+# mean_kld float64 | ... | positions int64 |", the Hugging Face viewer's header as pasted): an integer column
+DATASET_COLUMN = re.compile(
+    r"^(?:[^|\n]*\|)*?[ \t]*(?:positions?|(?:scored_|total_|kld_|n_)?tokens|chunks|windows|samples)[ \t]+u?int\d{1,2}[ \t]*(?:\||$)",
+    I | re.MULTILINE,
+)
 # what stands before a window's length, not a count ("windows of 2048 tokens", "-c 4096", "ctx 8192 tokens")
 LENGTH_BEFORE = re.compile(
     r"(?:\bof|\bwindows?|\bchunks?|\bcontexts?|\bctx|-c|--ctx-size|\blength|\bseq\w*|\bsequences?|\bprompts?|\bup to|\bmax\w*|[×x*])\s*[:=]?\s*$", I
@@ -95,7 +102,7 @@ PARENTHESISED = re.compile(r"\(\s*~?" + BIG + r"\s+" + TOKEN_WORDS + r"(?![\w-])
 WINDOWS_BY_LENGTH = re.compile(
     r"(?<![\w.,])\d{1,5}\s+(?:prompts|sequences|windows|chunks|rows|samples|documents|segments|texts|passages)\s*[×x]\s*\d{2,6}\b", I
 )
-PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH]
+PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH]
 # a clause naming a calibration set or a training corpus: a count in parentheses after it is that set's size
 OTHER_SIZE = re.compile(r"imatrix|calibrat|\btrain(?:ing|ed)?\b|校准|キャリブレーション", I)
 # a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
@@ -106,7 +113,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     """A token count that is a window's length, a count of something per batch or per second."""
     if NOT_COUNT_AFTER.match(text, m.end()):
         return True
-    if m.re is COLUMN:  # the KL column in the same header row
+    if m.re is COLUMN or m.re is DATASET_COLUMN:  # the KL column in the same header row
         line = text[m.start() : text.find("\n", m.start()) if "\n" in text[m.start() :] else len(text)]
         return not re.search(KL_MENTION, line, I)
     if m.re is TOKENS:

@@ -1,6 +1,6 @@
 """D6, the scored positions, in the ways cards write them that :data:`kldcard.lint.evidence_patterns.D6` does not.
 
-- a count: "a 51,175-position panel", "16,376 predicted tokens", "64 generated steps", "32 decode steps",
+- a count: "a 51,175-position panel", "16,376 predicted tokens", "4,080 next-token predictions", "64 generated steps", "32 decode steps",
   "125 held-out rows", "--gen-tokens 128", "204,800 tokens scored", "250k tokens were evaluated",
   "229,348 个评分 token", "28 个窗口", "51.175 posiciones", "2,632位置"; and of windows, "averaged over 1,000 sequences" (like a chunk count,
   it gives no count of positions);
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import position_counts, position_forms
+from kldcard.lint.read import position_counts, position_forms, record_fields
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
@@ -40,9 +40,14 @@ COUNTS = [
     # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
     re.compile(r"(?<![\w.,])" + NUM + r"-position\b", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
+    # a word between the scoring and the tokens: "64 scored continuation tokens", "512 evaluated answer tokens"
+    re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:scored|evaluated|compared)\s+(?!tokens\b)[a-z][\w-]*\s+tokens\b", I),
     STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
+    # "4,080 WikiText next-token predictions", "15520 independent predictions", "19 456 scored predictions": each prediction
+    # is a scored position (in a sentence about the measurement)
+    PREDICTIONS := re.compile(r"(?<![\w.,])(\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:[\w-]+\s+){0,2}?predictions\b", I),
     # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
     SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
     # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
@@ -76,6 +81,7 @@ SCHEMES = [
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
 PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
+PATTERNS += record_fields.PATTERNS[6]  # a record's field: `"prediction_positions": 2047`, `chunks: 80` (read.record_fields)
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
     r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
@@ -103,7 +109,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if m.re in position_forms.PATTERNS:
         return position_forms.vetoed(sentence, m)
-    if m.re in (STEPS, SEQUENCES, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+    if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
+        return record_fields.vetoed(text, m)
+    if m.re in (STEPS, SEQUENCES, PREDICTIONS, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
         return not MEASUREMENT.search(sentence) and not position_counts.kl_context(text, m)  # a KL table's row
     return False
 
@@ -128,4 +136,6 @@ def read(span: str) -> dict[str, Any]:
         out.update(position_counts.read(span))
     if "count" not in out:
         out.update(position_forms.read(span))
+    for k, v in record_fields.read(span).items():
+        out.setdefault(k, v)
     return out

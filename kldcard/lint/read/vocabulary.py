@@ -2,7 +2,7 @@
 vocabulary", "top-40 logprobs" and "16-nat floor".
 
 - a top-k comparison by what it compares: "the top-4096 comparison", "top-40 logits", "over the top 100
-  tokens", "top-k (k = 64)", "truncated to the top 20", a scoring option ("--score-topk 100", "--kl-topk=32");
+  tokens", "over Q8_0's top 256", a server's "top-N" logprobs, "top-k (k = 64)", "truncated to the top 20", a scoring option ("--score-topk 100", "--kl-topk=32");
   "上位100トークン", "前100个token";
 - the whole vocabulary in other words ("over the entire vocabulary", "all 151,936 tokens of the vocabulary");
 - the vocabulary size stated for the comparison: "vocab size 151,936", a logits tensor's shape
@@ -21,16 +21,20 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import vocabulary_forms
+from kldcard.lint.read import record_fields, vocabulary_forms
 from kldcard.lint.read.direction import LOGRATIO
 
 I = re.IGNORECASE
 
 COUNT = r"\d{1,3}(?:,\d{3})+|\d{4,6}"
 TOP_K = re.compile(
-    r"\btop[- _]?(?P<k>\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
-    r"KLD|KL\b|tokens?|approximation|truncation|support)|\b(?P<k5>\d{1,6})\s+most\s+(?:likely|probable)\s+(?:tokens|candidates|entries)\b|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
-    r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)",
+    r"\btop[- _]?(?P<k>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
+    r"KLD|KL\b|tokens?(?:\s+support)?|approximation|truncation|support)|\b(?P<k5>\d{1,6})\s+most\s+(?:likely|probable)\s+(?:tokens|candidates|entries)\b|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
+    r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)|"
+    # what the KL was summed over, a possessive between: "over Q8_0's top 256 plus one bucket", "over the reference's top 64"
+    r"\b(?:over|across|within|restricted\s+to|limited\s+to)\s+(?:the\s+)?[\w.\-]+'s\s+top[- _]?(?P<k6>\d{1,6})\b|"
+    # a server's top-N logprobs, the N not given: "approximate (server top-N)", "top-N logprobs from the server"
+    r"\b(?:server|API|endpoint)(?:'s)?\s+top[- _]?[NK]\b|\btop[- _]?[NK]\s+log-?probs\s+(?:from|returned\s+by|of)\s+(?:the\s+)?(?:server|API|endpoint)\b",
     I,
 )
 # "top-K 256", "top_k=64", "--top-k 10" of a KL tool: the k written after the word (a sampler's "--top-k 40" is vetoed
@@ -64,6 +68,7 @@ SAMPLED = re.compile(
 
 PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER]
 PATTERNS += vocabulary_forms.PATTERNS  # the card languages, a support after its noun, a shared vocabulary (read.vocabulary_forms)
+PATTERNS += record_fields.PATTERNS[8]  # a record's field: `"vocab_size": 154880`, `top_k: 100` (read.record_fields)
 
 # a top-k that names another metric: agreement, overlap, hits
 OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
@@ -74,6 +79,7 @@ KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kull
 OVER = re.compile(r"(?:over|across|on|within|to|among|restricted\s+to|limited\s+to|in)\s+(?:the\s+)?$", I)
 
 
+SERVED_TOP_N = re.compile(r"server|API|endpoint", I)
 # a model's architecture listed on the vocabulary size's line: its config, not what a KL was summed over
 ARCHITECTURE = re.compile(
     r"\b(?:hidden[_ ]size|num_\w+|layers?|heads?|head[_ ]dim|parameters|max(?:imum)?[_ ]?(?:context|position)|"
@@ -87,6 +93,8 @@ BOUND = re.compile(KL_TERM.pattern + r"|vocab|logit|top[- _]?k\b|softmax|語彙|
 
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
+    if m.re in record_fields.PATTERNS[8]:
+        return record_fields.vetoed(text, m)
     if m.re is SHAPE:
         return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
     if m.re is VOCAB_SIZE:  # the model's size in a list of its architecture ("Vocab: 248,320, max context: ...")
@@ -97,6 +105,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return not BOUND.search(sentence)
     if m.re is LOGRATIO or m.re is SAMPLED or m.re in vocabulary_forms.PATTERNS:
         return False
+    if m.re is TOP_K and SERVED_TOP_N.search(m.group(0)):  # a server's top-N: the agreement line beside it is another metric's
+        return False
     if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
         return True
     if any(m.group(g) == "1" for g in m.re.groupindex if m.group(g)):  # "top-1" is an agreement, never a vocabulary
@@ -104,6 +114,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     if m.re is TOP_K and re.search(r"tokens?$", m.group(0), I) and not KL_TERM.search(sentence) \
             and not OVER.search(text[max(0, m.start() - 30) : m.start()]):
         return True
+    if m.re is TOP_K and m.group(0).lower().endswith("support"):  # "top-8,192 token support": what was summed over
+        return False
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
         return bool(OTHER_METRIC.search(near)) and m.re is not OPTION
@@ -114,11 +126,13 @@ def value(span: str) -> dict[str, object] | None:
     """The scheme a span found by :data:`PATTERNS` states; None when none of them reads it."""
     if (v := vocabulary_forms.value(span)) is not None:
         return v
+    if (v := record_fields.read(span)) and "scheme" in v:
+        return v
     for p in (TOP_K, OPTION, TOP_K_AFTER):
         m = p.search(span)
         if m is not None:
             k = next((g for g in m.groups() if g), None)
-            return {"scheme": "top-k", "k": int(k)} if k else {"scheme": "top-k"}
+            return {"scheme": "top-k", "k": int(k.replace(",", ""))} if k else {"scheme": "top-k"}  # "top-8,192"
     if SAMPLED.search(span) or LOGRATIO.search(span):
         return {"scheme": "sampled-token"}
     if VOCAB_SIZE.search(span) or SHAPE.search(span) or WHOLE.search(span):

@@ -1,0 +1,128 @@
+"""Counts and settings written as a record's fields (issue 28, D5 / D6 / D8): a key and its value in JSON, YAML,
+TOML, ``key=value`` arguments and a tool's ``Label: value`` printout, whatever the quoting.
+
+The prose patterns read "n_ctx = 4096" or "vocab size 151,936"; a JSON report writes the same setting with its key
+in quotes (``"n_ctx": 4096``, ``"vocab_size": 154880``, ``"prediction_positions": 2047``) and a YAML or Python
+config without them (``seq_len: 2048``, ``num_samples=64``). One grammar for the record (:data:`FIELD`: an optional
+quote, the key, an optional quote, ``:`` / ``=`` / ``=>``, an optional quote, the value) and one list of key words
+per disclosure, so the fields read the same in every record syntax:
+
+- D5, the window length: ``n_ctx``, ``ctx_len``, ``context_length``, ``seq_len``, ``max_length``, ``window_size``,
+  ``chunk_size`` (not a KV cache's or a quantizer's ``block_size``; not a model's trained or served length: ``n_ctx_train``, ``max_model_len``);
+- D6, what was scored: a count of positions or tokens (``prediction_positions``, ``total_kld_tokens``,
+  ``n_tokens``, ``scored_tokens``, ``total_tokens``) or of windows (``chunks``, ``n_chunks``, ``num_samples``,
+  ``num_windows``), or a scheme (``positions: all``); not a generation budget or a usage counter
+  (``max_new_tokens``, ``prompt_tokens``, ``completion_tokens``) nor a perplexity's own count (``ppl_tokens``);
+- D8, the vocabulary: ``vocab_size`` / ``n_vocab`` with a size, ``vocab: full``, a KL's or a server's top-k
+  (``top_k: 100``, ``kl_topk=32``, ``top_logprobs: 20``, ``logprobs=20``).
+
+A field is evidence only in a record that names a KL term (:func:`vetoed`): the KL within :data:`RECORD_REACH`
+characters, no blank line between (a model's ``config.json`` with ``vocab_size`` beside ``hidden_size`` is its
+architecture; a sampler's ``top_k`` stands beside ``temperature``). Samples in tests/test_lint_record_fields.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.terms import KL_MENTION
+
+I = re.IGNORECASE
+
+SEP = r"[_\-. ]?"
+
+
+def _key(*words: str) -> str:
+    """A key made of ``words`` in order, joined as records join them (``n_ctx``, ``n-ctx``, ``nCtx``, ``n ctx``)."""
+    return SEP.join(words)
+
+
+# the record's grammar around a key: an optional quote, the key, an optional quote, the separator, an optional quote
+OPEN = r"(?<![\w\-.])[\"'`]?"
+CLOSE = r"[\"'`]?\s*(?:=>|[:=])\s*[\"'`]?"
+# an integer count ("4096", "2,048", "2.1M", "250k"), not a decimal ("0.05" is a statistic's value)
+NUMBER = r"(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]|\d+)(?![\w.,]\d|[\w-])"
+
+CONTEXT_KEYS = "|".join([
+    _key("n", "ctx"), _key("ctx", r"(?:len|length|size)"), _key("context", r"(?:len|length|size|window)"),
+    _key("seq", r"(?:len|length)"), "seqlen", _key("sequence", r"(?:len|length)"), "max" + SEP + r"(?:seq" + SEP + r")?(?:len|length)",
+    _key("window", r"(?:len|length|size)"), _key("chunk", r"(?:len|length|size)"),
+])
+POSITION_KEYS = "|".join([
+    # a count of positions or tokens, the key's last word "positions"/"tokens" (a usage counter or budget is vetoed)
+    r"(?:[a-z0-9]+" + SEP + r"){0,3}(?:positions|tokens)(?:" + SEP + r"(?:per" + SEP + r"run|scored|evaluated))?",
+    _key(r"(?:n|num|number" + SEP + "of)", r"(?:tokens|positions)"), _key("token", "count"),
+    # a count of windows
+    r"(?:(?:n|num|number" + SEP + r"of|total)" + SEP + r")?(?:chunks|windows|samples|sequences)",
+])
+# key words that make a token count something other than the scored positions
+NOT_SCORED = re.compile(r"prompt|completion|special|added|vocab|train|ppl|perplex|per.?s(?:ec|econd)?\b", I)
+SCHEME_VALUE = r"(?P<scheme>all|every|last|first|full)\b"
+VOCAB_KEYS = "|".join([_key(r"(?:n|num)", "vocab"), _key(r"vocab(?:ulary)?", "size"), r"vocab(?:ulary)?"])
+TOP_K_KEYS = "|".join([
+    _key(r"(?:kl|kld|score|logit|logprob)", "top", "k"), _key(r"(?:kl|kld|score|logit|logprob)", "topk"), _key("top", "k"), "topk",
+    _key("top", "logprobs"), _key(r"(?:n|num)", "logprobs"), "logprobs",
+])
+
+CONTEXT = re.compile(OPEN + r"(?P<key>" + CONTEXT_KEYS + r")" + CLOSE + NUMBER, I)
+POSITIONS = re.compile(OPEN + r"(?P<key>" + POSITION_KEYS + r")" + CLOSE + r"(?:" + NUMBER + r"|" + SCHEME_VALUE + r")", I)
+VOCABULARY = re.compile(
+    OPEN + r"(?P<key>" + VOCAB_KEYS + r")" + CLOSE + r"(?:" + NUMBER + r"|(?P<whole>full|all|complete|entire)\b)"
+    r"|" + OPEN + r"(?P<topkey>" + TOP_K_KEYS + r")" + CLOSE + r"(?P<k>\d{1,6})(?![\w.,]\d|[\w-])",
+    I,
+)
+PATTERNS = {5: [CONTEXT], 6: [POSITIONS], 8: [VOCABULARY]}
+
+RECORD_REACH = 400  # characters either side in which the record names its KL
+KL = re.compile(KL_MENTION, I)
+BLANK = re.compile(r"\n[ \t]*\n")
+# a model's architecture or a sampler's settings in the same record: the record is a config, not the KL's
+CONFIG = re.compile(r"hidden[_ ]size|num[_ ](?:hidden[_ ])?layers|intermediate[_ ]size|num[_ ]attention[_ ]heads|"
+                    r"\btemperature\b|\btop[_ -]?p\b|\bmin[_ -]?p\b|repeat[_ ]penalty|max[_ ]position[_ ]embeddings", I)
+
+
+def _record(text: str, m: re.Match[str]) -> str:
+    """The text around ``m`` up to :data:`RECORD_REACH` characters either side, cut at blank lines."""
+    lo, hi = max(0, m.start() - RECORD_REACH), min(len(text), m.end() + RECORD_REACH)
+    before = [b.end() for b in BLANK.finditer(text, lo, m.start())]
+    after = BLANK.search(text, m.end(), hi)
+    return text[before[-1] if before else lo : after.start() if after else hi]
+
+
+def vetoed(text: str, m: re.Match[str]) -> bool:
+    """A field in a record that names no KL term, one in a model's or a sampler's config, a count that is not of
+    scored positions (a generation budget, a usage counter, a perplexity's own), a window length under 64 tokens."""
+    record = _record(text, m)
+    if not KL.search(record):
+        return True
+    key = (m.group("key") or m.groupdict().get("topkey") or "").lower()
+    if m.re is POSITIONS and m.group("n") and NOT_SCORED.search(key):
+        return True
+    if m.re is CONTEXT and (re.search(r"train|model|embed", key) or (parse_int(m.group("n")) or 0) < 64):
+        return True
+    if m.re is VOCABULARY and m.group("n") and (parse_int(m.group("n")) or 0) < 1000:
+        return True  # a vocabulary has thousands of entries ("vocab: 3" is something else)
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    near = text[max(line_start, m.start() - 120) : m.end() + 120]
+    return m.re is not POSITIONS and bool(CONFIG.search(near))
+
+
+WINDOW_KEY = re.compile(r"chunks|windows|samples|sequences", I)
+
+
+def read(span: str) -> dict[str, Any]:
+    """The value of a field in ``span``: ``n_ctx`` (D5), ``count`` or ``scheme`` (D6; a window count gives none),
+    ``scheme`` with ``k`` (D8); {} when no field of :data:`PATTERNS` is in it."""
+    if (m := CONTEXT.search(span)) is not None:
+        return {"n_ctx": parse_int(m.group("n"))}
+    if (m := POSITIONS.search(span)) is not None:
+        if m.group("scheme"):
+            return {"scheme": "all" if m.group("scheme").lower() in ("all", "every", "full") else m.group("scheme").lower() + "-token"}
+        return {} if WINDOW_KEY.search(m.group("key")) else {"count": parse_int(m.group("n"))}
+    if (m := VOCABULARY.search(span)) is not None:
+        if m.group("k"):
+            return {"scheme": "top-k", "k": int(m.group("k"))}
+        return {"scheme": "full"}
+    return {}
