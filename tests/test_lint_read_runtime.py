@@ -200,3 +200,33 @@ def test_a_device_the_kld_was_measured_on_stays_the_runtime(text):
 def test_tpu_vms_and_the_gx10_are_hardware(text):
     d = d2(text)
     assert d.status == "incomplete" and d.value.get("device"), d
+
+
+# tune-q (issue 28, round 6): runtimes written as a node, a record's field or a title
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Checked end to end on the small model (gsm8k, 8xH200 single node): the KL stays flat.\n",  # a count against the name
+        "Spec Value\nKL Divergence 0.03 (target <0.3)\nHardware RTX 3090 24GB\nLicense MIT\n",  # a record's field, not the target
+        "The first serving + KLD evidence for the checkpoint, taken on 4x RTX PRO 6000 Blackwell.\n",  # KL between the two
+    ],
+)
+def test_hardware_as_a_node_a_field_or_beside_the_kl(text):
+    assert d2(text).status in ("stated", "incomplete"), d2(text)
+
+
+def test_engine_in_the_title_line_is_incomplete():
+    text = "# MXFP8 training and SGLang/vLLM rollout\n\nThe rollout's mean KLD is 0.0012 against the trainer.\n"
+    d = reading(text, 2)
+    assert d.status == "incomplete" and d.value.get("engine") == "sglang", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Served on 4x H200 for the demo; the KLD below was taken elsewhere.\n",  # deployment, no KL between
+        "For years, picking a quant meant you fetch a file, start llama.cpp, and hope the output reads well.\n",  # prose
+    ],
+)
+def test_deployment_and_a_prose_first_line_are_not_read(text):
+    assert reading(text + "\nThe Q4_K_M file reaches a KLD of 0.0231.\n", 2).status == "missing"

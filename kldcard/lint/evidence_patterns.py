@@ -120,7 +120,8 @@ ENGINE = engine_names.alternation(in_patterns=True)  # the names an engine with 
 VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
     r"(?:@|(?<=[\s(`]))(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})")
 HARDWARE = (
-    r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
+    # a count written against the name is a node's size, not part of a word ("8xH200", "4xA100": general number grammar)
+    r"(?:\b|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
     r"gfx\d{3,4}\w?\b|R9700\b|V620\b|W7900\b|GB10\b|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
     r"i[3579]-\d{4,5}\w*|Granite Rapids|"
     r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
