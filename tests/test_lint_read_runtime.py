@@ -230,3 +230,14 @@ def test_engine_in_the_title_line_is_incomplete():
 )
 def test_deployment_and_a_prose_first_line_are_not_read(text):
     assert reading(text + "\nThe Q4_K_M file reaches a KLD of 0.0231.\n", 2).status == "missing"
+
+
+def test_a_llama_cpp_release_tag_is_a_build_whatever_word_stands_before_it():
+    assert d2("Measured against Homebrew libllama b7650 (the CI default).\n").status in ("stated", "incomplete")
+    assert d2("Three numbers per line: ours / vanilla b11178 / candidate A.\n").status in ("stated", "incomplete")
+
+
+@pytest.mark.parametrize("text", ["Necesita llama.cpp con soporte de la arquitectura (b10355 o posterior).\n",
+                                  "Any build from b10685+ loads the file.\n"])
+def test_a_release_tag_as_a_minimum_is_not_the_run(text):
+    assert d2(text).status == "missing"

@@ -129,7 +129,9 @@ HARDWARE = (
 )
 D2 = [
     re.compile(rf"\b{ENGINE}\b(?!/)[^.;|]{{0,25}}?{VERSION}", I),  # not a URL's path ("llama.cpp/assets/86df116d")
-    re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
+    # a build, and a llama.cpp release tag by its own grammar, a lowercase "b" and four or five digits, whatever word
+    # stands before it ("vanilla b11178", "Homebrew libllama b7650", "fork b10912", "the same WinGet b10711 binary")
+    re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b|(?<![\w.\-/#])b\d{4,5}\b(?![\w.\-])", M),
     re.compile(HARDWARE, I),
     # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
     # ran in exllamav3"): the runtime stated without its version (incomplete), not missing

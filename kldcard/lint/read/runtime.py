@@ -92,6 +92,8 @@ PATTERNS: list[re.Pattern[str]] = [
 
 # a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
 REQUIREMENT = re.compile(r"(?:[≥>]=?|\bat least|\bor (?:newer|later))\s*(?:v(?=\d))?$", I)
+# ... or written after the version: "b10355 or later", "b10355 o posterior", "b10685+", "ou supérieure"
+REQUIREMENT_AFTER = re.compile(r"\+|\s+(?:or\s+(?:newer|later|above|higher)|o\s+(?:posterior|superior|m[áa]s\s+reciente)|ou\s+(?:sup[ée]rieure?|posterior|mais\s+recente)|oder\s+neuer)\b", I)
 # a version inside a model's or file's name ("vllm serve org/Model-1.0-35B", "mlx_lm generate --model Name-V2.6")
 IN_A_NAME = re.compile(r"[\w.]-$|/[\w.\-]*$|--model\s+\S*$", I)
 # a sentence about speed, duration or memory of generation, not about a KL measurement (vetoed with no KL term
@@ -128,6 +130,7 @@ def hardware_veto(sentence: str, m: re.Match[str], before: str, after: str) -> b
 
 # a title line: a level-one heading, or a short line that ends without a full stop
 TITLE_LINE = re.compile(r"[ \t]*#[ \t][^\n]*|[^\n]{1,150}(?<![.:])[ \t]*")
+TITLE_MAX = 200  # characters: a longer line is a paragraph, whatever it starts with
 TITLE_WITHIN = 3  # non-blank lines from the document's start (a rendered pull request puts its repository line first)
 
 
@@ -142,6 +145,8 @@ def in_title(text: str, at: int) -> bool:
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         if start <= at <= end:
+            if end - start > TITLE_MAX:
+                return False
             line = TITLE_LINE.fullmatch(text, start, end)
             return line is not None and (line.group(0).lstrip().startswith("#") or not text[:start].strip())
         start = end + 1
@@ -153,6 +158,8 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
     right before and after the match; ``title``: the match is on the title line, where no measurement word is
     needed)."""
     if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL and speed_only(sentence, m)):
+        return True
+    if m.re is D2[1] and REQUIREMENT_AFTER.match(after):  # a build as a minimum
         return True
     if m.re is D2[0]:  # an engine with a version: not a requirement, not a version inside a model's name
         v = re.search(VERSION + r"$", m.group(0), I)
