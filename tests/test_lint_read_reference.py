@@ -66,3 +66,22 @@ def test_reference_beside_a_kl_term_is_found(text):
 )
 def test_a_parent_or_reference_option_without_kl_is_not_the_reference(text):
     assert d1(text).status == "missing"
+
+
+# tune-q (issue 28, round 6): a teacher, a formula's LaTeX argument, a table's own reference row named by its dtype
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The same window, teacher row and tokens give different vectors from one boot to the next.\n",
+        "The loss is $$D_{KL}(P_{student} || P_{teacher})$$ on every token.\n",
+        "评估：算出与教师模型预测分布之间的平均 KL 散度。\n",
+        "| repo | name | kld |\n|---|---|---|\n| Org | AD-BF16 | 0.0 |\n| Org | AD-Q4 | 0.15 |\n",
+        "| Model | Precision | KLD |\n|---|---|---|\n| Qwen3-0.6B | BF16 | 0.000 |\n| Qwen3-0.6B | Q4 | 0.052 |\n",
+    ],
+)
+def test_teacher_latex_argument_and_dtype_named_row_are_the_reference(text):
+    assert d1(text).status in ("stated", "incomplete"), d1(text)
+
+
+def test_teacher_forced_is_not_a_teacher_reference():
+    assert d1("The teacher-forced diagnostic passed.\n").status == "missing"

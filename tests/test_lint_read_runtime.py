@@ -215,3 +215,44 @@ def test_one_engine_table_serves_prose_tools_and_structured_values():
     assert engine_names.by_tool("python model_diff.py -ma a -mb b") == "exllamav3"
     assert engine_names.by_tool("./perplexity -m q.gguf") == "llama.cpp"
     assert engine_names.by_tool("EXL3 quants of the model") is None
+
+
+# tune-q (issue 28, round 6): runtimes written as a node, a record's field or a title
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Checked end to end on the small model (gsm8k, 8xH200 single node): the KL stays flat.\n",  # a count against the name
+        "Spec Value\nKL Divergence 0.03 (target <0.3)\nHardware RTX 3090 24GB\nLicense MIT\n",  # a record's field, not the target
+        "The first serving + KLD evidence for the checkpoint, taken on 4x RTX PRO 6000 Blackwell.\n",  # KL between the two
+    ],
+)
+def test_hardware_as_a_node_a_field_or_beside_the_kl(text):
+    assert d2(text).status in ("stated", "incomplete"), d2(text)
+
+
+def test_engine_in_the_title_line_is_incomplete():
+    text = "# MXFP8 training and SGLang/vLLM rollout\n\nThe rollout's mean KLD is 0.0012 against the trainer.\n"
+    d = reading(text, 2)
+    assert d.status == "incomplete" and d.value.get("engine") == "sglang", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Served on 4x H200 for the demo; the KLD below was taken elsewhere.\n",  # deployment, no KL between
+        "For years, picking a quant meant you fetch a file, start llama.cpp, and hope the output reads well.\n",  # prose
+    ],
+)
+def test_deployment_and_a_prose_first_line_are_not_read(text):
+    assert reading(text + "\nThe Q4_K_M file reaches a KLD of 0.0231.\n", 2).status == "missing"
+
+
+def test_a_llama_cpp_release_tag_is_a_build_whatever_word_stands_before_it():
+    assert d2("Measured against Homebrew libllama b7650 (the CI default).\n").status in ("stated", "incomplete")
+    assert d2("Three numbers per line: ours / vanilla b11178 / candidate A.\n").status in ("stated", "incomplete")
+
+
+@pytest.mark.parametrize("text", ["Necesita llama.cpp con soporte de la arquitectura (b10355 o posterior).\n",
+                                  "Any build from b10685+ loads the file.\n"])
+def test_a_release_tag_as_a_minimum_is_not_the_run(text):
+    assert d2(text).status == "missing"

@@ -50,7 +50,7 @@ from kldcard.lint.read import (
     tensor_shapes,
     vocabulary,
 )
-from kldcard.lint.read.terms import KL_WORD
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -73,6 +73,20 @@ QUANTIZER = re.compile(
 SERVING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:GB|GiB)\b|\bVRAM\b|\bKV cache room|t/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b", I)
 # narrower, for hardware (a card gives its GPU's memory with it: "RTX 4090 24GB"): where it is deployed
 DEPLOYMENT = re.compile(r"\bserv(?:e|es|ing)\b|\bthroughput|\bfits?\b|\bdeploy|\b(?:can|could|able to) run\b", I)
+KL_MENTIONED = re.compile(KL_MENTION, re.IGNORECASE)
+
+
+def _deployed(sentence: str, m: re.Match[str]) -> bool:
+    """Hardware named where the model is deployed: a deployment word in its sentence, unless a KL term stands between
+    that word and the hardware ("the first serving + KLD evidence ... on 4x RTX PRO 6000": the KLD ran there too), the
+    rule read.runtime_targets applies to words of aim."""
+    at = sentence.find(m.group(0))
+    words = list(DEPLOYMENT.finditer(sentence))
+    if not words:
+        return False
+    if at < 0 or any(w.start() >= at for w in words):
+        return True
+    return not KL_MENTIONED.search(sentence, words[-1].end(), at)
 # A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
 # ...", "perplexity, typically on Wiki-test with 512-token context windows").
 HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
@@ -212,7 +226,7 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
         if m.re is not runtime.NAMED_TOOL and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
             return True
-        return quantizer or (hardware and (bool(DEPLOYMENT.search(s)) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near)
+        return quantizer or (hardware and (_deployed(s, m) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near, title=runtime.in_title(doc.text, m.start()))
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())
 

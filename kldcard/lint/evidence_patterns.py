@@ -120,7 +120,8 @@ ENGINE = engine_names.alternation(in_patterns=True)  # the names an engine with 
 VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
     r"(?:@|(?<=[\s(`]))(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})")
 HARDWARE = (
-    r"\b(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
+    # a count written against the name is a node's size, not part of a word ("8xH200", "4xA100": general number grammar)
+    r"(?:\b|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
     r"gfx\d{3,4}\w?\b|R9700\b|V620\b|W7900\b|GB10\b|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
     r"i[3579]-\d{4,5}\w*|Granite Rapids|"
     r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
@@ -128,7 +129,9 @@ HARDWARE = (
 )
 D2 = [
     re.compile(rf"\b{ENGINE}\b(?!/)[^.;|]{{0,25}}?{VERSION}", I),  # not a URL's path ("llama.cpp/assets/86df116d")
-    re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b", M),
+    # a build, and a llama.cpp release tag by its own grammar, a lowercase "b" and four or five digits, whatever word
+    # stands before it ("vanilla b11178", "Homebrew libllama b7650", "fork b10912", "the same WinGet b10711 binary")
+    re.compile(r"^[ \t]*build:\s*\d+\s*\([0-9a-f]{6,}\)|\bbuild\s*:?\s*b?\d{4,5}\b|(?<![\w.\-/#])b\d{4,5}\b(?![\w.\-])", M),
     re.compile(HARDWARE, I),
     # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
     # ran in exllamav3"): the runtime stated without its version (incomplete), not missing

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read.terms import KL_MENTION
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
 I = re.IGNORECASE
 
@@ -50,7 +50,7 @@ FROM_TO = re.compile(
     I,
 )
 # the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (vetoed as VERSUS)
-KL_FROM = re.compile(r"(?<![A-Za-z_])(?:KLD|KL|KL[- ]?div\w*|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
+KL_FROM = re.compile(r"(?<![A-Za-z_])(?:" + KL_WORD + r"|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
 # Chinese: the comparison word before the reference ("相对于 BF16", "相较于FP16") or around it ("以 BF16 为基准")
 REF_WORD = r"(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|FP8|Q8_0|原始模型|原模型|原版模型|[\w.\-]+/[\w.\-]+)"
 CJK = re.compile(
@@ -61,10 +61,13 @@ CJK = re.compile(
 ROLE_IS = re.compile(r"(?<![\w-])(?:teacher|reference|ref|baseline)\s*=\s*(?P<ref>[^\s,;)\]|][^,;)\]|\n]{1,60})", I)
 # a table's reference column beside a KL column: "| Quant | Mean KLD | Reference |"
 COLUMN = re.compile(r"^\|[^\n]*\|[ \t]*\**(?P<ref>reference|baseline|ref\.?|base model|reference model)\**[ \t]*\|", I | re.MULTILINE)
-# the reference's own KL written as zero: "KLD ↓ (BF16 = 0)", a table row "| bf16 | 0 |" under a KL header
+# the reference's own KL written as zero: "KLD ↓ (BF16 = 0)", a table row "| bf16 | 0 |" under a KL header; the row's
+# name may be a file or a model carrying the dtype ("AD-BF16", "Qwen3-8B-BF16.gguf") in one of its first three cells
+# ("| Qwen3-0.6B | BF16 | 0.000 |": a model column before the precision column)
 ZERO = re.compile(
     r"(?P<ref>(?<![\w.\-])(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized))\s*=\s*0(?:[.,]0+)?(?![\d.,])|"
-    r"^\|?[ \t]*\**(?P<row>BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized)\**(?:[ \t]*\([^)\n]{0,30}\))?[ \t]*\|"
+    r"^\|?(?:[^|\n]*\|){0,2}?[ \t]*\**(?P<row>[\w.\-]*?(?<![A-Za-z0-9])(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized)"
+    r"(?![A-Za-z0-9])[\w.\-]*)\**(?:[ \t]*\([^)\n]{0,30}\))?[ \t]*\|"
     r"(?:[^|\n]*\|)*?[ \t]*\**0(?:[.,]0+)?\**[ \t]*\|",
     I | re.MULTILINE,
 )
@@ -79,7 +82,12 @@ EDITED_FROM = re.compile(
     r"(?P<ref>`?(?<![\w.\-/])[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*`?)",
     I,
 )
-GOLDEN = re.compile(r"\b(?P<ref>golden\s+(?:logits?|distributions?|outputs?|reference|model|checkpoint|run))\b", I)
+# ... and a teacher's, the model a distillation or a fidelity check scores against ("the teacher logits", "the same
+# teacher row", "the teacher's distribution"; not "teacher-forced", a way of decoding)
+GOLDEN = re.compile(
+    r"\b(?P<ref>(?:golden|teacher(?:'s)?)\s+(?:logits?|distributions?|outputs?|reference|model|checkpoint|runs?|rows?|fixtures?|cache|pass|panel))\b",
+    I,
+)
 LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
 PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, REF_LABEL, EDITED_FROM, GOLDEN]
 
@@ -89,7 +97,7 @@ NOT_REFERENCE = re.compile(
     r"(?:PPL|perplexity|size|file\s+size|bpw|bits?|bytes|speed|throughput|latency|tok(?:ens)?/s|t/s|memory|VRAM|disk|"
     r"accuracy|scores?|top[- ]?\d|same[- ]top|agreement|benchmarks?|MMLU|time|depth|context|ctx|length|layers?|"
     r"threshold|target|budget|gate|limit|bound|floor|noise|naive|random|chance|expected|previous|last|earlier|other|each|"
-    r"competing|alternative|rival|KLD|KL\b|ΔPPL|delta|quality|compression|ratio|cost|price|compute|bits per weight|"
+    r"competing|alternative|rival|" + KL_WORD + r"|ΔPPL|delta|quality|compression|ratio|cost|price|compute|bits per weight|"
     r"positions?|steps?|tokens?|index|temperature|sequence|seq|batch|epochs?|iterations?|sparsity|rank|group\s+size|"
     r"number|count|percent|bits-per-weight|quant(?:ization)?\s+level|level)(?![\w-]))",
     I,

@@ -37,7 +37,7 @@ from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
 from kldcard.lint.read import eval_text_forms
-from kldcard.lint.read.terms import KL_MENTION, alternation
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
 
@@ -71,7 +71,7 @@ SOURCE = re.compile(
     # or one tagged with the KL ("`org/name` (KL)")
     r"\b(?:corpus|dataset|eval(?:uation)?\s+(?:text|data|set))\s*[:=]\s*[`'\"]?(?P<labelled>" + HUB_ID + r")|"
     r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|using)\s+[`'\"]?(?P<measured>" + HUB_ID + r")|"
-    r"(?<![\w.\-/])[`'\"]?(?P<tagged>" + HUB_ID + r")[`'\"]?\s*\((?:KLD?|KL[- ]div\w*)\)",
+    r"(?<![\w.\-/])[`'\"]?(?P<tagged>" + HUB_ID + r")[`'\"]?\s*\(" + KL_WORD + r"\)",
     I,
 )
 # corpora by name that evidence_patterns.D3 does not list (chat, web and book text people score KLD on)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.read import comparison, reference_columns, reference_forms
-from kldcard.lint.read.terms import KL_MENTION
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
 I = re.IGNORECASE
 
@@ -42,7 +42,7 @@ KL_ONLY: list[re.Pattern[str]] = [
     re.compile(r"\b(?:vs\.?|versus|against|relative to)\s+(?:the\s+|its\s+)?(?P<ref>parent(?:\s+(?:model|checkpoint|weights))?)\b", I),
     re.compile(r"(?<![\w-])--(?:reference|ref|baseline(?:[-_]model)?|base[-_]model|teacher(?:[-_]model)?)(?:[= ]+)"
                r"(?P<ref>[\"']?[^\s`'\"-][^\s`'\"]{1,200})", I),
-    re.compile(r"(?:KLD?|KL[- ]?div\w*)\s*\(\s*[\w.\-]+\s*(?:→|->)\s*(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|teacher|base|original)\s*\)", I),
+    re.compile(KL_WORD + r"\s*\(\s*[\w.\-]+\s*(?:→|->)\s*(?P<ref>BF16|FP16|F16|FP32|F32|bfloat16|float16|teacher|base|original)\s*\)", I),
 ]
 PATTERNS += KL_ONLY
 PATTERNS += comparison.PATTERNS  # the reference by the shape of a comparison (read.comparison)

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read.terms import KL_MENTION
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
 I = re.IGNORECASE
 
 # roles that say which model or logits ("golden", "teacher", "bf16"); a bare "ref"/"base" is the formula's
 # placeholder for the direction ("KL(P_ref ‖ P_q)"), which names no reference
 ROLE = r"(?:golden|teacher|orig(?:inal)?|bf16|fp16|f16|fp32|f32|full)"
-ARG = r"[A-Za-z][\w.\-]{0,30}"
+# an argument, LaTeX subscripts included ("P_{teacher}", "p_{\\text{bf16}}": the notation of a formula, any author)
+ARG = r"[A-Za-z][\w.\-{}\\]{0,30}"
 FORMULA = re.compile(
-    r"(?<![A-Za-z])(?:D_?\{?KL\}?|KLD?)\s*[(\[]\s*(?:(?P<ref>" + ARG + r"?" + ROLE + r"[\w.\-]*)\s*(?:\|\||‖|∥|,)\s*" + ARG +
-    r"|" + ARG + r"\s*(?:\|\||‖|∥|,)\s*(?P<ref2>" + ARG + r"?" + ROLE + r"[\w.\-]*))\s*[)\]]",
+    r"(?<![A-Za-z])(?:D_?\{?KL\}?|" + KL_WORD + r")\s*[(\[]\s*(?:(?P<ref>" + ARG + r"?" + ROLE + r"[\w.\-}]*)\s*(?:\|\||‖|∥|,)\s*" + ARG +
+    r"|" + ARG + r"\s*(?:\|\||‖|∥|,)\s*(?P<ref2>" + ARG + r"?" + ROLE + r"[\w.\-}]*))\s*[)\]]",
     I,
 )
 COPULA = re.compile(

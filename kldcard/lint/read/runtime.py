@@ -65,7 +65,10 @@ LABELLED_FIELD = re.compile(
     I | re.MULTILINE,
 )
 # an engine named in a measurement sentence (vetoed below when the sentence has no measurement word)
-ENGINE_IN_SENTENCE = re.compile(rf"(?<![\w.\-/]){engine_names.alternation()}(?![\w\-/]|\.\w)", I)
+# (a slash between two engines lists them, "SGLang/vLLM"; a slash before anything else is a path)
+ENGINE_IN_SENTENCE = re.compile(
+    rf"(?<![\w.\-/]){engine_names.alternation()}(?![\w\-]|/(?!{engine_names.alternation()}(?![\w\-/]))|\.\w)", I
+)
 PATTERNS: list[re.Pattern[str]] = [
     NAMED_TOOL,
     LABELLED_FIELD,
@@ -89,6 +92,8 @@ PATTERNS: list[re.Pattern[str]] = [
 
 # a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
 REQUIREMENT = re.compile(r"(?:[≥>]=?|\bat least|\bor (?:newer|later))\s*(?:v(?=\d))?$", I)
+# ... or written after the version: "b10355 or later", "b10355 o posterior", "b10685+", "ou supérieure"
+REQUIREMENT_AFTER = re.compile(r"\+|\s+(?:or\s+(?:newer|later|above|higher)|o\s+(?:posterior|superior|m[áa]s\s+reciente)|ou\s+(?:sup[ée]rieure?|posterior|mais\s+recente)|oder\s+neuer)\b", I)
 # a version inside a model's or file's name ("vllm serve org/Model-1.0-35B", "mlx_lm generate --model Name-V2.6")
 IN_A_NAME = re.compile(r"[\w.]-$|/[\w.\-]*$|--model\s+\S*$", I)
 # a sentence about speed, duration or memory of generation, not about a KL measurement (vetoed with no KL term
@@ -123,17 +128,45 @@ def hardware_veto(sentence: str, m: re.Match[str], before: str, after: str) -> b
     return bool(PERFORMANCE_HEADING.match(sentence)) or speed_only(sentence, m)
 
 
-def veto(sentence: str, m: re.Match[str], before: str, after: str) -> bool:
+# a title line: a level-one heading, or a short line that ends without a full stop
+TITLE_LINE = re.compile(r"[ \t]*#[ \t][^\n]*|[^\n]{1,150}(?<![.:])[ \t]*")
+TITLE_MAX = 200  # characters: a longer line is a paragraph, whatever it starts with
+TITLE_WITHIN = 3  # non-blank lines from the document's start (a rendered pull request puts its repository line first)
+
+
+def in_title(text: str, at: int) -> bool:
+    """Whether ``at`` lies on the document's title line: a short line that ends without a full stop as the first
+    non-blank line, or a level-one heading among the first three. A card or a pull request names the engine of
+    its measurement in its title once ("... SGLang/vLLM rollout") and writes the measurement below."""
+    start = 0
+    for _ in range(TITLE_WITHIN):
+        while text.startswith("\n", start):
+            start += 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if start <= at <= end:
+            if end - start > TITLE_MAX:
+                return False
+            line = TITLE_LINE.fullmatch(text, start, end)
+            return line is not None and (line.group(0).lstrip().startswith("#") or not text[:start].strip())
+        start = end + 1
+    return False
+
+
+def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool = False) -> bool:
     """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
-    right before and after the match)."""
+    right before and after the match; ``title``: the match is on the title line, where no measurement word is
+    needed)."""
     if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL and speed_only(sentence, m)):
+        return True
+    if m.re is D2[1] and REQUIREMENT_AFTER.match(after):  # a build as a minimum
         return True
     if m.re is D2[0]:  # an engine with a version: not a requirement, not a version inside a model's name
         v = re.search(VERSION + r"$", m.group(0), I)
         head = m.group(0)[: v.start()] if v else ""
         return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head))
     if m.re is ENGINE_IN_SENTENCE:
-        return (not MEASUREMENT.search(sentence) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
+        return ((not title and not MEASUREMENT.search(sentence)) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
     return False
 

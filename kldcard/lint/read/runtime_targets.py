@@ -43,13 +43,19 @@ SERVING_CAPTION = re.compile(
 SOURCE_OF = re.compile(r"\b(?:files?|sources?|code|corpus|texts?|documents?|excerpts?|archivos|fuentes|código)\s+(?:\w+\s+){0,2}?(?:from|of|in|de|del)\s+(?:the\s+|la\s+|el\s+)?$", I)
 
 
+# a record's hardware field ("Hardware RTX 3090 24GB", "- hardware: Tesla T4 / CUDA", "| GPU | 8xH100 |"): the line is
+# its own clause, whatever the record's earlier lines say (a spec table flattened to "Key Value" lines has no full stops)
+HARDWARE_FIELD = re.compile(r"^[ \t]*(?:[-*•|][ \t]*)?\**(?:hardware|gpus?|devices?|machine|accelerators?)\**[ \t]*(?:[:：|][ \t]*|[ \t])\**[ \t]*$", I)
+
+
 def aimed(text: str, m: re.Match[str]) -> bool:
     """True when the clause before ``m`` says the files are aimed at, fit in, need or are served on it."""
     head = text[max(0, m.start() - 200) : m.start()]
     if SOURCE_OF.search(head):
         return True
+    line_head = head[head.rfind("\n") + 1 :]
     cut = CLAUSE_END.search(head)
-    clause = head[cut.end() :] if cut else head
+    clause = line_head if HARDWARE_FIELD.match(line_head) else head[cut.end() :] if cut else head
     found = None
     for found in AIM.finditer(clause):
         pass
