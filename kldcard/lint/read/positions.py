@@ -38,9 +38,11 @@ SCHEME_WORDS: dict[str, tuple[str, ...]] = {
 NUM = r"(\d{1,3}(?:,\d{3})+|\d+)"
 COUNTS = [
     # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
+    # (a bare "20 steps" is no count of positions: RL runs and training logs count optimizer steps so, as NeMo-RL's
+    # "10/10 steps" and prime-rl's "over 20 steps"; only a generated or decode step is a scored position)
     re.compile(r"(?<![\w.,])" + NUM + r"-position\b", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
-    STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
+    STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
     # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
