@@ -296,6 +296,7 @@ def test_a_corner_cell_naming_kl_makes_the_body_kld():
     text = "| `val/kl`, block means | steps 1–4 | 5–8 |\n|---|---|---|\n| fp8 | 0.010 | 0.014 |\n| mx | 0.009 | 0.009 |\n"
     assert claim_numbers(text) == [["0.010", "0.014", "0.009", "0.009"]]
     assert claim_numbers(text.replace("5–8", "PPL")) == []  # another metric's column: not one quantity
+    assert claim_numbers(text.replace("steps 1–4", "Mean").replace("5–8", "95% interval")) == []  # statistic columns
 
 
 def test_lines_matching_rechecks_the_pattern_on_the_anchor_lines():

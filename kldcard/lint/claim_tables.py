@@ -150,12 +150,17 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     return claims
 
 
+SPREAD_HEADER = re.compile(r"±|\b(?:CI|SE|SEM|std|interval|stderr)\b", re.IGNORECASE)  # a column of a statistic's spread
+
+
 def _corner_claim(doc: Doc, t: Table) -> list[Claim]:
     """A table whose corner cell names the KL term and a statistic of its body ("| `rollout_corr/kl`, 8-step block means |
     steps 1–8 | 9–16 |", "| Gemma-12B, KLD vs BF16 | Q8 | Q6 |"): the other header cells are categories (steps, quants),
-    none another metric, so every value cell is a KLD number; the claim is the header (R1)."""
+    none another metric or a statistic, so every value cell is a KLD number; the claim is the header (R1). Columns of
+    statistics ("| Paired difference of mean KLD | Mean | 95% interval |") are another layout: not read here."""
     header = t.cells[t.header]
-    if len(header) < 2 or any(OTHER_METRIC.search(text) or KLD_TERM.search(text) for _, text in header[1:]):
+    if len(header) < 2 or any(OTHER_METRIC.search(text) or KLD_TERM.search(text) or STAT_LABEL.search(text)
+                              or SPREAD_HEADER.search(text) for _, text in header[1:]):
         return []
     cells = [cell for r in t.rows for cell in t.cells[r][1:]]
     valued = [text for _, text in cells if NUMBER.search(text)]
