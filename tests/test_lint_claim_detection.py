@@ -223,3 +223,85 @@ def test_key_value_result_lines_of_one_fence_are_one_claim():
 )
 def test_kld_beside_another_fields_metrics_is_not_a_model_kld_claim(text):
     assert claim_numbers(text) == []
+
+
+# ---- tune-p (issue 28, round 6): RL mismatch keys, wrapped comments, model versions, training tables, corner cells
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("| run | mismatch_kl | max |\n|---|---|---|\n| a | 0.031 | 0.09 |\n| b | 0.012 | 0.04 |\n", [1]),
+        ("| Metric | old | new |\n|---|---:|---:|\n| Step 1 `k3_kl` | `2.1e-4` | `1.9e-4` |\n", [3]),
+        ("The logged `train/gen_kl_error` stayed near 0.0031 over the run.\n", [1]),
+        ("```\nstep 40  kl_mean=0.0042  entropy=1.9\n```\n", [2]),
+    ],
+)
+def test_rl_metric_keys_with_a_kl_part_are_kl_terms(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```yaml\ninit_kl_coef: 0.2\nuse_kl_loss: true\nkl_ctrl: 0.05\nkl_estimator: 0.3\n```\n",  # trainer settings
+        "| quant | size |\n|---|---|\n| IQ2_KL | 0.41 |\n| iq3_kl | 0.52 |\n",  # quant types, not keys
+        "Outputs go to results/kl_out/ 0.5 MB per file.\n",  # a folder
+        "The GRPO policy KL reached 0.0031 at step 50.\n",  # the policy's KL to its reference: a training term
+    ],
+)
+def test_kl_keys_of_trainer_settings_and_names_are_not_claims(text):
+    assert claim_numbers(text) == []
+
+
+def test_a_train_inference_mismatch_kl_is_measured_in_a_sentence_about_rl():
+    assert claim_lines("During GRPO training the `gen_kl_error` sat near 0.0031 on every step.\n") == [1]
+    assert claim_lines("The KL mismatch of the fp8 rollouts is 0.004 during RL training.\n") == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # a comment in a fence: the sentence runs from one "#" line into the next
+        ("```nix\n# Checked on one card. KL vs FP16 at\n# 4096 ctx / top-512: 0.0123 (top-1 99%).\nfoo = 1;\n```\n", [3]),
+        # the same unfenced: Markdown reads each "# " line as a heading
+        ("# Checked on one card. KL vs FP16 at\n# 4096 ctx / top-512: 0.0123 (top-1 99%).\n", [2]),
+        # a quoted documentation diff
+        ("```diff\n+The logged `mismatch_kl` was measured\n+on two runs: ~0.0024 over 20 steps.\n```\n", [3]),
+    ],
+)
+def test_a_kl_sentence_wrapped_across_comment_lines_is_read_whole(text, lines):
+    assert claim_lines(text) == lines
+
+
+def test_one_line_comments_and_blank_comment_lines_do_not_join():
+    assert claim_lines("```py\n# the KL term is computed below\n#\n# 0.05 is the step size\nx = 1\n```\n") == []
+
+
+def test_a_version_before_a_parameter_count_is_no_kld_value():
+    assert claim_numbers("With the mlx-kld tool, Qwen 3.6 27B and Llama 3.1 8B-Instruct were benchmarked.\n") == []
+
+
+def test_kl_in_a_table_of_training_rewards_is_a_training_term():
+    training = "| Metric | Value |\n|---|---|\n| Final reward | 0.97 |\n| KL divergence | 0.19 |\n"
+    assert claim_numbers(training) == []
+    assert claim_numbers(training.replace("Final reward", "Top-1 match")) == [["0.19"]]
+
+
+def test_a_relative_change_written_after_the_kl_term_is_a_claim():
+    assert claim_lines("Then the tail KLD is 32% worse than q5_0's.\n") == [1]
+
+
+def test_a_corner_cell_naming_kl_makes_the_body_kld():
+    text = "| `val/kl`, block means | steps 1–4 | 5–8 |\n|---|---|---|\n| fp8 | 0.010 | 0.014 |\n| mx | 0.009 | 0.009 |\n"
+    assert claim_numbers(text) == [["0.010", "0.014", "0.009", "0.009"]]
+    assert claim_numbers(text.replace("5–8", "PPL")) == []  # another metric's column: not one quantity
+    assert claim_numbers(text.replace("steps 1–4", "Mean").replace("5–8", "95% interval")) == []  # statistic columns
+
+
+def test_lines_matching_rechecks_the_pattern_on_the_anchor_lines():
+    from kldcard.lint.claims_patterns import KLD_TERM
+
+    doc = scan("sklearn results:\nKLD 0.01\n", 1)
+    assert doc.lines_with(KLD_TERM) == {0, 1}  # "sklearn" holds the anchor "kl", not a KL term
+    assert doc.lines_matching(KLD_TERM) == {1}

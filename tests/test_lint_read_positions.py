@@ -64,6 +64,7 @@ def test_a_scheme_and_a_count_are_stated():
         f"{CLAIM}.\n\nRun 200 decode steps to warm the cache.\n",
         f"{CLAIM} over all tokens of the vocabulary.\n",  # D8, not D6
         f"{CLAIM}.\n\nThe adapter saw 1,000 sequences in training.\n",
+        f"{CLAIM}, measured over 20 steps of the run.\n",  # tune-p: bare steps are an RL run's optimizer steps
     ],
 )
 def test_what_is_not_the_scored_positions_is_missing(text):

@@ -20,7 +20,7 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_columns, table_context
+from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_columns, table_context, training_output
 from kldcard.lint.read.mixed_rows import mixed_row
 
 
@@ -89,8 +89,8 @@ def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
 
 
 def table_claims(doc: Doc, t: Table) -> list[Claim]:
-    if table_context.foreign_metrics(t):  # a saliency or audio evaluation's KLD column (read.table_context)
-        return []
+    if table_context.foreign_metrics(t) or training_output.training_table(t):  # a saliency or audio evaluation's KLD
+        return []  # column (read.table_context); a training run's KL beside its reward (read.training_output)
     header = t.cells[t.header]
     cols = table_columns.named([text for _, text in header])
     claims: list[Claim] = []
@@ -113,7 +113,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     # first cell or, in a table with a category column, the second ("| **基礎性能** | KL Divergence |").
     # Consecutive KLD rows (a tabulated llama-perplexity block) are one claim at the first.
     previous = -2
-    named = doc.lines_with(KLD_TERM)  # a KLD row names KLD; the others are never split into cells
+    named = doc.lines_matching(KLD_TERM)  # a KLD row names KLD; the others are never split into cells
     labels = [*range(2), *table_context.metric_column(t)]  # a "Metric" column names each row's statistic too
     for r in t.rows:
         if r not in named:
@@ -145,7 +145,31 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     claims.extend(c for c in _cell_sentences(doc, t) if doc.line_index(c.offset) not in used)
     if not claims and not cols:  # the KL term is in the table's heading or the text above it (read.table_context)
         claims.extend(_context_claim(doc, t))
+    if not claims and cols == [0]:  # the corner cell names the KL of the whole body, no row does
+        claims.extend(_corner_claim(doc, t))
     return claims
+
+
+SPREAD_HEADER = re.compile(r"±|\b(?:CI|SE|SEM|std|interval|stderr)\b", re.IGNORECASE)  # a column of a statistic's spread
+
+
+def _corner_claim(doc: Doc, t: Table) -> list[Claim]:
+    """A table whose corner cell names the KL term and a statistic of its body ("| `rollout_corr/kl`, 8-step block means |
+    steps 1–8 | 9–16 |", "| Gemma-12B, KLD vs BF16 | Q8 | Q6 |"): the other header cells are categories (steps, quants),
+    none another metric or a statistic, so every value cell is a KLD number; the claim is the header (R1). Columns of
+    statistics ("| Paired difference of mean KLD | Mean | 95% interval |") are another layout: not read here."""
+    header = t.cells[t.header]
+    if len(header) < 2 or any(OTHER_METRIC.search(text) or KLD_TERM.search(text) or STAT_LABEL.search(text)
+                              or SPREAD_HEADER.search(text) for _, text in header[1:]):
+        return []
+    cells = [cell for r in t.rows for cell in t.cells[r][1:]]
+    valued = [text for _, text in cells if NUMBER.search(text)]
+    if not valued or _threshold_scale(valued):
+        return []
+    numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
+    if not numbers:
+        return []
+    return [Claim("table", header[0][0], doc.lines[t.header].strip(), _header_labelled(header[0][1]), numbers)]
 
 
 def _context_claim(doc: Doc, t: Table) -> list[Claim]:
@@ -165,7 +189,7 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
     """Cells of a table without a KLD column or row that carry a KLD number in words
     ("| Recommended. KLD 0.035. |"): one claim per row, read like a sentence."""
     claims: list[Claim] = []
-    named = doc.lines_with(KLD_TERM)
+    named = doc.lines_matching(KLD_TERM)
     for r in t.rows:
         if r not in named:
             continue

@@ -28,16 +28,16 @@ def tool_output(doc: Doc) -> tuple[list[Claim], set[int]]:
     claims: list[Claim] = []
     lines: set[int] = set()
     current: Claim | None = None
-    stat = {i: LLAMA_STAT.match(doc.lines[i]) for i in doc.lines_with(LLAMA_STAT)}
+    stat = {i: LLAMA_STAT.match(doc.lines[i]) for i in doc.lines_matching(LLAMA_STAT)}
     # A line holding none of the patterns' anchors matches none of them: it only ends a block.
     old, diffs, chunks, results, headers = (
-        doc.lines_with(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER)
+        doc.lines_matching(p) for p in (OLD_STAT, MODEL_DIFF_STAT, LLAMA_CHUNK, CODE_RESULT, LLAMA_HEADER)
     )
-    diffs = diffs | doc.lines_with(MODEL_DIFF_PER_TOKEN)
-    chunk_heads = doc.lines_with(LLAMA_CHUNK_HEADER)
+    diffs = diffs | doc.lines_matching(MODEL_DIFF_PER_TOKEN)
+    chunk_heads = doc.lines_matching(LLAMA_CHUNK_HEADER)
     printed: dict[int, tuple[str, re.Match[str]]] = {}  # the other tools' printed lines (read.tools)
     for name, pattern in TOOL_LINES:
-        for i in doc.lines_with(pattern):
+        for i in doc.lines_matching(pattern):
             if i not in printed and (m := pattern.match(doc.lines[i])):
                 printed[i] = (name, m)
     visit = sorted(set(stat).union(old, diffs, chunks, results, headers, chunk_heads, printed))

@@ -25,7 +25,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes
+from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, wrapped_comments
 from kldcard.lint.read.csv_tables import csv_tables
 from kldcard.lint.read.indented_tables import indented_tables
 from kldcard.lint.read.key_values import key_values
@@ -51,9 +51,9 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     claims: list[Claim] = []
     seen_lines: set[int] = set()
     text = doc.text
-    for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts):
-        start, end = doc.sentences[k]
-        sentence = text[start:end]
+    spans = [(doc.sentences[k][0], text[slice(*doc.sentences[k])])
+             for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts)]
+    for start, sentence in spans + wrapped_comments.wrapped_sentences(doc):  # and sentences wrapped across comment lines
         if ("." not in sentence and "," not in sentence) or NUMBER.search(sentence) is None:  # no number, no claim
             continue
         terms = list(KLD_TERM.finditer(sentence))

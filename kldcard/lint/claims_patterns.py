@@ -45,9 +45,12 @@ STAT_LABEL = re.compile(
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
 # Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
 AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*(?:of\s+(?:the\s+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
-# Other metrics: a number right after one of these belongs to it, not to KLD.
+# Other metrics: a number right after one of these belongs to it, not to KLD. A top-k of three or more digits is the
+# vocabulary a KL was taken over ("KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"), not an agreement metric (top-1,
+# top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
 OTHER_METRIC = re.compile(
-    r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d+|top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same top|"
+    r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d{1,2}(?!\d)|top[- ]?\d+\s+(?:logit\s+)?(?:cosine|agreement|accuracy|overlap|match)|"
+    r"top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same[- ]top|"
     r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
     r"beta|lr|learning rate)\b",
     I,

@@ -76,8 +76,21 @@ class Doc:
             self._lines_with[key] = set(spans_with(pattern, self.scanned, self._line_spans, self.starts))
         return self._lines_with[key]
 
+    def lines_matching(self, pattern: re.Pattern[str]) -> set[int]:
+        """Indices of the lines on which ``pattern.search(line)`` succeeds. :meth:`lines_with` is only the anchor
+        pre-filter (a line holding "kl" holds KLD_TERM's anchor, not a KL term; a pattern without a stored plan
+        gives every line): a reader that asks "which lines name X" asks this."""
+        key = (pattern.pattern, pattern.flags)
+        if key not in self._lines_matching:
+            self._lines_matching[key] = {i for i in self.lines_with(pattern) if pattern.search(self.lines[i])}
+        return self._lines_matching[key]
+
     @cached_property
     def _lines_with(self) -> dict[tuple[str, int], set[int]]:
+        return {}
+
+    @cached_property
+    def _lines_matching(self) -> dict[tuple[str, int], set[int]]:
         return {}
 
     @cached_property

@@ -1,7 +1,8 @@
 """Whether a sentence's KL term is a training term (issue 28, claim detection): a sentence that names a training
 setting (claims_patterns.TRAINING_CONTEXT: a penalty, a loss, an objective, a threshold...) gives no KLD claim,
 unless its KL term is qualified as measured on held-out data ("held-out KL fell ~90%", "validation KLD 0.031",
-"eval KL"): a divergence measured on held-out text is an evaluation of the model, whatever it was trained with.
+"eval KL"): a divergence measured on held-out text is an evaluation of the model, whatever it was trained with; nor
+when it is an RL run's train-inference mismatch (MISMATCH: "gen_kl_error", "mismatch_kl").
 A loss of quality ("little loss of capability", "no quality loss") is no training loss.
 A measured value "against a 0.03 threshold" is still a measurement (read.claim_terms.GATE). Samples in
 tests/test_lint_claim_detection.py."""
@@ -30,7 +31,17 @@ QUALITY_LOSS = re.compile(
 )
 
 
+# The KL between the engine that generated an RL rollout and the trainer's forward pass on the same weights (a
+# train-inference mismatch) compares two runtimes of one model, a port's measurement, whatever RL words stand around
+# it: the metric keys of several trainers (NeMo-RL "train/gen_kl_error", prime-rl "mismatch_kl", miles
+# "train_rollout_kl", verl "rollout_corr/kl") and "KL mismatch" in prose. Not the policy's KL to its reference model.
+MISMATCH = re.compile(
+    r"(?<![A-Za-z0-9])(?:gen|rollout|mismatch)(?:_[A-Za-z0-9]+)?[_/]kld?(?![A-Za-z])|\bmismatch[ _-]KL\b|\bKL[ _-]mismatch\b",
+    re.IGNORECASE | re.ASCII,
+)
+
+
 def training_sentence(sentence: str) -> bool:
     """Whether ``sentence`` speaks of KL as a training setting, not as a measurement."""
     text = QUALITY_LOSS.sub(lambda m: " " * len(m.group(0)), claim_terms.without_gates(sentence))
-    return bool(TRAINING_CONTEXT.search(text)) and not EVALUATED.search(sentence)
+    return bool(TRAINING_CONTEXT.search(text)) and not EVALUATED.search(sentence) and not MISMATCH.search(sentence)

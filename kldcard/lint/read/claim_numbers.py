@@ -2,7 +2,8 @@
 claim's line, cell or sentence also carries sizes, speeds, perplexities and percentages of other metrics.
 
 A number is not a KLD number when
-- a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s");
+- a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s"), or a parameter count (a model's version:
+  "Qwen 3.6 27B");
 - it is a second figure in a table cell, given in percent ("0.0042 (97.1 %)": the cell's KLD is 0.0042);
 - the words right before it (since the previous number, cell border or sentence start) name another metric
   and no KL term ("PPL 7.6585", "top-1 97.1");
@@ -26,6 +27,9 @@ I = re.IGNORECASE
 
 UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
 PERCENT_AFTER = re.compile(r"\s*%")
+# a parameter count right after a decimal makes the decimal a model's version ("Qwen 3.6 27B", "Llama 3.1 8B-Instruct",
+# "Qwen 3.6 35B-A3B"): the grammar of model names, written with a space where "Qwen3.6-27B" glues them
+VERSION_BEFORE_SIZE = re.compile(r"[ \t]+\d+(?:\.\d+)?[BM](?![A-Za-z0-9])")
 KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # a metric other than KL named right before a number; a KL term between them keeps the number
 OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
@@ -39,7 +43,7 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     """Whether the number at ``pos`` (``length`` characters) of ``segment`` (its sentence, line or cell) is a
     KLD number; ``cell``: the segment is one table cell."""
     after = segment[pos + length : pos + length + 12]
-    if UNIT_AFTER.match(after):
+    if UNIT_AFTER.match(after) or VERSION_BEFORE_SIZE.match(after):
         return False
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True

@@ -38,7 +38,9 @@ RELATIVE_MORE = (
     r"(?<![\w.])~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\s+(?:de\s+)?(?:mean\s+|median\s+)?"
     r"(?:" + KL_WORD + r"|divergence\b)|"
     # a share of a KL quantity: "closes 61% of the KLD gap", "95% of the KL mass"
-    r"(?<![\w.])\d+(?:\.\d+)?\s*%\s+of\s+the\s+(?:mean\s+)?" + KL_WORD + r"\s+(?:gap|mass|difference|reduction|increase)\b"
+    r"(?<![\w.])\d+(?:\.\d+)?\s*%\s+of\s+the\s+(?:mean\s+)?" + KL_WORD + r"\s+(?:gap|mass|difference|reduction|increase)\b|"
+    # the KL term first, then a copula: "`q4_0`'s tail KLD is 32% worse than q5_0's", "KL is 5x lower than on E2B"
+    + KL_WORD + r"\s+(?:is|was|are|were)\s+~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\b"
 )
 
 # a table header ends with a column's name, a wrapped sentence often with a word that needs what follows

@@ -34,7 +34,7 @@ def key_values(doc: Doc, consumed: set[int]) -> list[Claim]:
     """The key-value claims of ``doc``; their lines join ``consumed``."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):
+    for i in sorted(doc.lines_matching(KLD_TERM)):
         line = lines[i]
         if i in consumed or HEADING.match(line) or LIST_ITEM.match(line) or len(line) > 80:
             continue

@@ -39,7 +39,7 @@ def lead_in_lists(doc: Doc, taken: set[int]) -> list[Claim]:
     """The item claims of the lead-in lists of ``doc``, on lines not in ``taken`` (lines already claimed)."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):
+    for i in sorted(doc.lines_matching(KLD_TERM)):
         if doc.code[i] or not _lead_in(lines[i]):
             continue
         j = i + 1

@@ -38,11 +38,13 @@ SCHEME_WORDS: dict[str, tuple[str, ...]] = {
 NUM = r"(\d{1,3}(?:,\d{3})+|\d+)"
 COUNTS = [
     # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
+    # (a bare "20 steps" is no count of positions: RL runs and training logs count optimizer steps so, as NeMo-RL's
+    # "10/10 steps" and prime-rl's "over 20 steps"; only a generated or decode step is a scored position)
     re.compile(r"(?<![\w.,])" + NUM + r"-position\b", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
     # a word between the scoring and the tokens: "64 scored continuation tokens", "512 evaluated answer tokens"
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:scored|evaluated|compared)\s+(?!tokens\b)[a-z][\w-]*\s+tokens\b", I),
-    STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)?steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
+    STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
     # "4,080 WikiText next-token predictions", "15520 independent predictions", "19 456 scored predictions": each prediction

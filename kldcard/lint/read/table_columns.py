@@ -44,8 +44,8 @@ def from_context(doc: Doc, header: int, cells: list[str]) -> tuple[list[int], bo
 def header_lines(doc: Doc) -> set[int]:
     """The lines a KLD table's header may stand on: each line naming a KL term, and the first non-blank line
     under one when a blank line stands between (a caption's or a heading's table)."""
-    out = set(doc.lines_with(KLD_TERM))
-    for c in doc.lines_with(KLD_TERM):
+    out = set(doc.lines_matching(KLD_TERM))
+    for c in doc.lines_matching(KLD_TERM):
         j = c + 1
         while j < len(doc.lines) and j <= c + caption_tables.LOOK_BACK and not doc.lines[j].strip():
             j += 1

@@ -34,7 +34,7 @@ def value_lists(doc: Doc, consumed: set[int]) -> list[Claim]:
     """The value lists of ``doc``; their lines join ``consumed`` (not read again as prose)."""
     claims: list[Claim] = []
     lines = doc.lines
-    for i in sorted(doc.lines_with(KLD_TERM)):
+    for i in sorted(doc.lines_matching(KLD_TERM)):
         line = lines[i]
         body = _body(line)
         if i in consumed or len(body) > 200 or not CAPTION_END.search(body) or HEADING.match(line) or LIST_ITEM.match(line):
