@@ -62,6 +62,11 @@ NOT_DATA = re.compile(
 )
 
 
+# a field's label starts its line, list item, cell, parenthesis or sentence ("- **Calibration:** ...", "| Calibration:
+# wiki |", "Q4_K_M. Calibration: ..."); after a word on its line ("Arm chosen by calibration:") it labels nothing
+FIELD_AFTER_WORD = re.compile(r"[^\W\d_][ \t*_`]*$")
+
+
 def not_data(text: str, m: re.Match[str]) -> bool:
     """Whether the calibration word at ``m`` modifies a noun that is no calibration data ("calibration targets")."""
     return m.group(0).lower().startswith("calibration") and NOT_DATA.match(text, m.end()) is not None
@@ -90,6 +95,8 @@ def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
         return bool((EVAL_FILE.search(before) and not imatrix_command(text, m.start())) or passed)
     if m.re is DESCRIBED and m.group(0).lower().startswith("calibrated") and before[before.rfind("\n") + 1 :].lstrip().startswith("|"):
         return True  # a table row's label ("| NVFP4, calibrated scales | ..."): a variant compared, not the quants' calibration
+    if m.re is LABELLED and m.group(0).rstrip(" *").endswith((":", "：")) and FIELD_AFTER_WORD.search(before):
+        return True  # "Arm chosen by calibration: `alpha025`": the word ends a phrase, it labels no field
     if m.re is TRAIN_SPLIT:
         rest = sentence.replace(m.group(0), " ")
         return not TRAINING.search(rest)

@@ -48,9 +48,10 @@ PATTERNS: list[re.Pattern[str]] = [
         r"校准\s*(?:数据|数据集|集|语料|文本|样本)|(?:캘리브레이션|보정)\s*(?:데이터|데이터셋|세트)",
         I,
     ),
-    # the data named by the word before "-calibrated" ("wiki-calibrated"), not "well-calibrated" / "un-calibrated"
+    # the data named by the word before "-calibrated" ("wiki-calibrated"), not "well-calibrated" / "un-calibrated",
+    # nor the method ("imatrix-calibrated K-quants" names no data: CONVENTIONS.md, calibration described)
     # (a word without digits: "A100-calibrated" names the hardware, not data)
-    re.compile(r"\b(?!(?:well|un|re|self|pre|poorly|mis)-)[A-Za-z][A-Za-z_.]*-calibrated\b", I),
+    re.compile(r"\b(?!(?:well|un|re|self|pre|poorly|mis|imatrix|matrix|importance)-)[A-Za-z][A-Za-z_.]*-calibrated\b", I),
     # an importance matrix's data by its size ("imatrix of 10M tokens", "imatrice de 10 M jetons")
     re.compile(r"\b" + _IMATRIX + r"\s+(?:of|de|von|из|на)\s+\d[\d.,]*\s*[kKM]?\s*(?:tokens?|jetons|Token|токенов|chunks)\b", I),
     # the data an importance matrix or a calibrating quantizer was made from, described by its kind or size:

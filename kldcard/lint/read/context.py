@@ -42,16 +42,17 @@ CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "zh": ("上下文长度", "上下文長度", "上下文窗口", "上下文"),
     "ja": ("コンテキスト長さ", "コンテキスト長", "コンテキストサイズ", "コンテキスト", "文脈長", "長文脈"),
     "ko": ("컨텍스트 길이", "컨텍스트", "문맥 길이"),
-    "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de"),
-    "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de"),
-    "fr": ("longueur de contexte", "longueur du contexte", "fenêtre de contexte", "contexte de"),
+    "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de", "contexto"),
+    "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de", "contexto"),
+    "fr": ("longueur de contexte", "longueur du contexte", "fenêtre de contexte", "contexte de", "contexte"),
     "de": ("Kontextlänge", "Kontextfenster", "Kontext von"),
     "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
 }
 N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
 PATTERNS = [
     # windows × length: "4 × 2,048 tokens", "10 x 2,048 WikiText tokens", "64 chunks × 512"
-    TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z]+\s+)?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
+    # (what was counted may take a few words: "100 Simple English Wikipedia passages x 256 tokens")
+    TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z-]+\s+){0,4}?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
     UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?!\w|[,.]\d)", I),
     # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
     BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels|images?))", I),
@@ -79,7 +80,7 @@ PATTERNS = [
                r"morceaux|Fenster[n]?|Abschnitten?|Blöcken?|окна|окон|фрагментов|фрагмента)\s+(?:de|von|à|по|из)\s+" + N +
                r"\s+(?:tokens?|Token|токен\w*)\b", re.I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
-    re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?!\w|[,.]\d)", I),
+    CARD_LANGUAGES := re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?!\w|[,.]\d)", I),
 ]
 # several lengths: "contexts of 512, 2048 and 8192 tokens", "at 512/2048/8192 context", "n_ctx ∈ {512, 4096}"
 # (no thousands separator inside a list: "," separates its items, and reading both ways backtracks exponentially)
@@ -104,10 +105,16 @@ COLUMNS = [
     for k in range(6)
 ]
 ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" + CELL_N, re.I | re.M)
-PATTERNS += [LIST, *COLUMNS, ROW]
+# a length a run is named by: "_ctx2048_", "ctx-4096", "/c4096_" in a file path or run name (an underscore or a
+# dash is no word boundary there); a multiple of 64, as the other short forms
+RUN_NAME = re.compile(r"(?<![A-Za-z0-9])(?:ctx|c)[-_]?(\d{3,6})(?![0-9A-Za-z])", I)
+# the length the scores were taken at: "at 2048 tokens", "@ 128 tokens", "à 2 048 jetons" (a space as the French
+# thousands separator); not a speed ("at 512 tokens/s") nor a generation's cap ("capped at 256 tokens"); a multiple of 64
+AT_TOKENS = re.compile(r"(?<!capped )(?<!limited )(?<!stopped )(?<!truncated )(?:\bat|@|(?<!\w)à)\s+~?(\d{1,3}(?:[ ,.\u202f\u00a0]\d{3})+|\d{3,6})\s*(?:tokens?|jetons?)\b(?!\s*/|\s+(?:per|par)\s)", I)
+PATTERNS += [LIST, *COLUMNS, ROW, RUN_NAME, AT_TOKENS]
 PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
 PATTERNS += record_fields.PATTERNS[5]  # a record's field: `"n_ctx": 4096`, `seq_len: 2048` (read.record_fields)
-SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE)  # "chunk 2048", "c512": a window length is a multiple of 64
+SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE, RUN_NAME, AT_TOKENS)  # "chunk 2048", "c512": a window length is a multiple of 64
 MEASUREMENT = re.compile(
     KL_MENTION + r"|(?<![A-Za-z_])PPL(?![A-Za-z_])|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
     r"\bpositions?\b|\blogits?\b|\bteacher\b|\btests?\b|\bbenchmarks?\b",
@@ -145,6 +152,12 @@ CUT = re.compile(r"(?:[,.\u202f\u00a0 ]\d{3}(?!\d))+")
 SERVE_COMMAND = re.compile(r"(?:^|[\s/`])(?:llama-server|[\w.\-]+\s+serve|(?:sglang\.)?launch_server)(?=\s)", re.IGNORECASE | re.MULTILINE)
 
 
+# the bare word for context ("contexto 2048", "contexte 4096") is also how a deployment's context is given; in a sentence
+# about serving speed it is that (as context_written.SERVED, in the Romance card languages)
+BARE_WORD = re.compile(r"contexte?o?\b(?!\s+de\b)", I)
+SERVED_ROMANCE = re.compile(r"\brendimiento\b|\bservicio\b|\bvelocidad|\bvelocidade|\bdesempenho\b|\bdébit\b|\bvitesse\b|\bservice\b", re.I)
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re in record_fields.PATTERNS[5] and record_fields.vetoed(text, m):
         return True  # a field of a record that names no KL, or of a model's config
@@ -167,6 +180,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024")
     if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
+    if m.re is CARD_LANGUAGES and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
+        return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's
     if m.re not in PATTERNS:
         return False
     numbers = _numbers(m)

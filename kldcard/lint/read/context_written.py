@@ -51,6 +51,9 @@ PATTERNS: list[re.Pattern[str]] = [
     # slices", "512-token blocks"; "sequences of length 2048", "windows of length 512"
     # (a name between, as "512-token WikiText prefix")
     re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:[A-Z][\w-]*\s+)?(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
+    # the length as a code span before the word for context: "`16k` context", "`4096`-token context" (a particle of
+    # the card language may follow without a space: "`16k` context로")
+    re.compile(r"`(\d{1,3}\s*[kK]|\d{3,6})`[- ]?(?:tokens?\s+)?(?:context|ctx)(?![A-Za-z])", re.I),
     re.compile(r"\b(?:sequences?|windows?|chunks?|contexts?|samples?|segments?)\s+of\s+(?:length|size)\s+" + N + r"(?!\w|[,.]\d)", re.I),
     re.compile(r"\bseqlen\s+" + N + r"(?!\w|[,.]\d)", re.I),
     # the context word, a particle or preposition, then the number: "上下文长度为 4096", "コンテキスト長は2048",

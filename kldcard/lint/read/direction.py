@@ -34,9 +34,9 @@ CAND_SIDE = re.compile(PREFIX + r"(?:" + CAND_WORDS + r")(?![a-z0-9])", I)
 SEP = r"(?:‖|\|\||∥|→|->|,)"
 SIDE = r"[^()\[\]\n‖∥|,]{1,40}?"
 # a KL formula whose name the base pattern does not take ("KLD(", "KL-div(", "D_KL[") or whose sides are
-# joined by an arrow ("KL(base→quant)")
+# joined by an arrow ("KL(base→quant)"); a record key's prefix may stand before it ("mean_kld(f32 kernel || fp64 oracle)")
 FORMULA = re.compile(
-    r"(?<![A-Za-z_])(?:D_?KL|KL(?:D|[- ]?div(?:ergence)?)?)\s*(?:[\(\[]\s*(?P<a>" + SIDE + r")\s*(?P<sep>" + SEP + r")\s*"
+    r"(?<![A-Za-z])(?:D_?KL|KL(?:D|[- ]?div(?:ergence)?)?)\s*(?:[\(\[]\s*(?P<a>" + SIDE + r")\s*(?P<sep>" + SEP + r")\s*"
     r"(?P<b>" + SIDE + r")\s*[\)\]])",
     I,
 )

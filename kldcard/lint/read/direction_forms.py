@@ -7,9 +7,10 @@ other ways definitions say it.
 - the roles named as P and Q: "the reference as P and the quant as Q", "P = BF16 model, Q = Q4 model" (:data:`AS_P`);
 - the textbook phrase "the KL divergence of Q from P" (= KL(P ‖ Q)): "KL of the quant from the reference" (:data:`OF_FROM`);
 - a symmetric KL or both directions averaged: "symmetric KL", "average of both directions" (:data:`SYMMETRIC`);
-- a formula in CJK brackets: "KL散度（参考‖量化）" (:data:`CJK_FORMULA`).
+- a formula in CJK brackets: "KL散度（参考‖量化）" (:data:`CJK_FORMULA`);
+- both directions side by side: "| KL(q‖o) | KL(o‖q) |", "BF16->var ... var->BF16" (:data:`BOTH_WAYS`).
 
-:func:`classify` gives "forward" (KL(P_ref ‖ P_cand)), "reverse", "symmetric" or None (sides not told apart).
+:func:`classify` gives "forward" (KL(P_ref ‖ P_cand)), "reverse", "symmetric", "both" or None (sides not told apart).
 """
 
 from __future__ import annotations
@@ -43,7 +44,15 @@ OF_FROM = re.compile(
 )
 SYMMETRIC = re.compile(r"\bsymmetri[sz]ed\s+" + KL_WORD + r"|\bsymmetric\s+(?:" + KL_WORD + r"|divergence)|\baverage\s+of\s+both\s+directions\b", I)
 CJK_FORMULA = re.compile(r"(?:KL散度|KLダイバージェンス|KL\s*발산)\s*[（(]\s*(?P<a>[^‖|∥）)\n]{1,12}?)\s*(?:‖|\|\||∥)\s*(?P<b>[^‖|∥）)\n]{1,12}?)\s*[）)]", I)
-PATTERNS = [WEIGHT, UNDER, AS_P, OF_FROM, SYMMETRIC, CJK_FORMULA]
+# both directions side by side on a line that names KL: two columns or values whose sides swap, joined by the same arrow
+# or separator ("| KL(q‖o) | KL(o‖q) |", "Decode BF16->var   Decode var->BF16"; a separator lost to the text's encoding
+# is one other character: "KL(qโo) | KL(oโq)")
+BOTH_WAYS = re.compile(
+    r"(?<![A-Za-z])KLD?(?![A-Za-z])[^\n]{0,120}?(?<![\w.])(?P<x>[A-Za-z][\w.]{0,15}?)\s*(?P<s>->|→|‖|∥|\|\||[^\x00-\x7f\s])\s*"
+    r"(?!(?P=x)(?![\w.]))(?P<y>[A-Za-z][\w.]{0,15})(?![\w.])[^\n]{1,120}?(?<![\w.])(?P=y)\s*(?P=s)\s*(?P=x)(?![\w.])",
+    re.I,
+)
+PATTERNS = [WEIGHT, UNDER, AS_P, OF_FROM, SYMMETRIC, CJK_FORMULA, BOTH_WAYS]
 
 
 def _side(word: str) -> str | None:
@@ -65,6 +74,9 @@ def classify(span: str) -> str | None:
     """The direction a span found by :data:`PATTERNS` states, or None."""
     if SYMMETRIC.search(span):
         return "symmetric"
+    m = BOTH_WAYS.search(span)
+    if m is not None and m.group("x").lower() != m.group("y").lower():
+        return "both"
     m = OF_FROM.search(span)
     if m is not None:  # "KL of Q from P" = KL(P ‖ Q)
         return _p_is(m.group("p"))

@@ -44,10 +44,11 @@ I = re.IGNORECASE | re.ASCII
 # "the evaluation text", "test set", "prompts" in the card languages (English words are in the patterns below)
 TEXT_WORDS: dict[str, tuple[str, ...]] = {
     "zh": ("评测文本", "评估文本", "测试文本", "評測文本", "评测语料", "测试语料", "评测集", "测试提示", "评测数据", "评估数据",
-           "测试数据", "验证数据", "評測資料", "測試資料", "文本上", "文本中"),
-    "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "検証データ", "テストデータ", "テストセット",
+           "测试数据", "验证数据", "評測資料", "測試資料", "文本上", "文本中", "验证集", "测试集", "評測集", "驗證集", "測試集"),
+    "ja": ("評価テキスト", "評価データ", "評価セット", "評価用テキスト", "評価コーパス", "検証データ", "テストデータ", "テストセット", "検証セット",
            "プロンプト", "のテキスト", "テキストで"),
-    "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "테스트 세트", "테스트 데이터", "프롬프트"),
+    "ko": ("평가 텍스트", "평가 데이터", "평가 말뭉치", "테스트 세트", "테스트 데이터", "프롬프트", "검증셋", "검증 세트", "평가셋", "평가 세트",
+           "테스트셋"),
     "es": ("texto de evaluación", "textos de evaluación", "texto de prueba", "textos de prueba", "conjunto de evaluación",
            "conjunto de prueba", "conjunto de datos de fidelidad", "conjunto de datos de evaluación", "corpus de evaluación"),
     "pt": ("texto de avaliação", "textos de avaliação", "conjunto de avaliação", "conjunto de teste", "corpus de avaliação"),
@@ -94,12 +95,15 @@ DESCRIBED = [
         r"\bcorpus\b(?=[^.\n]{0,40}?\b(?:sha256|[0-9a-f]{12,})\b)",
         I,
     ),
-    # a count of text units: "200 validation documents", "8 prompts", "125 held-out rows", "16 agent-torture requests"
+    # a count of text units: "200 validation documents", "8 prompts", "8 held-out seqs", "125 held-out rows", "16 agent-torture requests"
     # (a count is whole: "4.1 8B en prompts" is a model's version and size, not 4.1 prompts)
     re.compile(
         r"(?:(?<![\w.,])(?:\d+(?:\.\d+)?\s*[kKM]|(?:\d{1,3}(?:[,.]\d{3})+|\d+)(?![.,]\d))|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
         r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
-        r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences)\b|"
+        r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences|"
+        # a sequence or prefix of text is a unit of it too ("8 held-out seqs", "12 new seqs", "16 shared prefixes"); not
+        # "sequences" (llama-perplexity "packed 4 sequences" in a batch)
+        r"seqs|prefixes)\b|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
         r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
@@ -129,13 +133,20 @@ DESCRIBED = [
         I,
     ),
     re.compile(alternation(TEXT_WORDS), I),
+    # a count of text units in Chinese and Japanese, a counter word and a few characters between: "16 个相同
+    # teacher-forced 前缀", "200 条提示", "8 件のプロンプト" (as "16 shared prefixes" above)
+    re.compile(
+        r"(?<![\d.,])\d+\s*(?:个|個|条|條|篇|件|本)[^\n，。,;；：:]{0,24}?(?:前缀|前綴|提示词|提示詞|提示|样本|樣本|文档|文檔|文章|段落|对话|對話|"
+        r"プロンプト|文書|テキスト|サンプル)",
+        I,
+    ),
 ]
 PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts column, a versioned panel, other languages
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|\bPPL\b|"
-    r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価",
+    r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価|평가|측정",
     I,
 )
 # what DESCRIBED[3] reads with nothing that tells the text apart: an article and a word of size, number or realness
