@@ -20,7 +20,7 @@ from kldcard.lint.claims_patterns import (
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import Doc, Table
-from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, table_columns, table_context, training_output
+from kldcard.lint.read import caption_tables, claim_numbers, claim_terms, section_rows, stated_bounds, table_columns, table_context, training_output
 from kldcard.lint.read.mixed_rows import mixed_row
 
 
@@ -85,7 +85,8 @@ def _flat_numbers(doc: Doc, header: str, rows: list[int]) -> list[KldNumber]:
 def _kld_cell_numbers(text: str, off: int) -> list[KldNumber]:
     """The KLD numbers of a table cell under a KLD header (not a percent or size beside the value)."""
     cell = _cell_text(text)
-    return [n for n in numbers_in(cell, off) if claim_numbers.is_kld(cell, n.offset - off, len(n.text), cell=True)]
+    return [n for n in numbers_in(cell, off) if claim_numbers.is_kld(cell, n.offset - off, len(n.text), cell=True)
+            and not stated_bounds.not_measured(cell, n.offset - off)]  # "受け入れ幅は現行比 +0.0005": a width, not a value
 
 
 def table_claims(doc: Doc, t: Table) -> list[Claim]:
@@ -102,6 +103,8 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
                        for off, text in [t.cells[r][k]] for m in claim_numbers.milli_integers(header[k][1], text)]
         valued = [text for _, text in cells if NUMBER.search(text)]
         if numbers and valued and _threshold_scale(valued):
+            return claims
+        if numbers and _planned([text for _, text in cells], numbers):
             return claims
         if numbers:
             labelled = all(_header_labelled(header[k][1]) for k in cols) or _caption_labels(doc, t.header)
@@ -199,7 +202,8 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
                 continue
             near = KldTerms(terms)
             numbers = [n for n in numbers_in(text, off) if number_attached(text, n.offset - off, len(n.text), near)
-                       and claim_numbers.is_kld(text, n.offset - off, len(n.text)) and not _in_range(text, n.offset - off, len(n.text))]
+                       and claim_numbers.is_kld(text, n.offset - off, len(n.text)) and not _in_range(text, n.offset - off, len(n.text))
+                       and not stated_bounds.not_measured(text, n.offset - off)]
             if numbers:
                 labelled = all(number_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
@@ -214,6 +218,17 @@ RANGE_AFTER, RANGE_BEFORE = re.compile(r"-\d*[.,]\d"), re.compile(r"\d-$")
 
 def _in_range(text: str, pos: int, length: int) -> bool:
     return bool(RANGE_AFTER.match(text, pos + length) or RANGE_BEFORE.search(text[max(0, pos - 3) : pos]))
+
+
+# an empty result cell: a dash, "TODO", "TBD", "n/a", "?" or nothing
+EMPTY_CELL = re.compile(r"^[\s*_`]*(?:[-—–?]|TODO|TBD|TBA|n/?a|pending)?[\s*_`]*$", re.IGNORECASE)
+
+
+def _planned(column: list[str], numbers: list[KldNumber]) -> bool:
+    """Whether a KLD column is a results table still to be filled: its only values are zeros (the reference's own row,
+    "| FP32 baseline | 32 | — | 0.0 |") and its other cells are empty or placeholders. A column of zeros alone (an
+    exact-match result) is a measurement."""
+    return all(n.value == 0 for n in numbers) and any(EMPTY_CELL.match(text) for text in column)
 
 
 APPROXIMATE = re.compile(r"^\W{0,3}[~≈]")

@@ -25,8 +25,9 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, wrapped_comments
+from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, stated_bounds, wrapped_comments
 from kldcard.lint.read.csv_tables import csv_tables
+from kldcard.lint.read.exact_zeros import exact_zeros
 from kldcard.lint.read.indented_tables import indented_tables
 from kldcard.lint.read.key_values import key_values
 from kldcard.lint.read.lead_in_lists import lead_in_lists
@@ -43,6 +44,7 @@ def find_claims(doc: Doc) -> list[Claim]:
     flat_claims += key_values(doc, tool_lines) + csv_tables(doc, tool_lines) + indented_tables(doc, tool_lines)  # "KL divergence" / "<0.05"; "a,mean_kld,b"
     claims = tool_claims + flat_claims + [c for t in doc.tables for c in table_claims(doc, t)] + _sentences(doc, tool_lines)
     claims += lead_in_lists(doc, tool_lines | {doc.line_index(c.offset) for c in claims})  # "...KL vectors:" + "- A: mean 0.047"
+    claims += exact_zeros(doc, tool_lines | {doc.line_index(c.offset) for c in claims})  # "k3_kl == 0", "KL exatamente 0"
     claims.sort(key=lambda c: c.offset)
     return claims
 
@@ -61,9 +63,11 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         if not terms or claim_context.training_sentence(sentence) or GENERIC_CONTEXT.search(sentence):
             continue
         near = KldTerms(terms)
+        bound = stated_bounds.bound_start(sentence)  # "limits: mean KL 0.025": a bound from there on
         candidates = [n for n in numbers_in(sentence, start) if doc.line_index(n.offset) not in tool_lines
                       and claim_numbers.is_kld(sentence, n.offset - start, len(n.text))
-                      and not claim_terms.is_gate(sentence, n.offset - start, len(n.text))]
+                      and not claim_terms.is_gate(sentence, n.offset - start, len(n.text))
+                      and (bound is None or n.offset - start < bound)]
         numbers = [n for n in candidates if number_attached(sentence, n.offset - start, len(n.text), near)]
         numbers = claim_terms.chain(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers
         numbers = enumerations.listed(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers

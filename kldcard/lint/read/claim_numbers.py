@@ -30,6 +30,13 @@ PERCENT_AFTER = re.compile(r"\s*%")
 # a parameter count right after a decimal makes the decimal a model's version ("Qwen 3.6 27B", "Llama 3.1 8B-Instruct",
 # "Qwen 3.6 35B-A3B"): the grammar of model names, written with a space where "Qwen3.6-27B" glues them
 VERSION_BEFORE_SIZE = re.compile(r"[ \t]+\d+(?:\.\d+)?[BM](?![A-Za-z0-9])")
+# a heading's section number ("### 5.2 `kld_vs_f16` — KL divergence vs f16") or a licence's or release's version
+# ("(Apache 2.0, 한국어 특화)", "CC-BY-4.0", "version 1.5", "v 2.1"): the grammar of numbered headings and licence names
+SECTION_OR_VERSION_BEFORE = re.compile(
+    r"(?:^|\n)[ \t]*#{1,6}[ \t]*$|§[ \t]*$"
+    r"|\b(?:Apache|GPL|LGPL|AGPL|MPL|EPL|CC[- ]BY(?:[- ](?:SA|NC|ND))*|OpenRAIL|licen[cs]e|version|ver\.?|v)[ \t-]*v?$",
+    I,
+)
 KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # a metric other than KL named right before a number; a KL term between them keeps the number
 OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
@@ -48,6 +55,8 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True
     before = segment[max(0, pos - 120) : pos]
+    if SECTION_OR_VERSION_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
+        return False
     signed = before.rstrip().endswith(("+", "-", "−"))  # "+5.5 %": a relative change of the KLD, kept (R4)
     if cell and PERCENT_AFTER.match(after) and not signed and re.search(r"\d", before):
         return False

@@ -18,6 +18,9 @@ from __future__ import annotations
 _NOT_MEASURED = (
     r"loss|weight|coef|coeff|beta|alpha|lambda|penalty|target|threshold|thresh|gate|limit|budget|tol|max|cap|file|path|dir|base"
     r"|ctl|ctrl|type|estimator|horizon|clip|schedule|use|init|test|tests|utils|corpus|config|cfg"  # trainer settings, modules
+    # PPO's step size between the policy and its previous iterate, as stable-baselines3, CleanRL and TRL log it
+    # ("train/approx_kl", "approx_kl 0.0421"): a training metric, not a measured model-to-model divergence
+    r"|approx"
 )
 _PART = r"[A-Za-z0-9]+"
 _KEY_PART = rf"(?!(?:{_NOT_MEASURED})(?![A-Za-z0-9])){_PART}"

@@ -19,13 +19,17 @@ I = re.IGNORECASE | re.ASCII
 _TERM = KL_WORD
 _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
 _FRACTION = r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters)\b"
-_DOWN_UP = r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)"
+# the participles a status line writes after its subject ("KL divergence reduced ~2×") count as these verbs
+_DOWN_UP = r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)|reduced|lowered|halved"
+# the noun of a change after the term, then its amount ("Relative KL reduction ≈31 %", "KLD increase: +12%")
+_NOUN = r"reduction|decrease|drop|increase|improvement"
 _VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
 
 CHANGES = (
     re.compile(_TERM + r"(?:[\s*_`]+[\w-]+){0,2}?[\s*_`]+(?:" + _DOWN_UP + r")\s+(?:by\s+)?(?:about\s+|roughly\s+)?" + _AMOUNT, I),
     re.compile(r"\b(?:" + _VERB + r")\s+(?:[\w-]+\s+){0,3}?" + _TERM + r"[^.;:]{0,60}?\bby\s+(?:" + _AMOUNT + "|" + _FRACTION + ")", I),
     re.compile(r"\b(?:" + _VERB + r")\s+(?:the\s+)?(?:mean\s+|median\s+)?" + _TERM + r"\s+" + _AMOUNT, I),
+    re.compile(_TERM + r"[\s*_`]+(?:" + _NOUN + r")[\s*_`:=]*(?:of\s+|by\s+)?[+−-]?" + _AMOUNT, I),
 )
 
 

@@ -1,0 +1,46 @@
+"""A KL divergence reported as exactly zero (issue 28, claim detection): written as a comparison a check asserts
+("`rollout_corr/k3_kl == 0` — exactly, not within an epsilon"), or in words ("divergência KL exatamente 0", "KL is
+exactly zero", "KLD exactamente 0"). A bare integer is no claims_patterns.NUMBER (a decimal), so these zeros were
+never read. Forms of two authors (verl's PR, miles' notes) and the plain grammar of "==" and "exactly" in the languages
+the corpus holds. Not an assignment ("kl = 0" sets a value; "kl_coef == 0" is a setting: read.metric_keys leaves it
+out) nor a bound ("KL < 0"). The claim is at the zero; it carries no number (nothing to compare with a block).
+Samples in tests/test_lint_exact_zeros.py."""
+
+from __future__ import annotations
+
+import re
+
+from kldcard.lint.claim_types import Claim
+from kldcard.lint.claims_patterns import KLD_TERM
+from kldcard.lint.markdown import Doc
+from kldcard.lint.read import claim_context
+from kldcard.lint.scan import spans_with
+
+I = re.IGNORECASE
+_EXACTLY = r"(?:exactly|exactamente|exatamente|exactement|esattamente|genau)"
+_ZERO = r"(?P<zero>0(?![\d.,]\d)|zero|cero|z[ée]ro|null)\b"
+# after the KL term (its closing code mark, a quote or "is" between): "== 0", "exactly 0", "is exactly zero"
+ZERO_AFTER = re.compile(
+    r"[`*_\"'”»)\s]{0,3}(?:(?:is|was|stays?|remains?|es|é|est|ist|fica|queda)\s+)?(?:==\s*|" + _EXACTLY + r"\s+)" + _ZERO, I
+)
+
+
+def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
+    """Claims of an exactly zero KL, one per line, outside the lines in ``skip`` (tool output, lines already claimed)."""
+    out: list[Claim] = []
+    taken = set(skip)
+    for k in spans_with(KLD_TERM, doc.scanned, doc.sentences, doc.sentence_starts):
+        start, end = doc.sentences[k]
+        sentence = doc.text[start:end]
+        if claim_context.training_sentence(sentence):
+            continue
+        for term in KLD_TERM.finditer(sentence):
+            m = ZERO_AFTER.match(sentence, term.end())  # (no slice: a long sentence would be copied per term)
+            if m is None:
+                continue
+            at = start + m.start("zero")
+            line = doc.line_index(at)
+            if line not in taken:
+                taken.add(line)
+                out.append(Claim("sentence", at, sentence.strip(), False))
+    return out
