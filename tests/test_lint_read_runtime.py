@@ -256,3 +256,38 @@ def test_a_llama_cpp_release_tag_is_a_build_whatever_word_stands_before_it():
                                   "Any build from b10685+ loads the file.\n"])
 def test_a_release_tag_as_a_minimum_is_not_the_run(text):
     assert d2(text).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "KLD measured on 2x 5060 Ti 16GB, f16 KV.\n",  # a count of cards without "RTX"
+        "The KL of the INT8 all-reduce was taken on 2x T4 over PCIe.\n",
+    ],
+)
+def test_a_count_of_cards_is_the_measurements_hardware(text):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value.get("device"), d
+
+
+@pytest.mark.parametrize(
+    ("text", "engine"),
+    [
+        ("The mismatch comes from the trainer's KV eviction and vLLM's KV eviction.\n", "vllm"),
+        ("Separate inference (SGLang) and training (Megatron) engines disagree on routing.\n", "sglang"),
+    ],
+)
+def test_an_engine_of_an_rl_parity_text_is_the_runtime(text, engine):
+    d = d2(text)
+    assert d.status == "incomplete" and d.value.get("engine") == engine, d
+
+
+def test_an_engine_in_a_row_of_a_kl_table_is_the_runtime():
+    text = "| Quant | Mean KLD | Runs in |\n|---|---|---|\n| IQ2_S | 0.31 | llama.cpp |\n"
+    d = d2(text)
+    assert d.status == "incomplete" and d.value.get("engine") == "llama.cpp", d
+
+
+def test_an_engine_in_a_row_of_a_speed_table_is_not_the_runtime():
+    text = "| Engine | tok/s |\n|---|---|\n| llama.cpp | 41 |\n"
+    assert d2(text).status == "missing"

@@ -45,6 +45,7 @@ from kldcard.lint.read import (
     positions,
     reference,
     reference_scope,
+    reference_words,
     runtime,
     runtime_roles,
     tensor_shapes,
@@ -211,7 +212,7 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
         return (worded and comparison.of_size(doc.text, m)) or comparison.rival_value(doc.text, m) or reference_scope.vetoed(doc.text, m)
 
     return sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
-                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, comparison.KL_FROM))),
+                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, comparison.KL_FROM, reference_words.BEFORE))),
                   key=lambda m: m.start())
 
 

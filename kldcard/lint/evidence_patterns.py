@@ -120,12 +120,14 @@ ENGINE = engine_names.alternation(in_patterns=True)  # the names an engine with 
 VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
     r"(?:@|(?<=[\s(`]))(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})")
 HARDWARE = (
-    # a count written against the name is a node's size, not part of a word ("8xH200", "4xA100": general number grammar)
-    r"(?:\b|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}\w*|GTX\s*\d{3,4}|[HBA]\d{3}\b|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?\b|"
-    r"gfx\d{3,4}\w?\b|R9700\b|V620\b|W7900\b|GB10\b|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
-    r"i[3579]-\d{4,5}\w*|Granite Rapids|"
-    r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)\b|EPYC\s*\d{4}\w*|Ryzen\s*\d\s*\d{4}\w*|Xeon\s*\w+|"
-    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?\b)"
+    # a count written against the name is a node's size, not part of a word ("8xH200", "4xA100": general number grammar);
+    # a CJK character glued to the name does not make it part of a word ("gfx1030のFP8", "R9700は", "在H100上": the
+    # ends are ASCII word ends, as kldcard.lint.read.numbers reads numbers; ja_sllm, ja_r9700, ja_exl3_rocm, ja_mi25 ...)
+    r"(?:(?<![A-Za-z0-9_])|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}[A-Za-z0-9_]*|GTX\s*\d{3,4}|[HBA]\d{3}(?![A-Za-z0-9_])|H200|GH200|A6000|L40S?|MI\d{3}X?|[PV]100s?(?![A-Za-z0-9_])|"
+    r"gfx\d{3,4}[a-z]?(?![A-Za-z0-9_])|R9700(?![A-Za-z0-9_])|V620(?![A-Za-z0-9_])|W7900(?![A-Za-z0-9_])|GB10(?![A-Za-z0-9_])|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
+    r"i[3579]-\d{4,5}[A-Za-z0-9_]*|Granite Rapids|"
+    r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)(?![A-Za-z0-9_])|EPYC\s*\d{4}[A-Za-z0-9_]*|Ryzen\s*\d\s*\d{4}[A-Za-z0-9_]*|Xeon\s*[A-Za-z0-9_]+|"
+    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?(?![A-Za-z0-9_]))"
 )
 D2 = [
     re.compile(rf"\b{ENGINE}\b(?!/)[^.;|]{{0,25}}?{VERSION}", I),  # not a URL's path ("llama.cpp/assets/86df116d")

@@ -71,6 +71,16 @@ ZERO = re.compile(
     r"(?:[^|\n]*\|)*?[ \t]*\**0(?:[.,]0+)?\**[ \t]*\|",
     I | re.MULTILINE,
 )
+# ... or the reference's row with no KL of its own, a dash under the KL column: "| BF16 | 71.07 | — (reference) |",
+# "| bf16 (original) | 17.9 GB | — |", "| original | 751 | — |" (a table layout: thedrainflorist, glyd, beastrank,
+# scion, neurosenko, orcasaq2, llmkube ...; :func:`dash_under_kl` reads the column); the cell's words are bounded, as
+# a prose line of many "vs BF16" would otherwise be scanned once per BF16 (quadratic)
+DASH_ROW = re.compile(
+    r"^[ \t]*\|?(?:[^|\n]*\|){0,2}?[ \t]*\**(?P<row>[\w.\- ]{0,40}?(?<![A-Za-z0-9])(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|original|unquantized)"
+    r"(?![A-Za-z0-9])[\w.\- ]{0,40}?)\**(?:[ \t]*\([^)\n]{0,30}\))?[ \t]*\|[^\n]*$",
+    I | re.MULTILINE,
+)
+DASH = re.compile(r"^[ \t*_]*(?:—|–|-{1,2}|n/a)(?:[ \t]*\([^)\n]{0,20}\))?[ \t*_]*$", I)
 # a reference labelled by its short name: "KLD (ref: BF16)", "ref=fp16 logits"
 REF_LABEL = re.compile(r"(?<![\w-])ref\s*[:=]\s*[*_`]*\s*(?P<ref>[^\s,;|)\]*`]{2,80})", I)
 # the model an edit or a quantization was made from (its KL is taken against it, as the Hub's base_model with
@@ -89,7 +99,7 @@ GOLDEN = re.compile(
     I,
 )
 LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
-PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, REF_LABEL, EDITED_FROM, GOLDEN]
+PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, DASH_ROW, REF_LABEL, EDITED_FROM, GOLDEN]
 
 # what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
 NOT_REFERENCE = re.compile(
@@ -114,9 +124,11 @@ OTHERS = re.compile(r"\d[.,]\d|^[^\s/]+/[^\s/]+/[^\s/]+|(?:versions|quants|model
 
 def veto(sentence: str, m: re.Match[str]) -> bool:
     """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
-    ref = (m.group("ref") or m.groupdict().get("ref2") or m.groupdict().get("row") or "").strip()
+    ref = (m.groupdict().get("ref") or m.groupdict().get("ref2") or m.groupdict().get("row") or "").strip()
     if m.re is ZERO and m.group("row"):  # a table row: the KL term stands in the table's header
-        return not KL.search(_header(m.string, m.start()))
+        return not KL.search(table_header(m.string, m.start()))
+    if m.re is DASH_ROW:
+        return not dash_under_kl(m)
     if m.re is GOLDEN or m.re is EDITED_FROM:
         return False
     if m.re is not COLUMN and not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
@@ -125,10 +137,14 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
         return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
     if m.re is VERSUS or m.re is KL_FROM:
         text = m.string
-        if VALUE_AFTER.match(text, m.end()) or KL.search(ref):
-            return True
-        return len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
+        return bool(VALUE_AFTER.match(text, m.end())) or phrase_vetoed(ref)
     return False
+
+
+def phrase_vetoed(ref: str) -> bool:
+    """Whether the phrase a comparison word puts against a KL number is no reference: a KL term, a number, another
+    metric or axis, a quantized candidate, or several things (also read by read.reference_words, in other languages)."""
+    return bool(KL.search(ref)) or len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
 
 
 # a comparison that belongs to a size or a speed: "27.9% of the cache size vs fp16", "2.1x faster than / vs BF16"
@@ -150,10 +166,23 @@ def rival_value(text: str, m: re.Match[str]) -> bool:
     return bool(RIVAL_VALUE.match(text, m.end()))
 
 
+def _cells(line: str) -> list[str]:
+    return line.strip().strip("|").split("|")
+
+
+def dash_under_kl(m: re.Match[str]) -> bool:
+    """Whether the row ``m`` (of :data:`DASH_ROW`) has a dash in every column its table's header heads with a KL term,
+    and there is at least one such column: the row is the reference the other rows' KL is taken against."""
+    header = _cells(table_header(m.string, m.start()))
+    row = _cells(m.group(0))
+    cols = [i for i, h in enumerate(header) if KL.search(h)]
+    return bool(cols) and len(row) > cols[-1] and all(DASH.match(row[i]) for i in cols)
+
+
 SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
 
 
-def _header(text: str, pos: int) -> str:
+def table_header(text: str, pos: int) -> str:
     """The header line of the table holding offset ``pos`` (the line above its separator), or ""."""
     seps = [s for s in SEPARATOR.finditer(text, max(0, pos - 4000), pos)]
     if not seps:

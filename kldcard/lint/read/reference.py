@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import comparison, reference_columns, reference_forms
+from kldcard.lint.read import comparison, reference_columns, reference_forms, reference_words
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
 I = re.IGNORECASE
@@ -48,6 +48,7 @@ PATTERNS += KL_ONLY
 PATTERNS += comparison.PATTERNS  # the reference by the shape of a comparison (read.comparison)
 PATTERNS += reference_forms.PATTERNS  # a KL formula's reference argument, a copula, a linked edit (read.reference_forms)
 PATTERNS += reference_columns.PATTERNS  # a reference column of a KL table, the Romance reference word (read.reference_columns)
+PATTERNS += reference_words.PATTERNS  # the comparison words of the card languages: "相对 BF16", "X 대비", "respecto a" (read.reference_words)
 KL = re.compile(KL_MENTION, I)
 # "the original paper / post / discussion ..." is not a model
 NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
@@ -57,6 +58,8 @@ def veto(sentence: str, m: re.Match[str], after: str) -> bool:
     """True when the match is not a statement of the KLD's reference (``after``: the text right after it)."""
     if m.re in comparison.PATTERNS:
         return comparison.veto(sentence, m)
+    if m.re in reference_words.PATTERNS:
+        return reference_words.vetoed(sentence, m)
     if m.re in reference_forms.PATTERNS:
         return reference_forms.vetoed(sentence, m)
     if m.re in reference_columns.PATTERNS:  # tied to its table by structure (read.reference_scope checks the table's KL)

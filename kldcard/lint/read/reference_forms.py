@@ -4,7 +4,8 @@
   "KL(p_teacher, p_student)" (whichever side it stands on, the role word names the reference; "P_ref" is a
   placeholder of the direction, not a reference);
 - the reference stated as a copula in the card languages: "the reference is the unquantized BF16 file",
-  "Referenz ist die unquantisierte Fassung von ...", "la referencia es ...", "la référence est ...";
+  "Referenz ist die unquantisierte Fassung von ...", "la referencia es ...", "la référence est ...", "参考分布取自 ...",
+  "参照は ...";
 - the model an edit was made from, written as a Markdown link: "a decensored version of [org/name](url)"
   (kldcard.lint.read.comparison.EDITED_FROM reads the plain and the code-span forms).
 """
@@ -32,7 +33,10 @@ COPULA = re.compile(
     r"\bReferenz(?:modell)?\s+(?:ist|war)\s+(?P<ref2>[^.;\n]{3,80})|"
     r"\b(?:la\s+)?referencia\s+(?:es|fue)\s+(?P<ref3>[^.;\n]{3,80})|"
     r"\b(?:la\s+)?référence\s+(?:est|était)\s+(?P<ref4>[^.;\n]{3,80})|"
-    r"\b(?:a\s+)?referência\s+(?:é|foi)\s+(?P<ref5>[^.;\n]{3,80})",
+    r"\b(?:a\s+)?referência\s+(?:é|foi)\s+(?P<ref5>[^.;\n]{3,80})|"
+    # Chinese / Japanese: "参考分布取自 …", "参考为 …", "参照は …", "基準は …" (ja_mlxturbo, ja_flash_next, ja_vllm_mxfp4,
+    # zh_ninfer, zh_value99)
+    r"(?:参照|参考|基準|基准)(?:分布|模型|モデル|logits|ロジット)?\s*(?:は|为|為|是|取自|来自|來自)\s*(?P<ref6>[^。；;\n]{2,80})",
     I,
 )
 EDIT = r"(?:abliterat\w*|decensor\w*|uncensor\w*|quantized|quantised|fine-?tuned)"

@@ -22,7 +22,7 @@ import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.evidence_patterns import D2, VERSION
-from kldcard.lint.read import engine_names
+from kldcard.lint.read import comparison, engine_names
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE | re.ASCII
@@ -37,6 +37,9 @@ MEASUREMENT = re.compile(
     KL_MENTION + r"|\blogits?\b|\blog-?probs?\b|perplexit|\bmeasur|\bevaluat|\bscor(?:e|ed|es|ing)\b|"
     r"\breference\b|\bbaseline\b|\bcompar|\bharness\b|\bgate\b|\bcorrectness\b|\bmatch(?:es)?\b|\bmetrics?\b|"
     r"\bstudy\b|\bexperiments?\b|\btest(?:s|ed|ing)?\b|"
+    # an RL parity text: the trainer's and the rollout engine's probabilities are what its KL compares ("the
+    # trainer's KV eviction and vLLM's", "inference (SGLang/vLLM) and training (Megatron) engines", "log probs")
+    r"\btrainers?\b|\brollouts?\b|\btraining\s+(?:\(|engines?|side|backend)|\binference\s+(?:\(|engines?|side|backend)|\blog[- ]probs?\b|"
     # the same in the other card languages: measure, evaluate, compare, reference, agree (Chinese, Japanese)
     r"测|測|评估|評価|比较|比較|参照|参考|基准|一致|ロジット|medi[dç]|mesur|compar|referencia|référence",
     I,
@@ -84,7 +87,10 @@ PATTERNS: list[re.Pattern[str]] = [
         r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-9]\b|"
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b|"  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         r"\bv[4-7][ep](?:-\d+)?\s+(?:VMs?|pods?|slices?|hosts?)\b|"  # a TPU generation by its VM ("a v6e VM")
-        r"\b(?:Ascent\s+)?GX10\b",  # ASUS's GB10 box
+        r"\b(?:Ascent\s+)?GX10\b|"  # ASUS's GB10 box
+        # a count of cards the evidence patterns take only with "RTX" or an article: "2x 5060 Ti", "2x T4", "1x 4090"
+        # (general grammar of a rig; labelled: llamacpp_mxfp4 PR draft, mamba130m notes, blind_ik log, rlhf table)
+        r"\b[1-9]\d?\s*[x×]\s*(?:NVIDIA\s+|Tesla\s+)?(?:RTX\s*)?(?:[3-5]0[6-9]0(?:\s?Ti)?|T4|A10G?|L4|A40|A30)\b(?!\s*(?:GB|tok))",
         I,
     ),
 ]
@@ -166,9 +172,26 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
         head = m.group(0)[: v.start()] if v else ""
         return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head))
     if m.re is ENGINE_IN_SENTENCE:
-        return ((not title and not MEASUREMENT.search(sentence)) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
+        return ((not title and not MEASUREMENT.search(sentence) and not in_kl_table(m)) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
     return False
+
+
+TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*$", re.MULTILINE)
+
+
+def in_kl_table(m: re.Match[str]) -> bool:
+    """Whether ``m`` is a whole cell of a row of a pipe table whose header names a KL term: such a cell names the
+    engine its row's KL was measured in ("| UD-IQ1_S | 76.871 | 0.645 | llama.cpp |" under "| 方案 | Mean KLD ↓ | 执行方式 |";
+    table layout, any author). An engine inside a longer cell qualifies another name ("FP8 (vLLM)": a format's vendor)."""
+    text = m.string
+    start = text.rfind("\n", 0, m.start()) + 1
+    if not TABLE_ROW.match(text, start):
+        return False
+    left, right = text.rfind("|", start, m.start()), text.find("|", m.end())
+    if right < 0 or text[left + 1 : right].strip(" \t*_`") != m.group(0):
+        return False
+    return bool(re.search(KL_MENTION, comparison.table_header(text, m.start()), I))
 
 
 CPP_PROJECT = re.compile(r"(?<![\w.\-/])([A-Za-z][\w\-]*\.cpp)\b", I)
