@@ -3,10 +3,10 @@ cards) and tests/data/real_cards/ (public cards; sources in its index.yaml).
 
 Card names are the invented corpus's file names, ``real/<file>`` for the real ones, ``real-d2/<file>`` for
 the second real development set (tests/data/real_cards/dev2, renderings), ``real-h2/<file>`` for the second
-real holdout (tests/data/real_cards/holdout/) and ``real-h<N>/<part>/<file>`` for the third to eighth
+real holdout (tests/data/real_cards/holdout/) and ``real-h<N>/<part>/<file>`` for the third to ninth
 (tests/data/real_cards/holdout<N>/<part>/, the holdouts collected in parts: PARTED). The development corpus (DEV)
 is every invented card plus the real-dev split (both real development folders); the real-holdout, real-holdout-2
-and the parted holdouts' splits (real-holdout-3 ... real-holdout-8) are scored apart.
+and the parted holdouts' splits (real-holdout-3 ... real-holdout-9) are scored apart.
 ``python tests/helpers_prose.py`` prints the tables; ``--write-readme`` rewrites the README's table.
 """
 
@@ -48,6 +48,9 @@ HOLDOUT7_SPLIT = "real-holdout-7"
 HOLDOUT8 = REAL / "holdout8"
 HOLDOUT8_PREFIX = "real-h8/"
 HOLDOUT8_SPLIT = "real-holdout-8"
+HOLDOUT9 = REAL / "holdout9"
+HOLDOUT9_PREFIX = "real-h9/"
+HOLDOUT9_SPLIT = "real-holdout-9"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -56,6 +59,7 @@ PARTED = {
     HOLDOUT6_PREFIX: (HOLDOUT6, HOLDOUT6_SPLIT),
     HOLDOUT7_PREFIX: (HOLDOUT7, HOLDOUT7_SPLIT),
     HOLDOUT8_PREFIX: (HOLDOUT8, HOLDOUT8_SPLIT),
+    HOLDOUT9_PREFIX: (HOLDOUT9, HOLDOUT9_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
