@@ -166,26 +166,25 @@ def _corner_claim(doc: Doc, t: Table) -> list[Claim]:
                               or SPREAD_HEADER.search(text) for _, text in header[1:]):
         return []
     cells = [cell for r in t.rows for cell in t.cells[r][1:]]
-    valued = [text for _, text in cells if NUMBER.search(text)]
-    if not valued or _threshold_scale(valued):
-        return []
-    numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
-    if not numbers:
-        return []
-    return [Claim("table", header[0][0], doc.lines[t.header].strip(), _header_labelled(header[0][1]), numbers)]
+    return _body_claim(doc, t, cells, _header_labelled(header[0][1]))
 
 
 def _context_claim(doc: Doc, t: Table) -> list[Claim]:
     cols, stats = table_columns.from_context(doc, t.header, [text for _, text in t.cells[t.header]])
     cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]
+    return _body_claim(doc, t, cells, bool(stats))
+
+
+def _body_claim(doc: Doc, t: Table, cells: list[tuple[int, str]], labelled: bool) -> list[Claim]:
+    """The header's claim over ``cells``, the value cells its layout makes KLD: none when no cell holds a number, the
+    numbers read as a threshold scale, or no cell holds a KLD number."""
     valued = [text for _, text in cells if NUMBER.search(text)]
     if not valued or _threshold_scale(valued):
         return []
     numbers = [n for off, text in cells for n in _kld_cell_numbers(text, off)]
     if not numbers:
         return []
-    header = t.cells[t.header]
-    return [Claim("table", header[0][0], doc.lines[t.header].strip(), bool(stats), numbers)]
+    return [Claim("table", t.cells[t.header][0][0], doc.lines[t.header].strip(), labelled, numbers)]
 
 
 def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:

@@ -24,4 +24,5 @@ def paired_label(line: str, at: int) -> str | None:
     if len(labels) != len(starts) or at not in starts:
         return None
     # the first label carries the row's words before it ("KL median"): keep only its last word
-    return labels[starts.index(at)].strip().split()[-1] if labels[starts.index(at)].strip() else None
+    label = labels[starts.index(at)].strip()
+    return label.split()[-1] if label else None
