@@ -10,7 +10,9 @@ the calibration set) unless the sentence names the data as well.
 - an explicit none without the data's name ("no calibration data", "a data-free method",
   "calibration-free");
 - the calibrating verb in Spanish, Portuguese and French ("calibrando con 512 muestras", "calibrado com",
-  "calibré sur"): English "calibrated on/with" is read by kldcard.lint.read.calibration.
+  "calibré sur"): English "calibrated on/with" is read by kldcard.lint.read.calibration;
+- the purpose, then the verb of use ("Para calibrar se usaron 157 conversaciones", "For calibration, the quants
+  used ..."): the data that follows was the calibration's.
 """
 
 from __future__ import annotations
@@ -36,4 +38,13 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"\bno\s+calibration(?:\s+(?:data|dataset|set|corpus|samples|text))?\b|\bdata-free\b|\bcalibration-free\b", I),
     # the calibrating verb in Spanish, Portuguese and French, with what it used
     re.compile(r"\bcalibra(?:ndo|do|da|dos|das)\s+(?:con|com|sobre|en|em)\b|\bcalibr[ée]e?s?\s+(?:sur|avec)\b", I),
+    # the purpose, then what was used for it: "Para calibrar se usaron 157 conversaciones", "para calibrar se uso el
+    # corpus fijado", "For calibration, the quants used data/...", "pour calibrer on a utilisé" (not "data not used for
+    # calibration": the purpose comes first)
+    re.compile(
+        r"\b(?:para\s+(?:calibrar|la\s+calibraci[óo]n|a\s+calibra[çc][ãa]o)|pour\s+(?:calibrer|la\s+calibration)|for\s+(?:the\s+)?calibration|"
+        r"to\s+calibrate)\b,?\s+(?:[\w.\-]+\s+){0,3}?(?:se\s+(?:us[óo]|usaron|utiliz[óo]|utilizaron|emple[óo]|emplearon)|"
+        r"(?:foi|foram)\s+usad[oa]s?|on\s+a\s+utilis[ée]|used|were\s+used|was\s+used)\b",
+        I,
+    ),
 ]

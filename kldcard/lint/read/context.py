@@ -49,13 +49,17 @@ CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
 }
 N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
+# a window, a chunk or a piece of text in the card languages (the word that takes a length: "ventanas de 128 tokens")
+WINDOW_WORDS = (r"fragmentos?|ventanas?|segmentos?|bloques?|trozos?|janelas?|blocos?|trechos?|fenêtres?|segments?|blocs?|"
+                r"morceaux|Fenster[n]?|Abschnitten?|Blöcken?|окна|окон|окно|фрагментов|фрагмента|фрагмент")
 PATTERNS = [
     # windows × length: "4 × 2,048 tokens", "10 x 2,048 WikiText tokens", "64 chunks × 512"
     # (what was counted may take a few words: "100 Simple English Wikipedia passages x 256 tokens")
     TOKENS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:[a-z-]+\s+){0,4}?[×x]\s*" + N + r"\s*(?:[A-Za-z-]+\s+)?tokens\b", I),
     UNITS_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,6})\s*(?:chunks?|windows?|rows?|sequences?|segments?)\s*[×x]\s*" + N + r"(?!\w|[,.]\d)", I),
-    # "openwebtext 8x2048", "10×512": windows × length (not "3x3090" GPUs, not "1920x1080": see SHORT)
-    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x)(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels|images?))", I),
+    # "openwebtext 8x2048", "10×512", "wikitext-2 (40 x 512; ...)": windows × length (not "3x3090" or "2 x 3090" GPUs,
+    # not "1920x1080": see SHORT)
+    BARE_PRODUCT := re.compile(r"(?<![\w.,])(\d{1,3})(?:\s*×\s*|x|[ \t]x[ \t])(\d{3,5})(?!\w|[,.]\d)(?!\s*(?:GB|MB|px|pixels|images?))", I),
     # a compound or a short form: "5,120-context", "the first 2,048 tokens", "chunk 2048", "`c512`",
     # "max_length=1024", "--seq-len 4096"
     re.compile(r"(?<![\w.,])" + N + r"-context\b", I),
@@ -75,10 +79,13 @@ PATTERNS = [
     # captures", "a ~493-token long prompt"
     re.compile(r"(?<![\w.,])~?" + N + r"-token\s+(?:`[^`\n]{1,40}`\s+|[a-z][\w-]*\s+)?"
                r"(?:windows?|chunks?|sequences?|segments?|captures?|prompts?|inputs?|excerpts?|passages?)\b", I),
-    # windows of a length in the card languages: "60 fragmentos de 2.048 tokens", "fenêtres de 512 tokens"
-    re.compile(r"\b(?:fragmentos?|ventanas?|segmentos?|bloques?|trozos?|janelas?|blocos?|trechos?|fenêtres?|segments?|blocs?|"
-               r"morceaux|Fenster[n]?|Abschnitten?|Blöcken?|окна|окон|фрагментов|фрагмента)\s+(?:de|von|à|по|из)\s+" + N +
-               r"\s+(?:tokens?|Token|токен\w*)\b", re.I),
+    # windows of a length in the card languages: "60 fragmentos de 2.048 tokens", "fenêtres de 512 tokens", what they
+    # are cut from between ("ocho ventanas de texto de 128 tokens", "fragmentos de wikitext de 512 tokens"); and the
+    # length per window ("128 tokens por ventana", "512 jetons par fenêtre", as evidence_patterns' "512 tokens per chunk")
+    re.compile(r"\b(?:" + WINDOW_WORDS + r")\s+(?:de\s+[\w-]+\s+)?(?:de|von|à|по|из)\s+" + N + r"\s+(?:tokens?|Token|токен\w*)\b", re.I),
+    re.compile(r"(?<![\w.,])" + N + r"\s+(?:tokens?|Token|jetons?|токен\w*)\s+(?:por|par|pro|на)\s+(?:cada\s+)?(?:" + WINDOW_WORDS + r")\b", re.I),
+    # "256–1024 token prefills", "a 64,000-token prefill": the prompt fed before the scored tokens
+    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+prefills?\b", I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"
     CARD_LANGUAGES := re.compile(r"(?:" + alternation(CONTEXT_WORDS) + r")[\s|:=*：（(]*(?:de\s+|of\s+)?" + r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])(?!\w|[,.]\d)", I),
 ]

@@ -98,6 +98,12 @@ DECIMAL = re.compile(r"^\s*(?:0\.\d|\d+\.(?!\d{3}(?!\d))\d{2,})(?![\d.]*\s*[kKM]
 FIELD_LINE = re.compile(r":[ \t]*[\d.,]+[ \t]*\n")
 # a matrix's shape, not windows by length ("5120x17408" of a weight tensor): a thousand windows or more, no "tokens"
 MATRIX = re.compile(r"^\d{4,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}$")
+# a number glued by a hyphen to the word before it is part of a name, not a count ("top-1 changes at positions where
+# ...", "a top-5 positions table")
+NAME_PART = re.compile(r"[^\W\d_]-$")
+# a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
+# windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
+LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
@@ -106,6 +112,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     # the match's first line is a "Label: value" field and the match goes on to the next line
     field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
     if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()) or MATRIX.match(m.group(0)):
+        return True
+    if LENGTH_COMPOUND.match(m.group(0)) or NAME_PART.search(text, max(0, m.start() - 2), m.start()):
         return True
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
