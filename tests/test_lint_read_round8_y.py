@@ -72,3 +72,19 @@ def test_calibration_given_by_its_purpose_then_use(text):
 )
 def test_calibration_purpose_lookalikes_are_not_read(text):
     assert reading(text, 4).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16. About 95% of the KL mass comes from the 2% of positions with KL > 1.\n",
+        f"{CLAIM} vs BF16; single-logit outliers moved (at positions with KL ~1e-7).\n",
+        f"{CLAIM} vs BF16. Top-1 changes are counted at positions where the top-2 gap exceeds 0.5.\n",
+    ],
+)
+def test_positions_picked_by_a_property_are_not_the_scored_positions(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_all_positions_with_a_scheme_is_still_read():
+    assert reading(f"{CLAIM} vs BF16, averaged over all positions with a full left context.\n", 6).status != "missing"

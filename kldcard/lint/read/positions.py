@@ -101,6 +101,10 @@ MATRIX = re.compile(r"^\d{4,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}$")
 # a number glued by a hyphen to the word before it is part of a name, not a count ("top-1 changes at positions where
 # ...", "a top-5 positions table")
 NAME_PART = re.compile(r"[^\W\d_]-$")
+# positions picked by what they show, not the ones scored: "the fraction of positions with token mismatch", "outliers
+# at positions with KL ~1e-7" ("positions with" itself names a scheme in evidence_patterns.D6: "all positions with ...")
+SUBSET = re.compile(r"^positions?\s+with\b", I)
+PICKED = re.compile(r"\b(?:of|at)\s+(?:the\s+)?$", I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
@@ -115,6 +119,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if LENGTH_COMPOUND.match(m.group(0)) or NAME_PART.search(text, max(0, m.start() - 2), m.start()):
         return True
+    if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
+        return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
     if m.re in position_forms.PATTERNS:
