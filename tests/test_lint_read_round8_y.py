@@ -88,3 +88,18 @@ def test_positions_picked_by_a_property_are_not_the_scored_positions(text):
 
 def test_all_positions_with_a_scheme_is_still_read():
     assert reading(f"{CLAIM} vs BF16, averaged over all positions with a full left context.\n", 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs HF. Measured: free-running greedy agrees on 2 of 4 prompts.\n",
+        f"{CLAIM} vs BF16, and the quant is closer than the baseline on 3 out of 8 texts.\n",
+    ],
+)
+def test_a_result_counted_over_part_of_the_texts_names_no_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_plain_count_of_prompts_still_describes_the_text():
+    assert reading(f"{CLAIM} vs BF16, measured on 140 chat prompts.\n", 3).status != "missing"

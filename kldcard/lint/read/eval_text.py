@@ -155,6 +155,8 @@ BARE = re.compile(
     r"(?:prompts?|texts?|prose|documents)",
     I,
 )
+# a part of a counted set: "2 of 4 prompts", "139 of the 140 prompts", "3 out of 8 texts"
+PARTITIVE = re.compile(r"\d\s+(?:out\s+)?of\s+(?:the\s+)?\d", I)  # (the match may start at the whole: "8 texts")
 # a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
@@ -270,6 +272,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     # "over a finite text", "on single prompts", "over real text": words that tell no text apart (a bare corpus, CONVENTIONS.md)
     if m.re is DESCRIBED[3] and BARE.fullmatch(m.group(0)):
+        return True
+    # "agrees on 2 of 4 prompts", "closer on 139 of the 140 prompts": a result counted over the texts, not which texts
+    if m.re in (DESCRIBED[1], DESCRIBED[3]) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
         return True
     # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
     if m.re in DESCRIBED and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
