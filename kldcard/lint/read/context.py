@@ -1,15 +1,15 @@
 """D5, the context length, in the ways cards write it that :data:`kldcard.lint.evidence_patterns.D5` does not.
 
 - windows × length with a thousands separator or a word between ("4 × 2,048 tokens", "10 x 2,048
-  WikiText tokens", "64 chunks × 512", "openwebtext 8x2048");
+  WikiText tokens", "64 chunks × 512", "openwebtext 8x2048", "wikitext-2 (40 x 512)");
 - the length as a compound or a short form: "a 5,120-context population", "8K-token windows", "the first
   2,048 tokens" (of a text, then scored), "chunk 2048", "`c512`", "max_length=1024", "--seq-len 4096",
   "sequence length of 2048", "window size 1024", "context length of 4,096", "windows are 2048 tokens";
 - several lengths ("contexts of 512, 2048 and 8192 tokens"), a table's context column under a header
   that names KLD or PPL, a settings table's "| Context | 4096 |" row;
 - a length before what was scored, a label or word between: "2,048-token `panel-3` window", "1024-token
-  captures", "a ~493-token long prompt"; windows of a length in the card languages ("60 fragmentos de 2.048
-  tokens");
+  captures", "a ~493-token long prompt", "256–1024 token prefills"; windows of a length in the card languages
+  ("60 fragmentos de 2.048 tokens", "ventanas de texto de 128 tokens", "128 tokens por ventana");
 - in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
   "contexte de 512", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
 

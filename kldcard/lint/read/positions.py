@@ -111,8 +111,9 @@ LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|windo
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
-    """For every D6 match: a decimal read as a count, a number that is another line's field; for the
-    scheme words, step and sequence counts: a sentence that does not speak of the measurement."""
+    """For every D6 match: a decimal read as a count, a number that is another line's field, a window's length
+    ("64-token chunk"), a number that ends a name ("top-1"), positions picked by a property ("of positions with
+    ..."); for the scheme words, step and sequence counts: a sentence that does not speak of the measurement."""
     # the match's first line is a "Label: value" field and the match goes on to the next line
     field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
     if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()) or MATRIX.match(m.group(0)):
