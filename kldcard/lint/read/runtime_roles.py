@@ -26,6 +26,9 @@ ROLE_BEFORE = re.compile(
     r"(?:\b(?:quantiz(?:ed|ing|e)|convert(?:ed|ing)?|export(?:ed|ing)?|compil(?:ed|ing)|fitt?(?:ed|ing)|"
     r"train(?:ed|ing)|fine-?tun(?:ed|ing)|serv(?:e|ed|es|ing)|deploy(?:ed|ing|s)?|host(?:ed|ing))\b"
     r"(?:\s+[\w\-*]+){0,3}?\s+(?:on|with|using|via)\s+|"
+    # the same in the Romance card languages, whose objects and adverbs come between ("los comprimió a 6 bits con
+    # precisión mixta mediante la herramienta ...", "cuantizado con", "quantizado com", "quantifié avec"): translation
+    r"\b(?:cuantiz|comprimi|convirti|convertid|exportad|quantizad|quantifi|compress[ée])\w*\b[^.;:\n]{0,60}?\s(?:con|mediante|usando|com|avec|via)\s+|"
     r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
     r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^,\n]{0,30}?|"
     r"\brecommend(?:s|ed)?\s+(?:using\s+|running\s+(?:it\s+|them\s+)?(?:with|on|in)\s+)?)"

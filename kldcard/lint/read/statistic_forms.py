@@ -31,8 +31,9 @@ REDUCTION = re.compile(r"\bbatchmean\b|\breduction\s*=\s*['\"](?:mean|batchmean)
 BEFORE_KL = re.compile(
     # up to two modifiers between ("mean weight-only KL", "Max per-position KLD", "Mean full-vocabulary KL")
     r"(?<![^\W\d_])(?:mean|average|avg|median|max|maximum|min|minimum|worst[- ]case|peak)\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:KLD|KL\b|KL[- ]div)|"
-    # the order statistic in Chinese / Japanese, before or after the term ("最大KLD", "KLD 最大")
-    r"(?:最大|最小)\s*(?:KLD|KL)(?![A-Za-z])|(?<![A-Za-z])(?:KLD|KL)\s*(?:最大|最小)|"
+    # the statistic in Chinese / Japanese, before or after the term, with no word boundary (the scripts write none):
+    # "最大KLD", "KLD 最大", "中位 KLD" (中位 = 中位数, the median), "平均KL", "KLD 均值" (general grammar of the languages)
+    r"(?:最大|最小|中位(?:数|值)?|中央値|平均)\s*(?:KLD|KL)(?![A-Za-z])|(?<![A-Za-z])(?:KLD|KL)\s*(?:最大|最小|均值|中位数|中央値)|"
     r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)[ \t]+(?:KLD|KL\b|KL[- ]div)",
     I,
 )

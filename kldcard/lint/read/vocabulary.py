@@ -4,7 +4,8 @@ vocabulary", "top-40 logprobs" and "16-nat floor".
 - a top-k comparison by what it compares: "the top-4096 comparison", "top-40 logits", "over the top 100
   tokens", "over Q8_0's top 256", a server's "top-N" logprobs, "top-k (k = 64)", "truncated to the top 20", a scoring option ("--score-topk 100", "--kl-topk=32");
   "上位100トークン", "前100个token";
-- the whole vocabulary in other words ("over the entire vocabulary", "all 151,936 tokens of the vocabulary");
+- the whole vocabulary in other words ("over the entire vocabulary", "all 151,936 tokens of the vocabulary", "all
+  vocabulary logits", "full-logit KL");
 - the vocabulary size stated for the comparison: "vocab size 151,936", a logits tensor's shape
   ("logits ... [2047, 154880]": positions by vocabulary);
 - a per-token log-ratio estimator, which reads only the sampled token's probability: "each token's
@@ -57,7 +58,9 @@ SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[
 WHOLE = re.compile(
     r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab|"
     # "all vocab entries", "every vocabulary token", "no vocabulary truncation", "the full softmax", "vocabulary: complete"
-    r"\b(?:all|every)\s+(?:the\s+)?vocab(?:ulary)?\s+(?:entries|tokens?|ids|items)\b|\bno\s+(?:vocab(?:ulary)?\s+)?truncation\b|"
+    r"\b(?:all|every)\s+(?:the\s+)?vocab(?:ulary)?\s+(?:entries|tokens?|ids|items|logits|log-?probs|probabilities)\b|\bno\s+(?:vocab(?:ulary)?\s+)?truncation\b|"
+    # the KL named by the logits it read whole, as "full-vocabulary KL" is ("Full-logit KL vs ...": q3x; general grammar)
+    r"\bfull[- ]logits?\s+" + KL_WORD + r"|"
     r"\b(?:full|whole|entire|complete)\s+softmax\b|\bvocab(?:ulary)?\s*:\s*(?:full|complete|all)\b",
     I,
 )
