@@ -11,6 +11,7 @@
   a count of sigmas, "7.8σ", is a difference's significance); "± are printed stderr" (:data:`STDERR`, a "±"
   said to be a standard error; "stderr" alone is a stream, "±0.036 stderr" a value).
 
+- the statistic in parentheses closing a KL label: "KL vs teacher (mean)", "KL (mean)" (:data:`PAREN_AFTER_KL`);
 - a percentile header cell right after a KL column ("| KLD | p99 | 99.9% |", :data:`PERCENTILE_CELL`; the bare
   statistics that follow a KL column are its own, :func:`after_kl_column`).
 
@@ -37,6 +38,12 @@ BEFORE_KL = re.compile(
     r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)[ \t]+(?:KLD|KL\b|KL[- ]div)",
     I,
 )
+# the statistic in parentheses closing a KL label, a few words after the term: "KL vs teacher (mean)", "KL (mean)",
+# "KL Divergence (mean)" (a row label of a pasted table; vqlab, mamba130m, dreamfast: three authors)
+PAREN_AFTER_KL = re.compile(
+    r"(?<![A-Za-z_])(?:KLD?|KL[- ]div\w*)(?![A-Za-z_])[^()\n|.;:=]{0,30}?\(\s*(?:mean|median|average|avg|max|maximum|min|p\d{2}(?:\.\d+)?)\s*\)",
+    I,
+)
 # a spread given as a value or a column ("σd ≈ 0.006", "| σd |"); a count of sigmas alone ("7.8σ paired") is the
 # significance of a difference, not an uncertainty model of the numbers (real_cards/dev2 vramfit_readme_acceptance_test)
 SIGMA = re.compile(r"σ\w{0,2}\s*[≈=~:]\s*\d|\|\s*σ\w{0,2}\s*(?=\|)", I)
@@ -46,7 +53,7 @@ STDERR = re.compile(
 )
 # a header cell that is a percentile and nothing else ("| KLD | p99 | 99.9% |"): the KL column's, when it follows it
 PERCENTILE_CELL = re.compile(r"(?<=\|)[ \t]*\**(?:p\d{2}(?:\.\d+)?|\d{2}(?:\.\d+)?\s*%|\d{2}(?:st|nd|rd|th)\s+pct\w*)\**[ \t]*(?=\|)", I)
-PATTERNS = [IDENTIFIER, REDUCTION, BEFORE_KL, SIGMA, STDERR, PERCENTILE_CELL]
+PATTERNS = [IDENTIFIER, REDUCTION, BEFORE_KL, PAREN_AFTER_KL, SIGMA, STDERR, PERCENTILE_CELL]
 BARE_STAT = re.compile(
     r"[ \t]*\**(?:p\d{1,2}(?:\.\d+)?|\d{1,2}(?:\.\d+)?\s*%|\d{2}(?:st|nd|rd|th)\s+pct\w*|mean|median|max|min|avg|average|std|σ)\**[ \t]*", I
 )
