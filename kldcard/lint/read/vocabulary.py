@@ -95,8 +95,15 @@ ARCHITECTURE_NEAR = 80  # characters either side, on the size's line (a pasted p
 BOUND = re.compile(KL_TERM.pattern + r"|vocab|logit|top[- _]?k\b|softmax|語彙|词表", I)
 
 
+# an equality test of whole logit rows ("each full-vocabulary logit row was identical bit for bit"): the vocabulary of a
+# comparison that is no KL
+IDENTICAL = re.compile(r"\bidentical\b|\bbit[- ]for[- ]bit\b|\bbit-?(?:wise|exact|identical)\b", I)
+
+
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
+    if "vocab" in m.group(0).lower() and IDENTICAL.search(sentence) and not KL_TERM.search(sentence):  # a row equality check
+        return True
     if m.re in record_fields.PATTERNS[8]:
         return record_fields.vetoed(text, m)
     if m.re is SHAPE:
