@@ -129,3 +129,24 @@ def test_the_kls_preposition_hyphenated(text, ref):
 
 def test_a_hyphenated_placeholder_role_names_no_reference():
     assert reading("The 2-bit build reaches a KLD of 0.091; the KLD-vs-ref column ranks it first.\n", 1).status == "missing"
+
+
+def test_a_head_to_head_names_a_rival_not_the_reference():
+    text = ("The writeup covers the head-to-head against `other/master` (KLD and decode at 4.1 bpw), where the asymmetric K/V "
+            "cache cuts KLD by 26%.\n")
+    assert reading(text, 1).status == "missing"
+
+
+def test_against_a_named_reference_is_still_read():
+    text = "The asymmetric K/V cache gives a KLD of 0.012 against the BF16 cache of the same model.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_copula_that_judges_the_reference_names_none():
+    text = "The port drifted (the Python reference was already right); the fixed port reaches a KLD of 0.012.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_copula_that_names_the_reference_is_read():
+    text = "The reference was the unquantized BF16 checkpoint; the fixed port reaches a KLD of 0.012.\n"
+    assert reading(text, 1).status != "missing"

@@ -143,8 +143,13 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
         return phrase_vetoed(ref) or ref.lower() in ("ref", "reference", "base", "baseline")
     if m.re is VERSUS or m.re is KL_FROM:
         text = m.string
+        if m.re is VERSUS and CONTEST.search(text, max(0, m.start() - 20), m.start()):
+            return True  # "the head-to-head against X": X is a rival in a contest, not the reference
         return bool(VALUE_AFTER.match(text, m.end())) or phrase_vetoed(ref)
     return False
+
+
+CONTEST = re.compile(r"\bhead[- ]to[- ]head[ \t]*$", I)
 
 
 def phrase_vetoed(ref: str) -> bool:

@@ -2,6 +2,7 @@
 
 - a reference word in a table that names no KL term: "原始模型 | 第二阶段" over refusal counts, "| Original |
   Edited |" over benchmark scores: the table compares another metric, not the KL;
+- a copula that judges the reference instead of naming it: "the Python reference was already right";
 - a comparison word right after another metric's figure: "PPL 14.28 (+5.3% vs FP32)" is the perplexity's
   baseline, even in a sentence that mentions KLD elsewhere.
 
@@ -66,5 +67,14 @@ def after_other_figure(text: str, m: re.Match[str]) -> bool:
     return bool(OTHER_FIGURE.search(before)) and not KL.search(before)
 
 
+# a copula that judges the reference instead of naming it: "the Python reference was already right", "the baseline is
+# broken" (general grammar: an adjective of state is no model)
+JUDGED = re.compile(
+    r"^(?:the\s+)?(?:[\w.\-]+\s+)?(?:reference|baseline|base)(?:\s+model)?\s+(?:is|was)\s+(?:already\s+|still\s+|not\s+|also\s+)?"
+    r"(?:right|correct|wrong|broken|fine|ok|okay|stale|unchanged|missing|available|fixed|buggy|off)\b",
+    I,
+)
+
+
 def vetoed(text: str, m: re.Match[str]) -> bool:
-    return table_without_kl(text, m) or after_other_figure(text, m)
+    return table_without_kl(text, m) or after_other_figure(text, m) or bool(JUDGED.match(m.group(0)))
