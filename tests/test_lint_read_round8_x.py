@@ -150,3 +150,13 @@ def test_a_copula_that_judges_the_reference_names_none():
 def test_a_copula_that_names_the_reference_is_read():
     text = "The reference was the unquantized BF16 checkpoint; the fixed port reaches a KLD of 0.012.\n"
     assert reading(text, 1).status != "missing"
+
+
+def test_the_kls_support_over_a_models_top_k_beside_an_agreement():
+    text = "| layer | top-1 agreement · KL over the original's top-64 |\n|---|---|\n| 12 | 97.1% · 0.0123 |\n"
+    d = reading(text, 8)
+    assert d.status == "stated" and d.value == {"scheme": "top-k", "k": 64}, d
+
+
+def test_a_top_k_agreement_is_no_vocabulary():
+    assert reading("The 4-bit build reaches a KLD of 0.0123 with a top-5 agreement of 93%.\n", 8).status == "missing"

@@ -127,6 +127,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return True
     if m.re is TOP_K and m.group(0).lower().endswith("support"):  # "top-8,192 token support": what was summed over
         return False
+    if m.re is TOP_K and m.group("k6"):  # "KL over the original's top-64": what the KL summed over, whatever metric stands beside
+        return False
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
         return bool(OTHER_METRIC.search(near)) and m.re is not OPTION
