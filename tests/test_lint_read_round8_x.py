@@ -160,3 +160,25 @@ def test_the_kls_support_over_a_models_top_k_beside_an_agreement():
 
 def test_a_top_k_agreement_is_no_vocabulary():
     assert reading("The 4-bit build reaches a KLD of 0.0123 with a top-5 agreement of 93%.\n", 8).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Same checkpoint, measured against the saved reference logits:\n\n| load | max KL vs reference |\n|---|---|\n| default | 3.49e-02 |\n",
+        "The reload fails with a max KL of 3.49e-02 against a `2e-2` threshold.\n",  # a number in a code span is no model
+    ],
+)
+def test_a_reference_by_role_only_names_none(text):
+    assert reading(text, 1).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The reload reaches a max KL of 3.49e-02 against a non-NCCL reference.\n",  # a modifier that names the reference
+        "The reload reaches a max KL of 3.49e-02 against the BF16 reference logits.\n",
+    ],
+)
+def test_a_reference_with_what_names_it_is_read(text):
+    assert reading(text, 1).status != "missing"

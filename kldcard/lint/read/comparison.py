@@ -155,7 +155,8 @@ CONTEST = re.compile(r"\bhead[- ]to[- ]head[ \t]*$", I)
 def phrase_vetoed(ref: str) -> bool:
     """Whether the phrase a comparison word puts against a KL number is no reference: a KL term, a number, another
     metric or axis, a quantized candidate, or several things (also read by read.reference_words, in other languages)."""
-    return bool(KL.search(ref)) or len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
+    bare = ref.replace("`", "")  # a code span is the author's typography ("a `2e-2` threshold" is a number)
+    return bool(KL.search(ref)) or len(ref) < 2 or bool(NOT_REFERENCE.match(bare) or CANDIDATE.search(ref) or OTHERS.search(ref))
 
 
 # a comparison that belongs to a size or a speed: "27.9% of the cache size vs fp16", "2.1x faster than / vs BF16"
