@@ -10,7 +10,8 @@ the same setup with no bonus", "block path against cell path", "f16 used as base
 - the phrase used as the baseline or the reference: "f16 used as baseline", "the bf16 run serves as the
   reference" (:data:`USED_AS`);
 - an unquantized side of a change: "going from BF16 KV to Q8 KV", "from FP16 to Q4_K_M" (:data:`FROM_TO`);
-- the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (:data:`KL_FROM`);
+- the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (:data:`KL_FROM`), also
+  hyphenated into one word: "KLD-to-f16", "KL-to-teacher" (:data:`KL_HYPHEN`);
 - the Chinese comparison words: "相对于 BF16", "以 BF16 为基准" (:data:`CJK`);
 - the role assigned: "teacher = BF16 checkpoint" (:data:`ROLE_IS`), a reference column beside a KL column (:data:`COLUMN`);
 - the reference's own KL written as zero: "(BF16 = 0)", a row "| bf16 | 0 |" under a KL header (:data:`ZERO`);
@@ -51,6 +52,9 @@ FROM_TO = re.compile(
 )
 # the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (vetoed as VERSUS)
 KL_FROM = re.compile(r"(?<![A-Za-z_])(?:" + KL_WORD + r"|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
+# ... and the same joined into one hyphenated word: "mean KLD-to-f16 0.164", "KL-to-teacher", "a KLD-vs-F16 battery"
+# (localai, true2456, zoo_ashq1, quantize_budget: general grammar of English compounds)
+KL_HYPHEN = re.compile(r"(?<![A-Za-z_])(?:KLD?|KL-?div\w*)-(?:to|vs|from)-(?P<ref>[A-Za-z0-9_.]*[A-Za-z0-9](?:-(?!based\b)[A-Za-z0-9_.]+)*)", I)
 # Chinese: the comparison word before the reference ("相对于 BF16", "相较于FP16") or around it ("以 BF16 为基准")
 REF_WORD = r"(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|FP8|Q8_0|原始模型|原模型|原版模型|[\w.\-]+/[\w.\-]+)"
 CJK = re.compile(
@@ -99,7 +103,7 @@ GOLDEN = re.compile(
     I,
 )
 LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
-PATTERNS = [VERSUS, KL_FROM, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, DASH_ROW, REF_LABEL, EDITED_FROM, GOLDEN]
+PATTERNS = [VERSUS, KL_FROM, KL_HYPHEN, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, DASH_ROW, REF_LABEL, EDITED_FROM, GOLDEN]
 
 # what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
 NOT_REFERENCE = re.compile(
@@ -135,16 +139,24 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
         return True  # "f16 used as baseline for logits": the logits a KL is taken on
     if m.re is COLUMN:  # the KL column stands in the same header row
         return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
+    if m.re is KL_HYPHEN:  # a bare role is the compound's placeholder ("KLD-vs-ref is the rank column"), no reference
+        return phrase_vetoed(ref) or ref.lower() in ("ref", "reference", "base", "baseline")
     if m.re is VERSUS or m.re is KL_FROM:
         text = m.string
+        if m.re is VERSUS and CONTEST.search(text, max(0, m.start() - 20), m.start()):
+            return True  # "the head-to-head against X": X is a rival in a contest, not the reference
         return bool(VALUE_AFTER.match(text, m.end())) or phrase_vetoed(ref)
     return False
+
+
+CONTEST = re.compile(r"\bhead[- ]to[- ]head[ \t]*$", I)
 
 
 def phrase_vetoed(ref: str) -> bool:
     """Whether the phrase a comparison word puts against a KL number is no reference: a KL term, a number, another
     metric or axis, a quantized candidate, or several things (also read by read.reference_words, in other languages)."""
-    return bool(KL.search(ref)) or len(ref) < 2 or bool(NOT_REFERENCE.match(ref) or CANDIDATE.search(ref) or OTHERS.search(ref))
+    bare = ref.replace("`", "")  # a code span is the author's typography ("a `2e-2` threshold" is a number)
+    return bool(KL.search(ref)) or len(ref) < 2 or bool(NOT_REFERENCE.match(bare) or CANDIDATE.search(ref) or OTHERS.search(ref))
 
 
 # a comparison that belongs to a size or a speed: "27.9% of the cache size vs fp16", "2.1x faster than / vs BF16"

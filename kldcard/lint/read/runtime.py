@@ -78,6 +78,9 @@ PATTERNS: list[re.Pattern[str]] = [
     ENGINE_IN_SENTENCE,
     # a *.cpp engine with its version ("BeeLlama.cpp v0.3.2 Preview")
     re.compile(rf"(?<![\w.\-/])[A-Za-z][\w\-]*\.cpp\b(?!/)[^.;|\n]{{0,12}}?{VERSION}", I),
+    # an engine with a major release series, general grammar of versions ("transformers 5.x resolves to sdpa",
+    # "Transformers 5.x"): a version in part, which the reading reports as incomplete
+    re.compile(rf"(?<![\w.\-/]){engine_names.alternation()}\s+v?[1-9]\d*\.x\b", I),
     # a version of an engine the card does not name ("the engine's v1.1.0 defaults", "runtime v44")
     re.compile(r"\b(?:engine|runtime|server)(?:'s)?\s+v\d+(?:\.\d+)*\b", I),
     # a ggml backend device as llama.cpp names it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp is the engine

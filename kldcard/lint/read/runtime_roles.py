@@ -5,7 +5,7 @@ in its own clause gives it another job.
 - making the files: "quantized on a B200", "exported on a machine with 70 GB", "converted with …";
 - a duration on it: "took 154 seconds on an M3 Ultra", "13 hours on a colab GPU" (speed, not the KLD);
 - serving or deployment: "served on a DGX Spark", "serve on 4× H200", "the tested RTX 5090 inference profile";
-- an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types";
+- an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types", "MLX affine";
 - a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |");
 - the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
 - for serving or recommended ("vLLM for serving", "we recommend llama.cpp"), or under a heading about usage,
@@ -26,6 +26,9 @@ ROLE_BEFORE = re.compile(
     r"(?:\b(?:quantiz(?:ed|ing|e)|convert(?:ed|ing)?|export(?:ed|ing)?|compil(?:ed|ing)|fitt?(?:ed|ing)|"
     r"train(?:ed|ing)|fine-?tun(?:ed|ing)|serv(?:e|ed|es|ing)|deploy(?:ed|ing|s)?|host(?:ed|ing))\b"
     r"(?:\s+[\w\-*]+){0,3}?\s+(?:on|with|using|via)\s+|"
+    # the same in the Romance card languages, whose objects and adverbs come between ("los comprimió a 6 bits con
+    # precisión mixta mediante la herramienta ...", "cuantizado con", "quantizado com", "quantifié avec"): translation
+    r"\b(?:cuantiz|comprimi|convirti|convertid|exportad|quantizad|quantifi|compress[ée])\w*\b[^.;:\n]{0,60}?\s(?:con|mediante|usando|com|avec|via)\s+|"
     r"\b\d[\d.,]*\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?)\s+on\s+|"
     r"\bfor\s+(?:serving|deployment|production|local\s+use)\b[^,\n]{0,30}?|"
     r"\brecommend(?:s|ed)?\s+(?:using\s+|running\s+(?:it\s+|them\s+)?(?:with|on|in)\s+)?)"
@@ -35,6 +38,8 @@ ROLE_BEFORE = re.compile(
 ROLE_AFTER = re.compile(
     r"[*_`]*\s*(?:(?:inference|serving|deployment)\s+(?:profile|setup|config\w*)|"
     r"(?:quantizations?|quant(?:s|ization)?\s+types?|quants\b|ecosystem\b)|"
+    # the engine's quantization mode by its name: "MLX affine" (sawfwair, gaztrab, mtplx, mlx-kquant: a format, not a run)
+    r"affine\b|"
     r"(?:\s+\S+){0,2}?\s+for\s+(?:serving|deployment|production)\b)",
     I,
 )

@@ -325,10 +325,11 @@ PERCENTILE = re.compile(
     I,
 )
 STATISTICS = [
-    ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])", I)),
+    # Chinese and Japanese write no word boundary: their words match inside a run of characters ("前者的中位 KLD")
+    ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])|中位|中央値", I)),
     ("max", re.compile(r"(?<![A-Za-z])max(?:imum)?(?![A-Za-z])|\bworst[- ]case\b|\bpeak\b|最大", I)),  # also in identifiers: "max_kl_div"
     ("min", re.compile(r"(?<![A-Za-z])min(?:imum)?(?![A-Za-z])", I)),
-    ("mean", re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|\bbatchmean\b|\bexpected value\b|\bin expectation\b|\baverage[ds]?\b|(?<![A-Za-z])avg(?![A-Za-z])|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])", I)),
+    ("mean", re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|\bbatchmean\b|\bexpected value\b|\bin expectation\b|\baverage[ds]?\b|(?<![A-Za-z])avg(?![A-Za-z])|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])|平均|均值", I)),
 ]
 
 

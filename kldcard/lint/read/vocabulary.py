@@ -4,7 +4,8 @@ vocabulary", "top-40 logprobs" and "16-nat floor".
 - a top-k comparison by what it compares: "the top-4096 comparison", "top-40 logits", "over the top 100
   tokens", "over Q8_0's top 256", a server's "top-N" logprobs, "top-k (k = 64)", "truncated to the top 20", a scoring option ("--score-topk 100", "--kl-topk=32");
   "上位100トークン", "前100个token";
-- the whole vocabulary in other words ("over the entire vocabulary", "all 151,936 tokens of the vocabulary");
+- the whole vocabulary in other words ("over the entire vocabulary", "all 151,936 tokens of the vocabulary", "all
+  vocabulary logits", "full-logit KL");
 - the vocabulary size stated for the comparison: "vocab size 151,936", a logits tensor's shape
   ("logits ... [2047, 154880]": positions by vocabulary);
 - a per-token log-ratio estimator, which reads only the sampled token's probability: "each token's
@@ -57,7 +58,9 @@ SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[
 WHOLE = re.compile(
     r"\b(?:whole|entire|complete)\s+vocab(?:ulary)?\b|\ball\s+(?:" + COUNT + r")\s+tokens\s+(?:of|in)\s+the\s+vocab|"
     # "all vocab entries", "every vocabulary token", "no vocabulary truncation", "the full softmax", "vocabulary: complete"
-    r"\b(?:all|every)\s+(?:the\s+)?vocab(?:ulary)?\s+(?:entries|tokens?|ids|items)\b|\bno\s+(?:vocab(?:ulary)?\s+)?truncation\b|"
+    r"\b(?:all|every)\s+(?:the\s+)?vocab(?:ulary)?\s+(?:entries|tokens?|ids|items|logits|log-?probs|probabilities)\b|\bno\s+(?:vocab(?:ulary)?\s+)?truncation\b|"
+    # the KL named by the logits it read whole, as "full-vocabulary KL" is ("Full-logit KL vs ...": q3x; general grammar)
+    r"\bfull[- ]logits?\s+" + KL_WORD + r"|"
     r"\b(?:full|whole|entire|complete)\s+softmax\b|\bvocab(?:ulary)?\s*:\s*(?:full|complete|all)\b",
     I,
 )
@@ -92,8 +95,15 @@ ARCHITECTURE_NEAR = 80  # characters either side, on the size's line (a pasted p
 BOUND = re.compile(KL_TERM.pattern + r"|vocab|logit|top[- _]?k\b|softmax|語彙|词表", I)
 
 
+# an equality test of whole logit rows ("each full-vocabulary logit row was identical bit for bit"): the vocabulary of a
+# comparison that is no KL
+IDENTICAL = re.compile(r"\bidentical\b|\bbit[- ]for[- ]bit\b|\bbit-?(?:wise|exact|identical)\b", I)
+
+
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
+    if "vocab" in m.group(0).lower() and IDENTICAL.search(sentence) and not KL_TERM.search(sentence):  # a row equality check
+        return True
     if m.re in record_fields.PATTERNS[8]:
         return record_fields.vetoed(text, m)
     if m.re is SHAPE:
@@ -116,6 +126,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
             and not OVER.search(text[max(0, m.start() - 30) : m.start()]):
         return True
     if m.re is TOP_K and m.group(0).lower().endswith("support"):  # "top-8,192 token support": what was summed over
+        return False
+    if m.re is TOP_K and m.group("k6"):  # "KL over the original's top-64": what the KL summed over, whatever metric stands beside
         return False
     if "top" in m.group(0).lower() or m.re is OPTION:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
