@@ -23,6 +23,9 @@ _ZERO = r"(?P<zero>0(?![\d.,]\d)|zero|cero|z[ée]ro|null)\b"
 ZERO_AFTER = re.compile(
     r"[`*_\"'”»)\s]{0,3}(?:(?:is|was|stays?|remains?|es|é|est|ist|fica|queda)\s+)?(?:==\s*|" + _EXACTLY + r"\s+)" + _ZERO, I
 )
+# A result written "KL = 0" in prose, not code: "stays perfect at KL=0", "reload is exact (`max KL = 0`)", "KLD=0." (AutoModel's
+# reload PRs, a batch-width fidelity log). A fenced code line's "kl = 0" sets a value; "KL = 0 when p = q" is a definition.
+EQUALS_ZERO = re.compile(r"[ \t]*=[ \t]*(?P<zero>0)(?:\.0*)?(?![\d.,]\d|[ \t]*(?:when|if|iff|for|means|whenever)\b|[ \t]*[<>≤≥])", I)
 
 
 def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
@@ -36,6 +39,8 @@ def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
             continue
         for term in KLD_TERM.finditer(sentence):
             m = ZERO_AFTER.match(sentence, term.end())  # (no slice: a long sentence would be copied per term)
+            if m is None and not doc.code[doc.line_index(start + term.end())]:
+                m = EQUALS_ZERO.match(sentence, term.end())
             if m is None:
                 continue
             at = start + m.start("zero")
