@@ -117,3 +117,15 @@ def test_a_digit_inside_a_name_does_not_end_a_label():
     table = "| # | Fact | Source | Mark |\n|---|---|---|---|\n" + text
     assert [numbers for _, numbers in claims(table)] == [["0.0021"]]
     assert claims(table.replace("KL vs bf16-acc", "accuracy vs bf16-acc")) == []
+
+
+def test_a_bare_zero_in_a_list_of_metrics_is_a_measured_zero():
+    assert [line for line, _ in claims("The no-op arm matches the reference (agree 0.9998, KL 0), as it should.\n")] == [1]
+    assert claims("The scale runs from KL 0 to 1 in this plot.\n") == []
+
+
+def test_an_aside_about_another_metric_does_not_detach_the_number():
+    text = "El KLD medio frente a BF16 (wikitext-2; PPL de BF16 = 7,912) es de 0,064.\n"
+    assert claims(text) == [(1, ["0,064"])]
+    text = "It costs 21% in KL divergence (0.0051 vs 0.0042 nats/token) and\n1.20 points of top-1 agreement.\n"
+    assert [line for line, _ in claims(text)] == [1]  # the values in the aside are the term's own: 1.20 is not KL

@@ -25,7 +25,8 @@ ZERO_AFTER = re.compile(
 )
 # A result written "KL = 0" in prose, not code: "stays perfect at KL=0", "reload is exact (`max KL = 0`)", "KLD=0." (AutoModel's
 # reload PRs, a batch-width fidelity log). A fenced code line's "kl = 0" sets a value; "KL = 0 when p = q" is a definition.
-EQUALS_ZERO = re.compile(r"[ \t]*=[ \t]*(?P<zero>0)(?:\.0*)?(?![\d.,]\d|[ \t]*(?:when|if|iff|for|means|whenever)\b|[ \t]*[<>≤≥])", I)
+# And a bare zero as one value of a list of metrics ("(agree 0.9995, KL 0)", "(mean KLD 0, same top token 100 %)": two authors).
+EQUALS_ZERO = re.compile(r"[ \t]*=[ \t]*(?P<zero>0)(?:\.0+)?(?!\d|[.,]\d|[ \t]*(?:when|if|iff|for|means|whenever)\b|[ \t]*[<>≤≥])|[ \t]+(?P<listed>0)(?=[ \t]*[,;)])", I)
 
 
 def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
@@ -43,7 +44,7 @@ def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
                 m = EQUALS_ZERO.match(sentence, term.end())
             if m is None:
                 continue
-            at = start + m.start("zero")
+            at = start + (m.start("zero") if m.group("zero") is not None else m.start("listed"))
             line = doc.line_index(at)
             if line not in taken:
                 taken.add(line)
