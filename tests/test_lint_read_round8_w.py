@@ -129,3 +129,8 @@ def test_an_aside_about_another_metric_does_not_detach_the_number():
     assert claims(text) == [(1, ["0,064"])]
     text = "It costs 21% in KL divergence (0.0051 vs 0.0042 nats/token) and\n1.20 points of top-1 agreement.\n"
     assert [line for line, _ in claims(text)] == [1]  # the values in the aside are the term's own: 1.20 is not KL
+
+
+def test_a_setting_written_with_equals_zero_is_no_claim():
+    assert claims("Set kl = 0 to switch the term off.\n") == []
+    assert claims("To test, set KL = 0 in the config.\n") == []
