@@ -52,9 +52,12 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
     before = terms.before(pos)
     if before is not None and pos - before.end() <= MAX_GAP:
         gap = sentence[before.end() : pos]
-        # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064".
-        if len(PARENTHETICAL.sub("", gap)) <= 60 and not OTHER_METRIC.search(gap):
-            nums = list(NUMBER.finditer(gap))
+        # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064"; nor does an aside
+        # about another metric, its numbers included ("el KLD medio ... (40 x 512; PPL del Q8_0 = 8,489) es de 0,081").
+        # A parenthetical of bare values ("(0.004 vs 0.003)") holds the term's own numbers: what follows it is detached.
+        aside = PARENTHETICAL.sub(lambda m: "" if OTHER_METRIC.search(m.group(0)) else m.group(0), gap)
+        if len(PARENTHETICAL.sub("", gap)) <= 60 and not OTHER_METRIC.search(aside):
+            nums = list(NUMBER.finditer(aside))
             if not nums or UNCERTAINTY.search(gap):
                 return True
         if far_numbers.colon_value(gap) and not OTHER_METRIC.search(gap):  # "KLD ... against X: 0.025"

@@ -101,6 +101,9 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
         if not numbers:  # a column in thousandths holds whole numbers ("mean KL (millinats/tok)")
             numbers = [KldNumber(m.group(0), float(m.group(0)), off + m.start()) for r in t.rows for k in cols if k < len(t.cells[r])
                        for off, text in [t.cells[r][k]] for m in claim_numbers.milli_integers(header[k][1], text)]
+        if not numbers and _relative_column([text for _, text in cells]):  # "| KL Δ |" / "| -9.6% |": a relative change (R4)
+            labelled = all(_header_labelled(header[k][1]) for k in cols)
+            return [Claim("table", header[cols[0]][0], doc.lines[t.header].strip(), labelled, [])]
         valued = [text for _, text in cells if NUMBER.search(text)]
         if numbers and valued and _threshold_scale(valued):
             return claims
@@ -228,6 +231,16 @@ def _planned(column: list[str], numbers: list[KldNumber]) -> bool:
     "| FP32 baseline | 32 | — | 0.0 |") and its other cells are empty or placeholders. A column of zeros alone (an
     exact-match result) is a measurement."""
     return all(n.value == 0 for n in numbers) and any(EMPTY_CELL.match(text) for text in column)
+
+
+# A KL column of percentages is a relative change of the KL ("| Mean KLD Δ | -24.55% |", "| KL | +8.0% |", "| KL vs bf16 | 29% |"),
+# R4: the columns of five authors in the labelled texts, every one a claim. Empty cells may stand among them.
+PERCENT_CELL = re.compile(r"^[\s*_`]*[+−\-–]?\d+(?:[.,]\d+)?\s*%[\s*_`]*$")
+
+
+def _relative_column(column: list[str]) -> bool:
+    valued = [text for text in column if not EMPTY_CELL.match(text)]
+    return bool(valued) and all(PERCENT_CELL.match(text) for text in valued)
 
 
 APPROXIMATE = re.compile(r"^\W{0,3}[~≈]")

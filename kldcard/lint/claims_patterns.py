@@ -92,7 +92,7 @@ CODE_RESULT = re.compile(
 RELATIVE = re.compile(
     r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
     r"(?:mean\s+)?" + KL_WORD + r"[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+(?:mean\s+|median\s+)?" + KL_WORD + "|"
+    r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+" + claim_terms.STATISTIC_BEFORE + KL_WORD + "|"
     r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD + r"\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
     r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?" + KL_WORD + "|"  # "adds +19% KLD vs the baseline"
     + claim_terms.RELATIVE_MORE,  # "22% lower KLD", "1.66× lower divergence", "69 % menos KLD" (read.claim_terms)

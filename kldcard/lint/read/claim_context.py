@@ -34,9 +34,11 @@ QUALITY_LOSS = re.compile(
 # The KL between the engine that generated an RL rollout and the trainer's forward pass on the same weights (a
 # train-inference mismatch) compares two runtimes of one model, a port's measurement, whatever RL words stand around
 # it: the metric keys of several trainers (NeMo-RL "train/gen_kl_error", prime-rl "mismatch_kl", miles
-# "train_rollout_kl", verl "rollout_corr/kl" and its estimators "rollout_corr/k3_kl") and "KL mismatch" in prose. Not the policy's KL to its reference model.
+# "train_rollout_kl", verl "rollout_corr/kl" and its estimators "rollout_corr/k3_kl") and "KL mismatch" in prose, and
+# the keys' words written out ("generation KL", "rollout KL": NeMo-RL's gen_kl in Megatron's prose). Not the policy's KL to its reference model.
 MISMATCH = re.compile(
-    r"(?<![A-Za-z0-9])(?:gen|rollout|mismatch)(?:_[A-Za-z0-9]+)?(?:/[A-Za-z0-9]+)?[_/]kld?(?![A-Za-z])|\bmismatch[ _-]KL\b|\bKL[ _-]mismatch\b",
+    r"(?<![A-Za-z0-9])(?:gen|rollout|mismatch)(?:_[A-Za-z0-9]+)?(?:/[A-Za-z0-9]+)?[_/]kld?(?![A-Za-z])|\bmismatch[ _-]KL\b|\bKL[ _-]mismatch\b"
+    r"|\b(?:generation|rollout)[ -]KL\b",
     re.IGNORECASE | re.ASCII,
 )
 

@@ -21,11 +21,15 @@ import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.read.numbers import KLD_VALUE
-from kldcard.lint.read.terms import KL_MENTION, KL_WORD
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD, POSITION_WORDS, alternation
 
 I = re.IGNORECASE
 
 UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
+# a count noun after a number makes it a count, written with a point or comma grouping ("17.877 posiciones puntuadas",
+# "2,632 positions"): the nouns of scored text in the card languages (read.terms.POSITION_WORDS and English's)
+COUNT_AFTER = re.compile(r"[ \t\u00a0\u202f]*(?:positions?|tokens|documents?|samples|prompts|sequences|chunks|"
+                         + alternation(POSITION_WORDS) + r"|documentos|Dokumente|tokens?)(?![^\W\d_])", I)
 PERCENT_AFTER = re.compile(r"\s*%")
 # a parameter count right after a decimal makes the decimal a model's version ("Qwen 3.6 27B", "Llama 3.1 8B-Instruct",
 # "Qwen 3.6 35B-A3B"): the grammar of model names, written with a space where "Qwen3.6-27B" glues them
@@ -43,14 +47,15 @@ OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|ac
 KL_IN_LABEL = re.compile(KL_MENTION, I)  # a label that names KL keeps its number
 PLUS_MINUS = re.compile(r"±\s*$")
 NUMBER_BEFORE_PM = re.compile(r"(-?\d[\d.,]*(?:e-?\d+)?)\s*%?\s*±\s*$", I)
-LABEL_SPLIT = re.compile(r"\d[\d.,]*(?:e-?\d+)?|\|")
+# (a digit glued after a letter is part of a name, "fp32-acc", "Q4_K", not a number that ends the label)
+LABEL_SPLIT = re.compile(r"(?<![A-Za-z0-9_])\d[\d.,]*(?:e-?\d+)?|\|")
 
 
 def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     """Whether the number at ``pos`` (``length`` characters) of ``segment`` (its sentence, line or cell) is a
     KLD number; ``cell``: the segment is one table cell."""
     after = segment[pos + length : pos + length + 12]
-    if UNIT_AFTER.match(after) or VERSION_BEFORE_SIZE.match(after):
+    if UNIT_AFTER.match(after) or VERSION_BEFORE_SIZE.match(after) or COUNT_AFTER.match(segment, pos + length):
         return False
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kldcard.lint.read.numbers import SLASH
 from kldcard.lint.read.terms import KL_WORD
 
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
@@ -34,9 +35,11 @@ COMPARATIVES = (
     "weniger|mehr|niedriger|höher",  # de
     "menor|maior",  # pt
 )
+# the statistic a relative change is of, between the comparison word and the term ("~40% lower max KL-divergence")
+STATISTIC_BEFORE = r"(?:(?:mean|median|max(?:imum)?|min(?:imum)?|average|avg|p\d{1,2}(?:\.\d)?)\s+)?"
 RELATIVE_MORE = (
-    r"(?<![\w.])~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\s+(?:de\s+)?(?:mean\s+|median\s+)?"
-    r"(?:" + KL_WORD + r"|divergence\b)|"
+    r"(?<![\w.])~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\s+(?:de\s+)?" + STATISTIC_BEFORE
+    + r"(?:" + KL_WORD + r"|divergence\b)|"
     # a share of a KL quantity: "closes 61% of the KLD gap", "95% of the KL mass"
     r"(?<![\w.])\d+(?:\.\d+)?\s*%\s+of\s+the\s+(?:mean\s+)?" + KL_WORD + r"\s+(?:gap|mass|difference|reduction|increase)\b|"
     # the KL term first, then a copula: "`q4_0`'s tail KLD is 32% worse than q5_0's", "KL is 5x lower than on E2B"
@@ -65,6 +68,8 @@ LINK = re.compile(
     re.IGNORECASE,
 )
 LINK_GAP = 40  # characters between the two numbers
+# a slash alone between two numbers joins them into one list of values (read.numbers.SLASH_LIST: "0.164/0.172")
+SLASH_GAP = re.compile(SLASH)
 
 
 def chain(sentence: str, start: int, candidates: list[Any], attached: list[Any], other: re.Pattern[str]) -> list[Any]:
@@ -78,7 +83,8 @@ def chain(sentence: str, start: int, candidates: list[Any], attached: list[Any],
             continue
         if previous is not None and previous.offset in kept:
             gap = sentence[previous.offset + len(previous.text) - start : n.offset - start]
-            if len(gap) <= LINK_GAP and LINK.search(gap) and not other.search(gap) and "\n\n" not in gap:
+            linked = SLASH_GAP.fullmatch(gap) or (LINK.search(gap) and not other.search(gap))
+            if len(gap) <= LINK_GAP and linked and "\n\n" not in gap:
                 kept.add(n.offset)
         previous = n
     return [n for n in candidates if n.offset in kept]
@@ -93,13 +99,19 @@ def further(sentence: str, end: int) -> list[int]:
     return [m.start("n") for m in FURTHER.finditer(sentence, end)]
 
 
-# A measured value checked against a gate: "`max_kl_div` is 2.4e-05 ..., against a 0.03 threshold". The gate's
-# phrase makes the sentence no training or target statement (claims_patterns.TRAINING_CONTEXT reads the rest),
-# and its number is no measurement.
+# A measured value checked against a gate: "`max_kl_div` is 2.4e-05 ..., against a 0.03 threshold", "~1.86e-3 KL divergence,
+# above the old 7e-4 threshold", "max KL = 9.15e-03 > threshold 1.0e-03", "(threshold: 0.0e+00)". The gate's phrase makes
+# the sentence no training or target statement (claims_patterns.TRAINING_CONTEXT reads the rest), and its number is no
+# measurement. The grammar of a numbered threshold: the number before the word, or the word then the number.
+_GATE_WORD = r"(?<![A-Za-z])(?:threshold|gate|limit|cut-?off)"  # (a key's word too: "hf_kl_threshold: 1e-3")
+_GATE_NUMBER = r"[<≤>≥]?\s*`?\d[\d.]*(?:e[-+]?\d+)?`?"
 GATE = re.compile(
-    r"\b(?:against|below|under|within|vs\.?)\s+(?:a|the|its|our)\s+[<≤]?\s*\d[\d.]*(?:e-?\d+)?\s+(?:threshold|gate|limit|cut-?off)\b", re.I
+    r"\b(?:against|below|under|within|above|over|exceed(?:s|ing)?|vs\.?)\s+(?:(?:a|an|the|its|our)\s+)?(?:(?:old|new|current|default|previous)\s+)?"
+    + _GATE_NUMBER + r"\s+" + _GATE_WORD + r"\b|[<>≤≥]?\s*" + _GATE_WORD + r"\b[\s:=`]*" + _GATE_NUMBER,
+    re.I,
 )
-GATE_AFTER = re.compile(r"\s*(?:threshold|gate|limit|cut-?off)\b", re.I)
+GATE_AFTER = re.compile(r"`?\s*" + _GATE_WORD + r"\b", re.I)
+GATE_BEFORE = re.compile(_GATE_WORD + r"\b[\s:=`]*[<≤>≥]?\s*`?$", re.I)
 
 
 def without_gates(sentence: str) -> str:
@@ -109,4 +121,4 @@ def without_gates(sentence: str) -> str:
 
 def is_gate(sentence: str, pos: int, length: int) -> bool:
     """Whether the number at ``pos`` names a gate ("a 0.03 threshold"), not a measured value."""
-    return GATE_AFTER.match(sentence, pos + length) is not None
+    return GATE_AFTER.match(sentence, pos + length) is not None or GATE_BEFORE.search(sentence, max(0, pos - 24), pos) is not None

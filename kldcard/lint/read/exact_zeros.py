@@ -23,6 +23,18 @@ _ZERO = r"(?P<zero>0(?![\d.,]\d)|zero|cero|z[ée]ro|null)\b"
 ZERO_AFTER = re.compile(
     r"[`*_\"'”»)\s]{0,3}(?:(?:is|was|stays?|remains?|es|é|est|ist|fica|queda)\s+)?(?:==\s*|" + _EXACTLY + r"\s+)" + _ZERO, I
 )
+# A result written "KL = 0" in prose, not code: "stays perfect at KL=0", "reload is exact (`max KL = 0`)", "KLD=0." (AutoModel's
+# reload PRs, a batch-width fidelity log). A fenced code line's "kl = 0" sets a value; "KL = 0 when p = q" is a definition.
+# And a bare zero as one value of a list of metrics ("(agree 0.9995, KL 0)", "(mean KLD 0, same top token 100 %)": two authors).
+EQUALS_ZERO = re.compile(r"[ \t]*=[ \t]*(?P<zero>0)(?:\.0+)?(?!\d|[.,]\d|[ \t]*(?:when|if|iff|for|means|whenever)\b|[ \t]*[<>≤≥])|[ \t]+(?P<listed>0)(?=[ \t]*[,;)])", I)
+
+# "Set kl = 0 to switch the term off": a setting. A reported value writes the term as a name (capitals, "KL=0") and no
+# verb of setting stands before it.
+SETTING_BEFORE = re.compile(r"\b(?:set|sets|setting|use|using|force|forcing|assume|assuming|put)\s+(?:the\s+)?[`*_]*$", I)
+
+
+def _reported(sentence: str, term: re.Match[str]) -> bool:
+    return "KL" in term.group(0) and SETTING_BEFORE.search(sentence, max(0, term.start() - 20), term.start()) is None
 
 
 def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
@@ -36,9 +48,11 @@ def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
             continue
         for term in KLD_TERM.finditer(sentence):
             m = ZERO_AFTER.match(sentence, term.end())  # (no slice: a long sentence would be copied per term)
+            if m is None and not doc.code[doc.line_index(start + term.end())] and _reported(sentence, term):
+                m = EQUALS_ZERO.match(sentence, term.end())
             if m is None:
                 continue
-            at = start + m.start("zero")
+            at = start + (m.start("zero") if m.group("zero") is not None else m.start("listed"))
             line = doc.line_index(at)
             if line not in taken:
                 taken.add(line)

@@ -32,10 +32,21 @@ NUMBER = re.compile(
 # (Latin, Greek, Cyrillic) glued to it makes it part of a name; a CJK character does not: Chinese,
 # Japanese and Korean write particles and words right against a number ("平均KLDは0.0459です", "为0.005").
 ALPHABETIC = r"A-Za-z0-9_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff"  # not × (U+00D7), ÷ (U+00F7)
+# Values joined by slashes, one per compared thing ("mean KLD 0.164/0.172", "KL 0.0025 / 0.0041 / 0.0025", "KL 散度只有
+# 0.03/0.11", "max/mean KL 0.003784/0.000485"): a slash with a decimal on each side. Not a fraction or ratio of counts
+# ("3/4", "49/49"), a date ("2026/11/17"), a path ("runs/0.5") or a size glued to its unit ("7.0/8.0bpw"): a slash
+# elsewhere keeps the number out. One grammar for the whole list (SLASH_LIST) and for each of its values (KLD_VALUE).
+SLASH = r"[ \t]*/[ \t]*"
+_DECIMAL = r"-?(?:\d+[.,]\d+|\.\d+)(?:[eE][-+]?\d+)?"
+_NEXT_IN_LIST = r"/(?=[ \t]*" + _DECIMAL + r"(?![" + ALPHABETIC + r"%]|\.\d))"  # a slash, then a whole decimal
+_AFTER_DECIMAL_SLASH = "|".join(r"(?<=[.,]\d{%d}/)" % k for k in range(1, 9))  # glued: "0.164/" before the value
+_AFTER_DECIMAL_SLASH += "|" + "|".join(r"(?<=[.,]\d{%d}[ \t]/)" % k for k in range(1, 9))  # "0.164 /0.172"
+SLASH_LIST = re.compile(r"(?<![" + ALPHABETIC + r".\-/§])" + _DECIMAL + r"(?:" + SLASH + _DECIMAL + r")+(?![" + ALPHABETIC + r"%/]|\.\d)")
 KLD_VALUE = re.compile(
-    r"(?<![" + ALPHABETIC + r".\-/§])-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?=[eE]-\d|[ \u00a0\u202f]?[·×][ \u00a0\u202f]?10⁻))"
+    r"(?<![" + ALPHABETIC + r".\-§])(?:(?<!/)|" + _AFTER_DECIMAL_SLASH + r")"
+    r"-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?=[eE]-\d|[ \u00a0\u202f]?[·×][ \u00a0\u202f]?10⁻))"
     r"(?:[eE][-+]?\d+|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
-    r"(?![" + ALPHABETIC + r"%/]|\.\d|-(?!\d*\.\d)\w)"  # (a range "0.002-0.004": its first end is a number)
+    r"(?![" + ALPHABETIC + r"%]|/(?!" + _NEXT_IN_LIST[1:] + r")|\.\d|-(?!\d*\.\d)\w)"  # (a range "0.002-0.004": its first end is a number)
 )
 
 
