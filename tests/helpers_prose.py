@@ -51,6 +51,9 @@ HOLDOUT8_SPLIT = "real-holdout-8"
 HOLDOUT9 = REAL / "holdout9"
 HOLDOUT9_PREFIX = "real-h9/"
 HOLDOUT9_SPLIT = "real-holdout-9"
+HOLDOUT10 = REAL / "holdout10"
+HOLDOUT10_PREFIX = "real-h10/"
+HOLDOUT10_SPLIT = "real-holdout-10"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -60,6 +63,7 @@ PARTED = {
     HOLDOUT7_PREFIX: (HOLDOUT7, HOLDOUT7_SPLIT),
     HOLDOUT8_PREFIX: (HOLDOUT8, HOLDOUT8_SPLIT),
     HOLDOUT9_PREFIX: (HOLDOUT9, HOLDOUT9_SPLIT),
+    HOLDOUT10_PREFIX: (HOLDOUT10, HOLDOUT10_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

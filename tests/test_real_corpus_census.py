@@ -18,6 +18,7 @@ from helpers_prose import (
     HOLDOUT7_PREFIX,
     HOLDOUT8_PREFIX,
     HOLDOUT9_PREFIX,
+    HOLDOUT10_PREFIX,
     PARTED,
     README,
     REAL,
@@ -44,6 +45,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT7_PREFIX: ({"a", "b", "c", "d"}, 50, 10),
     HOLDOUT8_PREFIX: ({"a", "b", "c", "d"}, 50, 10),
     HOLDOUT9_PREFIX: ({"a", "b", "c", "d"}, 50, 10),
+    HOLDOUT10_PREFIX: ({"a", "b", "c", "d"}, 60, 30),
 }
 
 
