@@ -58,3 +58,19 @@ def test_a_rate_per_tokens_far_away_is_no_count_for_the_mode():
 def test_a_japanese_comparison_word_makes_a_range_of_positions_a_measurement():
     text = "KLD は 0.0231。\n\n- 比べるのは decode position 4..66。\n"
     assert reading(text, 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La KLD media es 0,0231 frente a BF16. Para la calibracion se usan ventanas de 4096 tokens y semillas fijas.\n",
+        "A KLD média é 0,0231 contra BF16. Na calibração usamos janelas de 4096 tokens.\n",
+    ],
+)
+def test_windows_of_a_calibration_in_a_card_language_are_no_context(text):
+    assert reading(text, 5).status == "missing"
+
+
+def test_windows_of_the_measurement_beside_calibration_are_still_read():
+    text = "La KLD media es 0,0231 frente a BF16. La KLD se midio con ventanas de 4096 tokens, sin datos de calibracion.\n"
+    assert reading(text, 5).status != "missing"
