@@ -74,3 +74,18 @@ def test_windows_of_a_calibration_in_a_card_language_are_no_context(text):
 def test_windows_of_the_measurement_beside_calibration_are_still_read():
     text = "La KLD media es 0,0231 frente a BF16. La KLD se midio con ventanas de 4096 tokens, sin datos de calibracion.\n"
     assert reading(text, 5).status != "missing"
+
+
+SCRIPT = (
+    "# KL of each KV type vs f16 (mean KLD 0.0231 for q8_0)\n"
+    'TEXT = os.path.join(ROOT, "calib_mix.txt")\n'
+    'ARGS = ["-m", MODEL, "{opt}", TEXT, "-c", "2048", "--kl-divergence"]\n'
+)
+
+
+def test_a_calibration_named_file_passed_by_variable_to_the_evaluation_is_no_calibration():
+    assert reading(SCRIPT.format(opt="-f"), 4).status == "missing"
+
+
+def test_a_calibration_named_file_not_passed_to_the_evaluation_is_still_read():
+    assert reading(SCRIPT.format(opt="--imatrix-out"), 4).status != "missing"
