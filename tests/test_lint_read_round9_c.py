@@ -89,3 +89,18 @@ def test_a_calibration_named_file_passed_by_variable_to_the_evaluation_is_no_cal
 
 def test_a_calibration_named_file_not_passed_to_the_evaluation_is_still_read():
     assert reading(SCRIPT.format(opt="--imatrix-out"), 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tras la abliteracion la KL es de 0,0231; las negativas bajan a 9 sobre 100 prompts.\n",
+        "Après l'abliteration la KL vaut 0,0231 ; les refus tombent à 9 sur 100 prompts.\n",
+    ],
+)
+def test_a_result_counted_over_part_of_the_prompts_in_a_card_language_names_no_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_plain_count_of_prompts_in_a_card_language_still_describes_the_text():
+    assert reading("La KL media es 0,0231 frente a BF16, medida sobre 100 prompts de chat.\n", 3).status != "missing"
