@@ -117,7 +117,7 @@ PICKED = re.compile(r"\b(?:of|at)\s+(?:the\s+)?$", I)
 NEAR_COUNT = re.compile(
     r"(?<![\w.])\d[\d,]*\s*(?:[×x]\s*\d[\d,]*\s*)?(?:个\s*)?(?:[a-z][\w-]*\s+){0,2}?"
     r"(?:tokens?|positions?|steps?|prefix(?:es)?|targets?|frames?|continuations?)\b|"
-    r"\b(?:decoded|generated|scored|predicted|forced)\s+positions\b|\bpositions?\b[^\n\d]{0,20}[:=]\s*\d|\d[\d,]*\s*个[^\n\d]{0,12}(?:前缀|位置|token|target)", I)
+    r"\b(?:decoded|generated|scored|predicted|forced)\s+(?:positions|tokens)\b|\bpositions?\b[^\n\d]{0,20}[:=]\s*\d|\d[\d,]*\s*个[^\n\d]{0,12}(?:前缀|位置|token|target)", I)
 NEAR_LINES = 10
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
