@@ -664,6 +664,7 @@ PLANS = {
     'ee0b4304901c9f420d4eed7cb9ca34bd': ((('prefill only', 'prompt', 'response'), 18, 259),),
     'ee4fc6ce80c188eab234ef3939a5154d': ((('f16', 'f32', 'fp16', 'fp32'), 4611686018427387904, 360),),
     'ef2d05fa1900a9dad222fac9c386c79b': ((('f16\t', 'f16 ', 'f32\t', 'f32 ', 'float16\t', 'float16 ', 'float32\t', 'float32 ', 'fp16\t', 'fp16 ', 'fp32\t', 'fp32 ', 'nce\t', 'nce ', 'nces\t', 'nces ', 'ncia\t', 'ncia ', 'ncias\t', 'ncias '), 4611686018427387904, 347),),
+    'f20b9bfbd7cb8e61e596528b84ceb21b': ((('teacher',), 4611686018427387904, 57),),
     'f24f7aee697d0ac76d226069fb6279aa': ((('-c',), 4611686018427387904, None),),
     'f26848689601f5a49a7beb42360ed956': None,
     'f376e2ffc3078b76b7f2b41d502bcdc7': ((('blocks\t', 'blocks\n', 'blocks\x0b', 'blocks\x0c', 'blocks\r', 'blocks ', 'chunks\t', 'chunks\n', 'chunks\x0b', 'chunks\x0c', 'chunks\r', 'chunks ', 'pages\t', 'pages\n', 'pages\x0b', 'pages\x0c', 'pages\r', 'pages ', 'passages\t', 'passages\n', 'passages\x0b', 'passages\x0c', 'passages\r', 'passages ', 'rows\t', 'rows\n', 'rows\x0b', 'rows\x0c', 'rows\r', 'rows ', 'samples\t', 'samples\n', 'samples\x0b', 'samples\x0c', 'samples\r', 'samples ', 'segments\t', 'segments\n', 'segments\x0b', 'segments\x0c', 'segments\r', 'segments ', 'windows\t', 'windows\n', 'windows\x0b', 'windows\x0c', 'windows\r', 'windows '), 4611686018427387904, 57),),

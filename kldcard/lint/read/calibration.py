@@ -86,13 +86,29 @@ def imatrix_command(text: str, at: int) -> bool:
     return bool(re.search(r"(?:^|[\s/])(?:llama-)?imatrix(?:\.exe)?\s", text[start:at]))
 
 
+# a script's variable set to the file on the match's line ("CORPUS = os.path.join(BASE, \"calib.txt\")", "TEXT=$HOME/calib.txt")
+ASSIGNED = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)[ \t]*=", re.MULTILINE)
+
+
+def passed_by_name(text: str, m: re.Match[str]) -> bool:
+    """Whether the file at ``m`` is assigned to a variable that is then given to an evaluation's ``-f`` ("-f",
+    CORPUS / -f "$CORPUS"): passed by name, the file is the evaluation's text whatever its name says."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    a = ASSIGNED.match(text, line_start)
+    if a is None or a.end() > m.start():
+        return False
+    var = re.escape(a.group(1))
+    uses = re.finditer(rf"(?:-f|--file)['\"]?\s*,?\s*['\"]?\$?\{{?{var}\b", text)
+    return any(not imatrix_command(text, u.start()) for u in uses)
+
+
 def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
     """True when the match is not a statement of the candidates' calibration (``before``: the text right before
     it; ``text``: the whole body)."""
     if m.re is FILE_PATTERN:  # a calibration text passed to the evaluation ("-f calibration_datav3.txt") is its eval text
         name = re.escape(m.group(0).rsplit("/", 1)[-1])
         passed = [f for f in re.finditer(rf"(?:-f|--file)\s+\S*{name}", text) if not imatrix_command(text, f.start())]
-        return bool((EVAL_FILE.search(before) and not imatrix_command(text, m.start())) or passed)
+        return bool((EVAL_FILE.search(before) and not imatrix_command(text, m.start())) or passed or passed_by_name(text, m))
     if m.re is DESCRIBED and m.group(0).lower().startswith("calibrated") and before[before.rfind("\n") + 1 :].lstrip().startswith("|"):
         return True  # a table row's label ("| NVFP4, calibrated scales | ..."): a variant compared, not the quants' calibration
     if m.re is LABELLED and m.group(0).rstrip(" *").endswith((":", "：")) and FIELD_AFTER_WORD.search(before):

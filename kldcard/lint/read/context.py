@@ -183,6 +183,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
         return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
+    if context_written.calibration_sentence(sentence):
+        return True  # "Para la calibracion se usan ventanas de 2048 tokens": the calibration's windows
     if context_written.in_calibration_section(text, m.start(), sentence):
         return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024")
     if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):

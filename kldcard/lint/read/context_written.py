@@ -95,6 +95,11 @@ def not_measured(text: str, m: re.Match[str]) -> bool:
 # stride or -c there is the calibration run's, not the measurement's
 CALIBRATION_HEADING = re.compile(r"calibrat|imatrix|importance matrix|校正|校准|キャリブレーション|étalonnage|Kalibrier", re.I)
 KL_HEADING = re.compile(KL_MENTION + r"|perplex|PPL|evaluat|measur|精度|评估|評価", re.I)
+# the calibration word in the card languages (the English "calibrat..." is evidence._calibration_only's): a sentence
+# that speaks of calibration and of no measurement gives the calibration's windows ("Para la calibracion se usan
+# ventanas de 2048 tokens"), as its English form does
+CALIBRATION_WORDS = re.compile(r"calibraci[óo]n|calibra[çc][ãa]o|étalonnage|Kalibrier|калибровк|キャリブレーション|캘리브레이션|校正|校准", re.I)
+MEASURED_WORDS = re.compile(KL_MENTION + r"|perplej|perplex|PPL|evalua|[ée]valu|medi[dr]|mesur|gemessen|измер|評価|评估|测量|測定", re.I)
 HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
 
 
@@ -109,3 +114,8 @@ def in_calibration_section(text: str, at: int, sentence: str = "") -> bool:
         return False
     h = HEADING.match(text, line_start)
     return bool(h) and bool(CALIBRATION_HEADING.search(h.group(0))) and not KL_HEADING.search(h.group(0))
+
+
+def calibration_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` speaks of calibration in a card language and of no measurement."""
+    return bool(CALIBRATION_WORDS.search(sentence)) and not MEASURED_WORDS.search(sentence)

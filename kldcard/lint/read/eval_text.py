@@ -155,8 +155,9 @@ BARE = re.compile(
     r"(?:prompts?|texts?|prose|documents)",
     I,
 )
-# a part of a counted set: "2 of 4 prompts", "139 of the 140 prompts", "3 out of 8 texts"
-PARTITIVE = re.compile(r"\d\s+(?:out\s+)?of\s+(?:the\s+)?\d", I)  # (the match may start at the whole: "8 texts")
+# a part of a counted set: "2 of 4 prompts", "139 of the 140 prompts", "3 out of 8 texts"; and in the card languages'
+# words for it ("12 sobre 100 prompts", "12 de los 100", "3 sur 8 textes", "3 von 8 Texten")
+PARTITIVE = re.compile(r"\d\s+(?:(?:out\s+)?of\s+(?:the\s+)?|sobre\s+|de\s+(?:l[oa]s\s+|os\s+|as\s+)?|sur\s+|von\s+)\d", I)  # (the match may start at the whole: "8 texts")
 # a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text

@@ -44,6 +44,11 @@ COUNTS = [
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:predicted|next-token|target|decoded|forced)\s+tokens\b", I),
     # a word between the scoring and the tokens: "64 scored continuation tokens", "512 evaluated answer tokens"
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:scored|evaluated|compared)\s+(?!tokens\b)[a-z][\w-]*\s+tokens\b", I),
+    # "24,262 teacher-forced steps", "467 teacher-forced positions", "96 teacher-forced frames", "16 个相同 teacher-forced
+    # 前缀" (falcon-ocr, curvedinf, tts-candle, fastllm, k3: the count of what was forced is the count scored)
+    re.compile(r"(?<![\w.,])" + NUM + r"\s*(?:个\s*)?(?:相同\s*|[a-z][\w-]*\s+)?teacher[- ]forced\s+(?:[a-z][\w-]*\s+)?"
+               r"(?:steps|tokens|positions|frames|prefix(?:es)?|targets|continuations)\b|"
+               r"(?<![\w.,])" + NUM + r"\s*个\s*(?:相同\s*)?teacher[- ]forced\s*(?:前缀|位置|token)", I),
     STEPS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:generated\s+|decode\s+|decoding\s+|generation\s+)steps\b(?!\s+(?:of|per)\s+(?:training|optimi))", I),
     re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:held-out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows)\b", I),
     re.compile(r"--gen(?:erate)?[-_]tokens[= ]\s*(\d+)\b|\bmax[-_]tokens[= ]\s*(\d+)\b", I),
@@ -78,7 +83,7 @@ SCHEMES = [
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
         r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
-    ("teacher-forced", re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
+    ("teacher-forced", TEACHER_FORCED := re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
     *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
@@ -86,7 +91,7 @@ PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
 PATTERNS += record_fields.PATTERNS[6]  # a record's field: `"prediction_positions": 2047`, `chunks: 80` (read.record_fields)
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
-    r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|"
+    r"\bprobabilit|\bdistribution|\blogits?\b|\bperplexity\b|\bPPL\b|ダイバージェンス|散度|divergen|测量|評価|评测|比べ|比較|比较|"
     r"\bfidelit|fidelidad|fidélité|\bmid(?:en|e|ió)\b|\bmedid|\bevaluaci[óo]n\b|\bpuntu(?:ó|o\b|ad[oa]s?\b|aci[óo]n\b)|\bmesur|\bgemessen|\bизмер|\bevaluad|\bavaliad",
     I,
 )
@@ -105,9 +110,28 @@ NAME_PART = re.compile(r"[^\W\d_]-$")
 # at positions with KL ~1e-7" ("positions with" itself names a scheme in evidence_patterns.D6: "all positions with ...")
 SUBSET = re.compile(r"^positions?\s+with\b", I)
 PICKED = re.compile(r"\b(?:of|at)\s+(?:the\s+)?$", I)
+# "teacher-forced" names how the context was fed, a mode ("KLD vs BF16: teacher-forced · decode-path", "the scoring
+# is teacher-forced"): the labels keep D6 M for it alone (holdout10 omlx, behemoth; holdout8 lilvllm; holdout6 qbank1)
+# and S where the text counts what was forced or scored ("24,262 teacher-forced steps", "Positions checked: 128",
+# "64 canonical targets"): the mode is evidence only with such a count within ten lines of it
+NEAR_COUNT = re.compile(
+    r"(?<![\w.])\d[\d,]*\s*(?:[×x]\s*\d[\d,]*\s*)?(?:个\s*)?(?:[a-z][\w-]*\s+){0,2}?"
+    r"(?:tokens?|positions?|steps?|prefix(?:es)?|targets?|frames?|continuations?)\b|"
+    r"\b(?:decoded|generated|scored|predicted|forced)\s+(?:positions|tokens)\b|\bpositions?\b[^\n\d]{0,20}[:=]\s*\d|\d[\d,]*\s*个[^\n\d]{0,12}(?:前缀|位置|token|target)", I)
+NEAR_LINES = 10
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
+
+
+def near_lines(text: str, m: re.Match[str]) -> str:
+    """The lines from :data:`NEAR_LINES` before ``m``'s line to as many after it."""
+    start, end = m.start(), m.end()
+    for _ in range(NEAR_LINES):
+        start = text.rfind("\n", 0, max(0, start - 1)) + 1
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return text[start:end]
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
@@ -122,6 +146,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
+    if m.re is TEACHER_FORCED and not NEAR_COUNT.search(near_lines(text, m)):
+        return True
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
     if m.re in position_forms.PATTERNS:
