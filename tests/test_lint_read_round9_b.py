@@ -30,3 +30,16 @@ def test_hardware_in_a_speed_sentence_is_still_vetoed():
     text = ("## Notes\n\nDecode is faster on sm_60 than on the older card.\n\n"
             "Measured upstream: median KL divergence 0.004962 -> 0.000001.\n")
     assert reading(text, 2).status == "missing"
+
+
+# ---- D9 ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pct", ["`99.9%`", "**99%**", "`99%`"])
+def test_a_percentile_in_markdown_before_the_kl_term(pct):
+    text = f"On WikiText at 16k context the {pct} KLD was about 18.8 / 17.3 for the three KV settings.\n"
+    assert reading(text, 9).status != "missing"
+
+
+@pytest.mark.parametrize("pct", ["`+19%`", "`99`", "`0.99%`"])
+def test_a_change_or_a_bare_number_in_markdown_is_no_percentile(pct):
+    text = f"On WikiText at 16k context the {pct} KLD was about 18.8 / 17.3 for the three KV settings.\n"
+    assert reading(text, 9).status == "missing"
