@@ -11,7 +11,7 @@ cards name the engine or the hardware of a measurement without a version, which 
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
 - a ggml backend device as llama.cpp prints and takes it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp ran;
 - hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
-  generations ("TPU v5e", "a v6e VM"), the GX10.
+  generations ("TPU v5e", "a v6e VM"), the GX10, a CUDA architecture ("sm_60").
 
 The caller (kldcard.lint.evidence.collect) applies the D2 vetoes (a quantizer, serving or speed sentence).
 """
@@ -91,6 +91,9 @@ PATTERNS: list[re.Pattern[str]] = [
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b|"  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         r"\bv[4-7][ep](?:-\d+)?\s+(?:VMs?|pods?|slices?|hosts?)\b|"  # a TPU generation by its VM ("a v6e VM")
         r"\b(?:Ascent\s+)?GX10\b|"  # ASUS's GB10 box
+        # a CUDA compute architecture names the GPU generation the run used ("sm_60", "sm_75", "sm_120a"); labelled
+        # as D2 hardware by two authors (holdout3 MTP FP16 canary, holdout10 P100 ledger)
+        r"\bsm_(?:[5-9]\d|1[0-2]\d)[af]?\b|"
         # a count of cards the evidence patterns take only with "RTX" or an article: "2x 5060 Ti", "2x T4", "1x 4090"
         # (general grammar of a rig; labelled: llamacpp_mxfp4 PR draft, mamba130m notes, blind_ik log, rlhf table)
         r"\b[1-9]\d?\s*[x×]\s*(?:NVIDIA\s+|Tesla\s+)?(?:RTX\s*)?(?:[3-5]0[6-9]0(?:\s?Ti)?|T4|A10G?|L4|A40|A30)\b(?!\s*(?:GB|tok))",
@@ -108,7 +111,7 @@ IN_A_NAME = re.compile(r"[\w.]-$|/[\w.\-]*$|--model\s+\S*$", I)
 # a sentence about speed, duration or memory of generation, not about a KL measurement (vetoed with no KL term
 # in it): "120-token greedy generation", "the trial took 13 hours on ...", "the runtime rows were measured on ..."
 SPEED_ONLY = re.compile(
-    r"\bslow(?:er|ly)?\b|\bfast(?:er)?\b|\bgreedy generation\b|\b(?:runtime|speed|timing) rows\b|"
+    r"\bslow(?:er|ly)?\b|\bfast(?:er)?\b(?![- ]path)|\bgreedy generation\b|\b(?:runtime|speed|timing) rows\b|"
     r"\btrial time\b|\bpeak memory\b|\b(?:cannot|can't|could not|couldn't)\s+(?:hold|fit|load)\b|\bloads?\s+on\b",
     I,
 )

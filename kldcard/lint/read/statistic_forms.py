@@ -6,7 +6,7 @@
   over positions", "in expectation") (:data:`REDUCTION`);
 - a statistic or a percentile before the KL term, up to two modifiers apart: "max KL divergence", "worst-case KLD",
   "mean weight-only KL", "最大KLD" / "KLD 最大",
-  "99.9% KL divergence", "99th percentile KLD" (:data:`BEFORE_KL`); not a signed change ("+19% KLD");
+  "99.9% KL divergence", "99th percentile KLD", "`99.9%` KLD" (:data:`BEFORE_KL`); not a signed change ("+19% KLD");
 - an uncertainty by its letters: "σd ≈ 0.006", a "σd" column, in a sentence with a KL term (:data:`SIGMA`;
   a count of sigmas, "7.8σ", is a difference's significance); "± are printed stderr" (:data:`STDERR`, a "±"
   said to be a standard error; "stderr" alone is a stream, "±0.036 stderr" a value).
@@ -38,7 +38,8 @@ BEFORE_KL = re.compile(
     # the statistic in Chinese / Japanese, before or after the term, with no word boundary (the scripts write none):
     # "最大KLD", "KLD 最大", "中位 KLD" (中位 = 中位数, the median), "平均KL", "KLD 均值" (general grammar of the languages)
     r"(?:最大|最小|中位(?:数|值)?|中央値|平均)\s*(?:KLD|KL)(?![A-Za-z])|(?<![A-Za-z])(?:KLD|KL)\s*(?:最大|最小|均值|中位数|中央値)|"
-    r"(?<![+\-−±\d.,\w])(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)[ \t]+(?:KLD|KL\b|KL[- ]div)",
+    # (the percentile may carry its markdown emphasis or code span: "`99.9%` KLD", "**99%** KLD", general markdown)
+    r"(?<![+\-−±\d.,\w])[`*]{0,2}(?:90|95|99|99\.9+)(?:\s*%|th\s+percentile|\s*-?th)[`*]{0,2}[ \t]+(?:KLD|KL\b|KL[- ]div)",
     I,
 )
 # the statistic in parentheses closing a KL label, a few words after the term: "KL vs teacher (mean)", "KL (mean)",
