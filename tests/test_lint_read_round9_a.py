@@ -46,3 +46,29 @@ def test_share_of_a_named_kld_is_a_claim():
 
 def test_tolerance_share_is_no_claim():
     assert not claim_lines("A rerun of the same command should land within 3% of this KLD mean.\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Requirement | Value | Source |\n|---|---|---|\n| accuracy | attention KL 散度 < 0.02 | 设计书 4.1 节 |\n",  # a section number
+        "The fused KL kernel overflows to `-3.40e38` on long batches.\n",  # an overflow, not a value
+        "A build that passes the smoke test but misses KL 0.02 points to bad scales.\n",  # a target missed
+        "Eval results:\n\n- Loss: 0.41\n- Rewards/chosen: 1.2\n- Logps/rejected: -210.5\n- Kl: 950.2\n",  # a trainer's metrics
+    ],
+)
+def test_section_numbers_overflows_targets_and_trainer_lists_are_no_claim(text):
+    assert not claim_lines(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Setting | Mean KLD |\n|---|---|\n| int4 | 0.021 |\n",  # a table value stays
+        "On section two of the prompts the mean KLD was 0.034.\n",  # a word, not a section number
+        "Eval results:\n\n- Top-1 agreement: 0.93\n- Mean KL: 0.041\n",  # a list without rewards stays
+        "The int4 build measures KL 0.008 against bf16, well inside the gate.\n",
+    ],
+)
+def test_their_positives_stay(text):
+    assert claim_lines(text)

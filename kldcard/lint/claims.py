@@ -25,7 +25,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, stated_bounds, wrapped_comments
+from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, stated_bounds, training_output, wrapped_comments
 from kldcard.lint.read.csv_tables import csv_tables
 from kldcard.lint.read.exact_zeros import exact_zeros
 from kldcard.lint.read.indented_tables import indented_tables
@@ -76,6 +76,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         labelled = all(number_labelled(sentence, n.offset - start, len(n.text), near) for n in numbers)
         for n in numbers:
             line = doc.line_index(n.offset)
+            if training_output.training_list(doc, line):  # "- Rewards/chosen: 1.54" ... "- Kl: 1080.3": a trainer's metrics
+                continue
             if line in seen_lines:  # one claim per line; later numbers on it join that claim
                 claims[-1].numbers.append(n)
                 continue
