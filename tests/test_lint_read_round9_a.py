@@ -72,3 +72,8 @@ def test_section_numbers_overflows_targets_and_trainer_lists_are_no_claim(text):
 )
 def test_their_positives_stay(text):
     assert claim_lines(text)
+
+
+def test_an_accumulator_set_to_zero_in_code_is_no_claim():
+    assert not claim_lines("The script:\n\n    kl_sum = 0.0\n    for batch in loader:\n        kl_sum += kl(batch)\n")
+    assert claim_lines("The pruned model's KL = 0.0 on every prompt, so the layers were dead.\n")

@@ -10,6 +10,8 @@ Tables are read by :mod:`kldcard.lint.claim_tables`, pasted tool output by
 
 from __future__ import annotations
 
+import re
+
 from kldcard.lint.claim_attach import KldTerms, number_attached, number_labelled
 from kldcard.lint.claim_tables import flat_tables, table_claims
 from kldcard.lint.claim_tool_output import tool_output
@@ -33,6 +35,11 @@ from kldcard.lint.read.key_values import key_values
 from kldcard.lint.read.lead_in_lists import lead_in_lists
 from kldcard.lint.read.value_lists import value_lists
 from kldcard.lint.scan import search, spans_with
+
+
+# a code line (fenced or indented, often pasted unfenced) that sets a lower-case variable to a literal zero starts
+# an accumulator: code that computes KL, not a measured zero (those read.exact_zeros finds: "KL = 0", "k3_kl == 0")
+ZERO_INIT = re.compile(r"^\s*[a-z_][a-z0-9_.]*\s*=\s*0(?:\.0*)?\s*;?\s*$")
 
 
 def find_claims(doc: Doc) -> list[Claim]:
@@ -77,6 +84,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         for n in numbers:
             line = doc.line_index(n.offset)
             if training_output.training_list(doc, line):  # "- Rewards/chosen: 1.54" ... "- Kl: 1080.3": a trainer's metrics
+                continue
+            if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and ZERO_INIT.match(doc.lines[line]):  # "    total_kl = 0.0"
                 continue
             if line in seen_lines:  # one claim per line; later numbers on it join that claim
                 claims[-1].numbers.append(n)
