@@ -77,3 +77,8 @@ def test_their_positives_stay(text):
 def test_an_accumulator_set_to_zero_in_code_is_no_claim():
     assert not claim_lines("The script:\n\n    kl_sum = 0.0\n    for batch in loader:\n        kl_sum += kl(batch)\n")
     assert claim_lines("The pruned model's KL = 0.0 on every prompt, so the layers were dead.\n")
+
+
+def test_a_default_is_a_setting_not_a_value():
+    assert not claim_lines("The check fails when KLD is not below KLD_MAX (default 0.04).\n")
+    assert claim_lines("With the default quant mix the KLD is 0.04 against bf16.\n")

@@ -3,7 +3,7 @@ claim's line, cell or sentence also carries sizes, speeds, perplexities and perc
 
 A number is not a KLD number when
 - a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s"), or a parameter count (a model's version:
-  "Qwen 3.6 27B"), a section number ("Section 3.2", "3.2 节"), or past any float32 value ("-3.39e38": an overflow);
+  "Qwen 3.6 27B"), a section number ("Section 3.2", "3.2 节"), a default ("default 0.5"), or past any float32 value ("-3.39e38": an overflow);
 - it is a second figure in a table cell, given in percent ("0.0042 (97.1 %)": the cell's KLD is 0.0042);
 - the words right before it (since the previous number, cell border or sentence start) name another metric
   and no KL term ("PPL 7.6585", "top-1 97.1");
@@ -41,6 +41,9 @@ SECTION_OR_VERSION_BEFORE = re.compile(
     r"|\b(?:Apache|GPL|LGPL|AGPL|MPL|EPL|CC[- ]BY(?:[- ](?:SA|NC|ND))*|OpenRAIL|licen[cs]e|version|ver\.?|v)[ \t-]*v?$",
     I,
 )
+# a default right before a number makes it a setting ("--kl-threshold, default 0.5", "须 < KMAX（默认 0.055）",
+# "default: 2.0"): the word of a setting's value in the card languages
+DEFAULT_BEFORE = re.compile(r"(?:\bdefaults?(?:\s+to)?|默认值?|\bpor\s+defecto|\bpar\s+défaut)[\s:=：`(（]*$", I)
 # the Chinese section marker after its number ("任务书 3.2 节", "论文第 3.3 节"), as "第" or "Section" before it
 SECTION_AFTER = re.compile(r"[ \t]*[节章]")
 # a number past any float32 KL is an overflow or a sentinel ("overflows to -3.39e38", FLT_MAX), not a measurement
@@ -66,7 +69,7 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True
     before = segment[max(0, pos - 120) : pos]
-    if SECTION_OR_VERSION_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
+    if SECTION_OR_VERSION_BEFORE.search(before) or DEFAULT_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
         return False
     signed = before.rstrip().endswith(("+", "-", "−"))  # "+5.5 %": a relative change of the KLD, kept (R4)
     if cell and PERCENT_AFTER.match(after) and not signed and re.search(r"\d", before):
