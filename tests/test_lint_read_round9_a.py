@@ -82,3 +82,15 @@ def test_an_accumulator_set_to_zero_in_code_is_no_claim():
 def test_a_default_is_a_setting_not_a_value():
     assert not claim_lines("The check fails when KLD is not below KLD_MAX (default 0.04).\n")
     assert claim_lines("With the default quant mix the KLD is 0.04 against bf16.\n")
+
+
+def test_unfenced_json_numbers_belong_to_their_own_key():
+    text = ('Result record:\n\n{\n "cell": "int4_pw",\n "kl_nats": 0.0311,\n "drift_per_epoch": [\n  0.4123,\n'
+            '  0.5871\n ],\n "selectivity": 0.998\n}\n')
+    assert claim_lines(text) == [5]
+
+
+def test_unfenced_plot_code_keeps_only_its_kl_lines():
+    text = ('budget = [0, 100, 200]\nkl = [0.051, 0.032, 0.027]\nfig, ax = plt.subplots(figsize=(6.4, 2.6))\n'
+            'ax.set_ylim(0, 0.08)\n')
+    assert claim_lines(text) == [2]

@@ -41,6 +41,11 @@ from kldcard.lint.scan import search, spans_with
 # an accumulator: code that computes KL, not a measured zero (those read.exact_zeros finds: "KL = 0", "k3_kl == 0")
 ZERO_INIT = re.compile(r"^\s*[a-z_][a-z0-9_.]*\s*=\s*0(?:\.0*)?\s*;?\s*$")
 
+# a line of code or JSON pasted without a fence (a key, an assignment, a call, a bare array value): a "sentence"
+# then runs over many such lines, and a number on one of them belongs to the KL term only on the same line
+# ('"kl_nats": 0.029976' yes; '    0.4151851851851852,' of "epoch_activation" or 'ax.set_ylim(0, 0.075)' no)
+CODE_LINE = re.compile(r'^\s*(?:"[\w.-]+"\s*:|[a-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[a-z_][\w.]*)*\s*=[^=]|[a-z_][\w.]*\(|[-+]?\d[\d.e+-]*\s*,?\s*$)')
+
 
 def find_claims(doc: Doc) -> list[Claim]:
     """All KLD claims in ``doc``, ordered by position."""
@@ -84,6 +89,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         for n in numbers:
             line = doc.line_index(n.offset)
             if training_output.training_list(doc, line):  # "- Rewards/chosen: 1.54" ... "- Kl: 1080.3": a trainer's metrics
+                continue
+            if CODE_LINE.match(doc.lines[line]) and not KLD_TERM.search(doc.lines[line]):  # "    0.41518,", "figsize=(6.4, 2.7))"
                 continue
             if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and ZERO_INIT.match(doc.lines[line]):  # "    total_kl = 0.0"
                 continue
