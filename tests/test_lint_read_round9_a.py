@@ -94,3 +94,8 @@ def test_unfenced_plot_code_keeps_only_its_kl_lines():
     text = ('budget = [0, 100, 200]\nkl = [0.051, 0.032, 0.027]\nfig, ax = plt.subplots(figsize=(6.4, 2.6))\n'
             'ax.set_ylim(0, 0.08)\n')
     assert claim_lines(text) == [2]
+
+
+def test_a_speed_factor_is_no_kld_number():
+    assert not claim_lines("Q6_K keeps the KLD low, but the path is 2.1× slower on this card.\n")
+    assert claim_lines("Q6_K keeps the KLD at 0.004, but the path is 2.1× slower on this card.\n")

@@ -25,7 +25,8 @@ from kldcard.lint.read.terms import KL_MENTION, KL_WORD, POSITION_WORDS, alterna
 
 I = re.IGNORECASE
 
-UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
+UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b"
+                        r"|\s*[x×][\s*_`]+(?:slower|faster|quicker|speed-?up)\b", I)  # "1.8× slower": a speed factor
 # a count noun after a number makes it a count, written with a point or comma grouping ("17.877 posiciones puntuadas",
 # "2,632 positions"): the nouns of scored text in the card languages (read.terms.POSITION_WORDS and English's)
 COUNT_AFTER = re.compile(r"[ \t\u00a0\u202f]*(?:positions?|tokens|documents?|samples|prompts|sequences|chunks|"
