@@ -99,3 +99,8 @@ def test_unfenced_plot_code_keeps_only_its_kl_lines():
 def test_a_speed_factor_is_no_kld_number():
     assert not claim_lines("Q6_K keeps the KLD low, but the path is 2.1× slower on this card.\n")
     assert claim_lines("Q6_K keeps the KLD at 0.004, but the path is 2.1× slower on this card.\n")
+
+
+def test_a_bigger_loss_is_a_quality_loss():
+    assert claim_lines("Dropping the top 1% of channels (KLD 0.081) is a bigger loss than 4-bit weights.\n")
+    assert not claim_lines("We add the KL term to the loss with weight 0.1 during fine-tuning.\n")
