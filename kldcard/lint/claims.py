@@ -44,7 +44,7 @@ ZERO_INIT = re.compile(r"^\s*[a-z_][a-z0-9_.]*\s*=\s*0(?:\.0*)?\s*;?\s*$")
 # a line of code or JSON pasted without a fence (a key, an assignment, a call, a bare array value): a "sentence"
 # then runs over many such lines, and a number on one of them belongs to the KL term only on the same line
 # ('"kl_nats": 0.029976' yes; '    0.4151851851851852,' of "epoch_activation" or 'ax.set_ylim(0, 0.075)' no)
-CODE_LINE = re.compile(r'^\s*(?:"[\w.-]+"\s*:|[a-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[a-z_][\w.]*)*\s*=[^=]|[a-z_][\w.]*\(|[-+]?\d[\d.e+-]*\s*,?\s*$)')
+CODE_LINE = re.compile(r'^\s*(?:"[\w.-]+"\s*:|[a-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[a-z_][\w.]*)*\s*=[^=]|[a-z_][\w.]*\(|(?<=\s)[-+]?\d[\d.e+-]*\d,?\s*$)')  # (a bare value indented, as in an array)
 
 
 def find_claims(doc: Doc) -> list[Claim]:
