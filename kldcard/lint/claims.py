@@ -10,6 +10,8 @@ Tables are read by :mod:`kldcard.lint.claim_tables`, pasted tool output by
 
 from __future__ import annotations
 
+import re
+
 from kldcard.lint.claim_attach import KldTerms, number_attached, number_labelled
 from kldcard.lint.claim_tables import flat_tables, table_claims
 from kldcard.lint.claim_tool_output import tool_output
@@ -25,7 +27,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
     TRAINING_CONTEXT,
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
-from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, stated_bounds, wrapped_comments
+from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, stated_bounds, training_output, wrapped_comments
 from kldcard.lint.read.csv_tables import csv_tables
 from kldcard.lint.read.exact_zeros import exact_zeros
 from kldcard.lint.read.indented_tables import indented_tables
@@ -33,6 +35,16 @@ from kldcard.lint.read.key_values import key_values
 from kldcard.lint.read.lead_in_lists import lead_in_lists
 from kldcard.lint.read.value_lists import value_lists
 from kldcard.lint.scan import search, spans_with
+
+
+# a code line (fenced or indented, often pasted unfenced) that sets a lower-case variable to a literal zero starts
+# an accumulator: code that computes KL, not a measured zero (those read.exact_zeros finds: "KL = 0", "k3_kl == 0")
+ZERO_INIT = re.compile(r"^\s*[a-z_][a-z0-9_.]*\s*=\s*0(?:\.0*)?\s*;?\s*$")
+
+# a line of code or JSON pasted without a fence (a key, an assignment, a call, a bare array value): a "sentence"
+# then runs over many such lines, and a number on one of them belongs to the KL term only on the same line
+# ('"kl_nats": 0.029976' yes; '    0.4151851851851852,' of "epoch_activation" or 'ax.set_ylim(0, 0.075)' no)
+CODE_LINE = re.compile(r'^\s*(?:"[\w.-]+"\s*:|[a-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[a-z_][\w.]*)*\s*=[^=]|[a-z_][\w.]*\(|(?<=\s)[-+]?\d[\d.e+-]*\d,?\s*$)')  # (a bare value indented, as in an array)
 
 
 def find_claims(doc: Doc) -> list[Claim]:
@@ -76,6 +88,12 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         labelled = all(number_labelled(sentence, n.offset - start, len(n.text), near) for n in numbers)
         for n in numbers:
             line = doc.line_index(n.offset)
+            if training_output.training_list(doc, line):  # "- Rewards/chosen: 1.54" ... "- Kl: 1080.3": a trainer's metrics
+                continue
+            if CODE_LINE.match(doc.lines[line]) and not KLD_TERM.search(doc.lines[line]):  # "    0.41518,", "figsize=(6.4, 2.7))"
+                continue
+            if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and ZERO_INIT.match(doc.lines[line]):  # "    total_kl = 0.0"
+                continue
             if line in seen_lines:  # one claim per line; later numbers on it join that claim
                 claims[-1].numbers.append(n)
                 continue

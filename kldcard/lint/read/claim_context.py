@@ -3,7 +3,8 @@ setting (claims_patterns.TRAINING_CONTEXT: a penalty, a loss, an objective, a th
 unless its KL term is qualified as measured on held-out data ("held-out KL fell ~90%", "validation KLD 0.031",
 "eval KL"): a divergence measured on held-out text is an evaluation of the model, whatever it was trained with; nor
 when it is an RL run's train-inference mismatch (MISMATCH: "gen_kl_error", "mismatch_kl").
-A loss of quality ("little loss of capability", "no quality loss") is no training loss.
+A loss of quality ("little loss of capability", "no quality loss",
+# "already a bigger loss than 4-bit quantization") is no training loss.
 A measured value "against a 0.03 threshold" is still a measurement (read.claim_terms.GATE). Samples in
 tests/test_lint_claim_detection.py."""
 
@@ -22,10 +23,11 @@ EVALUATED = re.compile(
 )
 
 
-# "loss" as a quantizer says it: a loss of quality, not a training loss ("little loss of capability", "no quality loss")
+# "loss" as a quantizer says it: a loss of quality, not a training loss ("little loss of capability", "no quality loss",
+# "already a bigger loss than 4-bit quantization")
 QUALITY_LOSS = re.compile(
     r"\b(?:quality|accuracy|capability|precision|information|fidelity|little|no|minimal|small|negligible|minor|"
-    r"significant|some|any|without|measurable|visible|task|benchmark|performance)\s+loss\b"
+    r"significant|some|any|without|measurable|visible|task|benchmark|performance|bigger|larger|greater|worse)\s+loss\b"
     r"|\bloss\s+(?:of|in)\s+(?:\w+\s+)?(?:quality|accuracy|capabilit\w*|precision|information|fidelity|intelligence)\b",
     re.IGNORECASE | re.ASCII,
 )

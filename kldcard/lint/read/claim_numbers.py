@@ -3,7 +3,7 @@ claim's line, cell or sentence also carries sizes, speeds, perplexities and perc
 
 A number is not a KLD number when
 - a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s"), or a parameter count (a model's version:
-  "Qwen 3.6 27B");
+  "Qwen 3.6 27B"), a section number ("Section 3.2", "3.2 节"), a default ("default 0.5"), or past any float32 value ("-3.39e38": an overflow);
 - it is a second figure in a table cell, given in percent ("0.0042 (97.1 %)": the cell's KLD is 0.0042);
 - the words right before it (since the previous number, cell border or sentence start) name another metric
   and no KL term ("PPL 7.6585", "top-1 97.1");
@@ -25,7 +25,8 @@ from kldcard.lint.read.terms import KL_MENTION, KL_WORD, POSITION_WORDS, alterna
 
 I = re.IGNORECASE
 
-UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b", I)
+UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b"
+                        r"|\s*[x×][\s*_`]+(?:slower|faster|quicker|speed-?up)\b", I)  # "1.8× slower": a speed factor
 # a count noun after a number makes it a count, written with a point or comma grouping ("17.877 posiciones puntuadas",
 # "2,632 positions"): the nouns of scored text in the card languages (read.terms.POSITION_WORDS and English's)
 COUNT_AFTER = re.compile(r"[ \t\u00a0\u202f]*(?:positions?|tokens|documents?|samples|prompts|sequences|chunks|"
@@ -37,10 +38,17 @@ VERSION_BEFORE_SIZE = re.compile(r"[ \t]+\d+(?:\.\d+)?[BM](?![A-Za-z0-9])")
 # a heading's section number ("### 5.2 `kld_vs_f16` — KL divergence vs f16") or a licence's or release's version
 # ("(Apache 2.0, 한국어 특화)", "CC-BY-4.0", "version 1.5", "v 2.1"): the grammar of numbered headings and licence names
 SECTION_OR_VERSION_BEFORE = re.compile(
-    r"(?:^|\n)[ \t]*#{1,6}[ \t]*$|§[ \t]*$"
+    r"(?:^|\n)[ \t]*#{1,6}[ \t]*$|§[ \t]*$|第[ \t]*$|\b(?:section|sec\.|chapter|appendix)[ \t]*$"
     r"|\b(?:Apache|GPL|LGPL|AGPL|MPL|EPL|CC[- ]BY(?:[- ](?:SA|NC|ND))*|OpenRAIL|licen[cs]e|version|ver\.?|v)[ \t-]*v?$",
     I,
 )
+# a default right before a number makes it a setting ("--kl-threshold, default 0.5", "须 < KMAX（默认 0.055）",
+# "default: 2.0"): the word of a setting's value in the card languages
+DEFAULT_BEFORE = re.compile(r"(?:\bdefaults?(?:\s+to)?|默认值?|\bpor\s+defecto|\bpar\s+défaut)[\s:=：`(（]*$", I)
+# the Chinese section marker after its number ("任务书 3.2 节", "论文第 3.3 节"), as "第" or "Section" before it
+SECTION_AFTER = re.compile(r"[ \t]*[节章]")
+# a number past any float32 KL is an overflow or a sentinel ("overflows to -3.39e38", FLT_MAX), not a measurement
+OVERFLOW = 1e30
 KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # a metric other than KL named right before a number; a KL term between them keeps the number
 OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
@@ -57,10 +65,12 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     after = segment[pos + length : pos + length + 12]
     if UNIT_AFTER.match(after) or VERSION_BEFORE_SIZE.match(after) or COUNT_AFTER.match(segment, pos + length):
         return False
+    if SECTION_AFTER.match(after) or _magnitude(segment[pos : pos + length]) >= OVERFLOW:
+        return False
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True
     before = segment[max(0, pos - 120) : pos]
-    if SECTION_OR_VERSION_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
+    if SECTION_OR_VERSION_BEFORE.search(before) or DEFAULT_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
         return False
     signed = before.rstrip().endswith(("+", "-", "−"))  # "+5.5 %": a relative change of the KLD, kept (R4)
     if cell and PERCENT_AFTER.match(after) and not signed and re.search(r"\d", before):
@@ -74,6 +84,13 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
             return False
         return is_kld(segment, pos - len(before) + m.start(1), len(m.group(1)), cell=cell)
     return True
+
+
+def _magnitude(text: str) -> float:
+    try:
+        return abs(float(text.strip("*_`~≈+").replace("−", "-").replace(",", "")))
+    except ValueError:
+        return 0.0
 
 
 VALUE = re.compile(r"(?<![\w.])[-+]?\d[\d.,]*(?:e-?\d+)?(?:\s*±\s*\d[\d.,]*(?:e-?\d+)?)?%?", I)

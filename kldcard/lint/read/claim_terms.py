@@ -112,6 +112,9 @@ GATE = re.compile(
 )
 GATE_AFTER = re.compile(r"`?\s*" + _GATE_WORD + r"\b", re.I)
 GATE_BEFORE = re.compile(_GATE_WORD + r"\b[\s:=`]*[<≤>≥]?\s*`?$", re.I)
+# a verb of meeting or missing a target right before the KL term and its number: the number is the target
+# ("clears floor 1 but misses KL 0.01", "meets the KL 0.02 bar"): comparison verbs, plain grammar
+TARGET_BEFORE = re.compile(r"\b(?:miss(?:es|ed)?|meets?|clears?|fails?)\s+(?:the\s+)?" + KL_WORD + r"[\s:=`]*[<≤]?\s*`?$", re.I)
 
 
 def without_gates(sentence: str) -> str:
@@ -121,4 +124,5 @@ def without_gates(sentence: str) -> str:
 
 def is_gate(sentence: str, pos: int, length: int) -> bool:
     """Whether the number at ``pos`` names a gate ("a 0.03 threshold"), not a measured value."""
-    return GATE_AFTER.match(sentence, pos + length) is not None or GATE_BEFORE.search(sentence, max(0, pos - 24), pos) is not None
+    return (GATE_AFTER.match(sentence, pos + length) is not None or GATE_BEFORE.search(sentence, max(0, pos - 24), pos) is not None
+            or TARGET_BEFORE.search(sentence, max(0, pos - 24), pos) is not None)

@@ -36,3 +36,23 @@ def training_table(t: Table) -> bool:
     """Whether a header cell or a row label of ``t`` is a reward or an advantage (TRAINING_LABEL)."""
     cells = [text for _, text in t.cells[t.header]] + [t.cells[r][0][1] for r in t.rows if t.cells[r]]
     return any(TRAINING_LABEL.match(text) for text in cells)
+
+
+# A list of a preference or RL run's evaluation metrics, as trainer-written cards print them ("- Rewards/chosen:
+# 1.5421", "- Logps/rejected: -233.77", "- Kl: 1080.32"): its KL item is that run's policy-vs-reference term, as a
+# reward line makes it in printed output above. Only the same run of list items counts.
+TRAINING_ITEM = re.compile(r"^\s*[-*+]\s+[\w ]{0,30}?\b(?:rewards?|logps|advantages?)\b[\w/ ]{0,20}[:=]\s*-?\d", re.I)
+LIST_LINE = re.compile(r"^\s*[-*+]\s")
+
+
+def training_list(doc: Doc, i: int) -> bool:
+    """Whether line ``i`` is an item of a list that holds a reward or log-probability line (TRAINING_ITEM)."""
+    if not LIST_LINE.match(doc.lines[i]):
+        return False
+    for step in (-1, 1):
+        j = i
+        while 0 <= j < len(doc.lines) and LIST_LINE.match(doc.lines[j]) and abs(j - i) <= REACH:
+            if TRAINING_ITEM.match(doc.lines[j]):
+                return True
+            j += step
+    return False
