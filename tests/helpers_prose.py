@@ -54,6 +54,9 @@ HOLDOUT9_SPLIT = "real-holdout-9"
 HOLDOUT10 = REAL / "holdout10"
 HOLDOUT10_PREFIX = "real-h10/"
 HOLDOUT10_SPLIT = "real-holdout-10"
+HOLDOUT11 = REAL / "holdout11"
+HOLDOUT11_PREFIX = "real-h11/"
+HOLDOUT11_SPLIT = "real-holdout-11"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -64,6 +67,7 @@ PARTED = {
     HOLDOUT8_PREFIX: (HOLDOUT8, HOLDOUT8_SPLIT),
     HOLDOUT9_PREFIX: (HOLDOUT9, HOLDOUT9_SPLIT),
     HOLDOUT10_PREFIX: (HOLDOUT10, HOLDOUT10_SPLIT),
+    HOLDOUT11_PREFIX: (HOLDOUT11, HOLDOUT11_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
