@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from kldcard.card.document import Card, parse_card
+from kldcard.lint.claims import find_claims
+from kldcard.lint.markdown import scan
 from kldcard.lint.reader import read_card
 from kldcard.lint.reading import DisclosureReading
 
@@ -14,3 +16,10 @@ def card(text: str) -> Card:
 def reading(text: str, n: int) -> DisclosureReading:
     """Disclosure ``n`` as read for the first KLD claim of the card ``text``."""
     return read_card(card(text))[0].disclosures[n]
+
+
+def claim_lines(text: str) -> list[int]:
+    """The file lines of the KLD claims found in the card ``text``."""
+    c = card(text)
+    doc = scan(c.body, c.body_line)
+    return [doc.position(claim.offset)[0] for claim in find_claims(doc)]

@@ -6,6 +6,7 @@ Each case in the project's own words; the hard negatives beside it must stay sil
 from __future__ import annotations
 
 import pytest
+from helpers_reading import claim_lines
 
 from kldcard.card.document import parse_card
 from kldcard.lint.claims import find_claims
@@ -16,12 +17,6 @@ from kldcard.lint.read.value_lists import value_lists
 def claim_numbers(text: str) -> list[list[str]]:
     card = parse_card(text.encode(), "README.md")
     return [[n.text for n in c.numbers] for c in find_claims(scan(card.body, card.body_line))]
-
-
-def claim_lines(text: str) -> list[int]:
-    card = parse_card(text.encode(), "README.md")
-    doc = scan(card.body, card.body_line)
-    return [doc.position(c.offset)[0] for c in find_claims(doc)]
 
 
 @pytest.mark.parametrize(

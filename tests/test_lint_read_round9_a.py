@@ -5,16 +5,7 @@ a comparative "bigger loss" is a quality loss. Each case in the project's own wo
 from __future__ import annotations
 
 import pytest
-
-from kldcard.card.document import parse_card
-from kldcard.lint.claims import find_claims
-from kldcard.lint.markdown import scan
-
-
-def claim_lines(text: str) -> list[int]:
-    card = parse_card(text.encode(), "README.md")
-    doc = scan(card.body, card.body_line)
-    return [doc.position(c.offset)[0] for c in find_claims(doc)]
+from helpers_reading import claim_lines
 
 
 @pytest.mark.parametrize(
