@@ -41,8 +41,10 @@ D1 = [
     ),
     re.compile(r"\b(?:between|compared)\s+[^.;]{0,80}?\s+(?:and|with|to|against)\s+" + REF_PHRASE, I),
     re.compile(r"\b(?:D_?)?KL\s*\(\s*(?:p|P|π)?_?\{?(?P<ref>bf16|fp16|f16|fp32|f32|fp8|teacher|base|orig\w*)\b", I),
-    # "Reference: x", "- **Reference**: `x`", "**Baseline:** x", and a labelled table row "| Reference | x |"
-    re.compile(r"\b(?:reference|baseline|base)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    # "Reference: x", "- **Reference**: `x`", "**Baseline:** x", and a labelled table row "| Reference | x |"; a distillation
+    # run's "Teacher: x" is what its KL is taken against (arle OPD report "- Teacher: frozen Qwen3-0.6B checkpoint"; sushi
+    # quality doc "teacher = the same pack ...")
+    re.compile(r"\b(?:reference|baseline|base|teacher)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
     re.compile(r"^\|?[ \t]*\**(?:reference|baseline)(?:\s+(?:model|checkpoint))?\**[ \t]*\|[ \t]*(?P<ref>[^|\n]{2,120})\|", M),
     re.compile(r"\b(?:the\s+)?(?:reference|baseline|base)(?:\s+model)?\s+(?:is|was)\s+(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
     re.compile(r"\b(?:base|reference|ref)\s+logits\s+(?:\w+\s+){0,3}?from\s+(?P<ref>(?:the\s+)?[^\n.,;]{2,50})", I),
