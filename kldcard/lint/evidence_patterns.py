@@ -34,7 +34,7 @@ REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
 D1 = [
     re.compile(
-        r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|"
+        r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|agree[sd]? with|"
         r"(?:fidelity|faithful\w*|closeness) to|compar\w*\s+(?:(?:mean|median)\s+)?" + KL_NAME + r"\s+(?:to|with))\s+"
         + REF_PHRASE,
         I,
