@@ -126,7 +126,7 @@ HARDWARE = (
     # a count written against the name is a node's size, not part of a word ("8xH200", "4xA100": general number grammar);
     # a CJK character glued to the name does not make it part of a word ("gfx1030のFP8", "R9700は", "在H100上": the
     # ends are ASCII word ends, as kldcard.lint.read.numbers reads numbers; ja_sllm, ja_r9700, ja_exl3_rocm, ja_mi25 ...)
-    r"(?:(?<![A-Za-z0-9_])|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}[A-Za-z0-9_]*|GTX\s*\d{3,4}|[HBA]\d{3}(?![A-Za-z0-9_])|H200|G[HB][23]00|A6000|L40S?|MI\d{3}X?|[PV]100s?(?![A-Za-z0-9_])|"
+    r"(?:(?<![A-Za-z0-9_])|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}[A-Za-z0-9_]*|GTX\s*\d{3,4}|[HBA]\d{3}(?![A-Za-z0-9_])|H200|G[HB][23]00(?![A-Za-z0-9_])|A6000|L40S?|MI\d{3}X?|[PV]100s?(?![A-Za-z0-9_])|"
     r"gfx\d{3,4}[a-z]?(?![A-Za-z0-9_])|R9700(?![A-Za-z0-9_])|V620(?![A-Za-z0-9_])|W7900(?![A-Za-z0-9_])|GB10(?![A-Za-z0-9_])|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
     r"i[3579]-\d{4,5}[A-Za-z0-9_]*|Granite Rapids|"
     r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)(?![A-Za-z0-9_])|EPYC\s*\d{4}[A-Za-z0-9_]*|Ryzen\s*\d\s*\d{4}[A-Za-z0-9_]*|Xeon\s*[A-Za-z0-9_]+|"
