@@ -2,7 +2,8 @@
 and a GPU compute stack with its version name the hardware and platform of a run; a speed, memory or support row
 names hardware for that figure; a Jensen-Shannon divergence says nothing of a KL's direction; a decimal before
 "-nat" is a measured KL, and the logits or distribution read whole state the vocabulary; a distillation's
-"Teacher:" field and "agreed with X" name the reference, a baseline's own value record does not; a bootstrap
+"Teacher:" field and "agreed with X" name the reference, a baseline's own value record and a rival with its own
+figure ("0.0168 ... vs FP8 0.0265") do not; a bootstrap
 counts as an uncertainty model only with its interval. Each case in the project's own words, a negative next to it."""
 
 from __future__ import annotations
@@ -124,6 +125,16 @@ def test_a_baseline_field_holding_its_own_values_names_no_reference():
 
 def test_a_baseline_field_naming_a_model_still_counts():
     text = "- Baseline: Q8_0 of the same model\n- Q5_K tuned: KL=0.0655, top-P=87.02%\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_rival_with_its_own_figure_after_a_measured_one_is_no_reference():
+    text = "The trial build reads KLD 0.0171 / top-1 95.2%, compared vs INT8 0.0249 on the same window.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_reference_followed_by_its_value_still_counts():
+    text = "bf16 : weights 3.8 GB | KL vs HF bf16 0.0004 | decode 19 tok/s\n"
     assert reading(text, 1).status != "missing"
 
 
