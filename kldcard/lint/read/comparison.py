@@ -173,9 +173,26 @@ def of_size(text: str, m: re.Match[str]) -> bool:
 RIVAL_VALUE = re.compile(r"[*_`]*(?:'s|’s)[*_`]*\s+[~≈]?\d")
 
 
+# a bare figure right after the named phrase ("vs FP8 0.0265"), which is a rival's only where the clause already gave the
+# measured figure before the comparison word ("reads KLD 0.0168 / top-1 95.5%, compared vs FP8 0.0265": value against
+# value, general grammar); "KLD vs BF16 0.0012" with no figure before it is the reference and its value
+BARE_VALUE = re.compile(r"[*_`]*[ \t]+[~≈]?\d*\.\d")
+FIGURE_BEFORE = re.compile(r"\d\.\d+\b[^.;:\n]*$")
+WORD = re.compile(r"\s*(?:vs\.?|versus|against|compared\s+(?:to|with|vs\.?))\s+", re.IGNORECASE)
+
+
 def rival_value(text: str, m: re.Match[str]) -> bool:
-    """Whether the phrase a comparison word names at ``m`` is followed by its own figure ("vs q8_0's 0.0023")."""
-    return bool(RIVAL_VALUE.match(text, m.end()))
+    """Whether the phrase a comparison word names at ``m`` is followed by its own figure ("vs q8_0's 0.0023", or a bare
+    figure after a measured one: "0.0168 ... vs FP8 0.0265")."""
+    if RIVAL_VALUE.match(text, m.end()):
+        return True
+    if not BARE_VALUE.match(text, m.end()) or not WORD.match(m.group(0)):
+        return False
+    # the clause before it: from the line's last cell border, and from its last KL term ("KL vs HF bf16 0.0004" names
+    # the reference of that value)
+    start = max(text.rfind("\n", 0, m.start()), text.rfind("|", 0, m.start())) + 1
+    terms = list(KL.finditer(text, start, m.start()))
+    return bool(FIGURE_BEFORE.search(text, terms[-1].end() if terms else start, m.start()))
 
 
 def _cells(line: str) -> list[str]:

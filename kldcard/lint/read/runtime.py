@@ -10,6 +10,7 @@ cards name the engine or the hardware of a measurement without a version, which 
   "usando llama.cpp sobre Metal", "dense embedding (exllamav3) against quantized embedding (vLLM)";
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
 - a ggml backend device as llama.cpp prints and takes it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp ran;
+- the GPU compute stack with its version ("ROCm 10.1.0", "HIP 7.14.60850", "CUDA 12.8");
 - hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
   generations ("TPU v5e", "a v6e VM"), the GX10, a CUDA architecture ("sm_60").
 
@@ -84,6 +85,9 @@ PATTERNS: list[re.Pattern[str]] = [
     # a version of an engine the card does not name ("the engine's v1.1.0 defaults", "runtime v44")
     re.compile(r"\b(?:engine|runtime|server)(?:'s)?\s+v\d+(?:\.\d+)*\b", I),
     # a ggml backend device as llama.cpp names it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp is the engine
+    # the GPU compute stack with its version ("ROCm 10.1.0", "HIP 7.14.60850", "CUDA 12.8"): the platform the run used,
+    # the runtime in part (r4dx study h11/b labelled D2 S on "ROCm 10.1.0"; ja_vllm_mxfp4 and zh_gdec name HIP versions)
+    STACK := re.compile(r"(?<![\w\-/.])(?:ROCm|HIP|CUDA)[ \t]+v?\d{1,2}\.\d{1,2}(?:\.\d+)?\b(?![.\d])"),
     GGML_DEVICE := re.compile(r"(?<![\w\-/.])(?:CUDA|ROCm|Vulkan|SYCL)\d\b|(?<![\w\-/.])CPU_REPACK\b"),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"

@@ -6,7 +6,8 @@ in its own clause gives it another job.
 - a duration on it: "took 154 seconds on an M3 Ultra", "13 hours on a colab GPU" (speed, not the KLD);
 - serving or deployment: "served on a DGX Spark", "serve on 4× H200", "the tested RTX 5090 inference profile";
 - an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types", "MLX affine";
-- a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |");
+- a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |"), or a row
+  about speed, latency, memory or support by its label or a latency figure ("| Primer token en RTX 4090 | 35 ms |");
 - the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
 - for serving or recommended ("vLLM for serving", "we recommend llama.cpp"), or under a heading about usage,
   serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term.
@@ -47,6 +48,12 @@ SERVED = re.compile(r"(?:serv|deploy|host)", I)
 CLAUSE_START = re.compile(r"[.;:!?\n](?=[^.;:!?\n]*$)")
 SPEED_HEADER = re.compile(r"tok(?:ens)?/s|\bt/s\b|\bspeed\b|\bthroughput\b|\blatency\b|\bprefill\b", I)
 KL_HEADER = re.compile(KL_MENTION, I)
+# a row's label cell about speed, memory or what is supported ("Tokens/s en L40", "Memoria a 4k de contexto (RTX 4090)",
+# "Contexto de 32k soportado"), or a latency figure in the row ("35 ms"): units and these words are general grammar
+SPEED_LABEL = re.compile(
+    SPEED_HEADER.pattern + r"|\b(?:memory|memoria|m[ée]moire|speicher)\b|\bsupport|\bsoportad|\bsuportad|内存|显存|メモリ|支持", I
+)
+LATENCY = re.compile(r"\b\d+(?:[.,]\d+)?\s*ms\b")
 HTML_LINK_OPEN, HTML_LINK_CLOSE = re.compile(r"<a\b[^>]*>[^<]*$", I), re.compile(r"[^<]*</a>", I)
 
 
@@ -98,4 +105,10 @@ def speed_table_row(text: str, at: int) -> bool:
             break
         start = prev
     header = text[start : text.find("\n", start) if text.find("\n", start) >= 0 else len(text)]
-    return start != line_start and bool(SPEED_HEADER.search(header)) and not KL_HEADER.search(header)
+    if start != line_start and bool(SPEED_HEADER.search(header)) and not KL_HEADER.search(header):
+        return True
+    # a row of its own about speed, latency or memory ("| Tokens/s en L40 | 604 |", "| Primer token en RTX 4090 | 35 ms |",
+    # "| Memoria a 4k de contexto (RTX 4090) | 1,3 GB |"): the hardware in it is the speed figure's, whatever the header
+    row = text[line_start : text.find("\n", at) if text.find("\n", at) >= 0 else len(text)]
+    label = row.lstrip("| \t").split("|", 1)[0]
+    return start != line_start and bool(SPEED_LABEL.search(label) or LATENCY.search(row)) and not KL_HEADER.search(row)

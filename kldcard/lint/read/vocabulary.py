@@ -64,13 +64,21 @@ WHOLE = re.compile(
     r"\b(?:full|whole|entire|complete)\s+softmax\b|\bvocab(?:ulary)?\s*:\s*(?:full|complete|all)\b",
     I,
 )
+# the logits or the distribution read whole, bound to a KL term in its sentence (:func:`veto`): "34 matched full-logit
+# samples (mean KL ...)" (rtx3090 forensics), "the same thing with the full distribution" under a KL header (mtp_head),
+# "full-distribution metrics" (automodel pr3855); all three labelled D8 S
+# (a modifier of what was scored, or what the KL was taken over; "Full logits, tokenwise KLD, ... sit in the datasets"
+# lists stored files)
+FULL_READ = re.compile(
+    r"\bfull[- ](?:logits?|distributions?)(?=[ \t]+[A-Za-z])|\b(?:over|across|with|from|on)\s+the\s+full[- ](?:logits?|distributions?)\b", I
+)
 SAMPLED = re.compile(
     r"\b(?:each|every|the)\s+(?:sampled\s+|generated\s+|observed\s+|target\s+)?token'?s\s+log-?prob\w*|"
     r"\blog-?ratio\s+of\s+the\s+(?:\w+\s+)?token\b",
     I,
 )
 
-PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER]
+PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AFTER, FULL_READ]
 PATTERNS += vocabulary_forms.PATTERNS  # the card languages, a support after its noun, a shared vocabulary (read.vocabulary_forms)
 PATTERNS += record_fields.PATTERNS[8]  # a record's field: `"vocab_size": 154880`, `top_k: 100` (read.record_fields)
 
@@ -114,6 +122,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return bool(ARCHITECTURE.search(text, start, end))
     if re.fullmatch(r"no\s+truncation", m.group(0), I):  # "needs no truncation" of a long input is no vocabulary's
         return not BOUND.search(sentence)
+    if m.re is FULL_READ:  # "bit-identical full logits are needed": no KL, no vocabulary statement
+        return not KL_TERM.search(sentence)
     if m.re is LOGRATIO or m.re is SAMPLED or m.re in vocabulary_forms.PATTERNS:
         return False
     if m.re is TOP_K and SERVED_TOP_N.search(m.group(0)):  # a server's top-N: the agreement line beside it is another metric's
@@ -148,6 +158,6 @@ def value(span: str) -> dict[str, object] | None:
             return {"scheme": "top-k", "k": int(k.replace(",", ""))} if k else {"scheme": "top-k"}  # "top-8,192"
     if SAMPLED.search(span) or LOGRATIO.search(span):
         return {"scheme": "sampled-token"}
-    if VOCAB_SIZE.search(span) or SHAPE.search(span) or WHOLE.search(span):
+    if VOCAB_SIZE.search(span) or SHAPE.search(span) or WHOLE.search(span) or FULL_READ.search(span):
         return {"scheme": "full"}
     return None
