@@ -49,3 +49,26 @@ def test_a_context_in_a_measuring_row_stays():
     text = ("| Métrica | Valor |\n|---|---|\n| Divergencia KL vs bf16 | 0,0231 |\n"
             "| Evaluada a 8k de contexto | sí |\n")
     assert reading(text, 5).status != "missing"
+
+
+def test_a_calibration_set_said_to_be_withheld_is_not_named():
+    text = f"{CLAIM}\n\nThe imatrix data behind these GGUFs has not been released.\n"
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_set_named_stays():
+    text = f"{CLAIM}\n\nThe imatrix data behind these GGUFs is calibration_datav3.txt from the llama.cpp discussions.\n"
+    assert reading(text, 4).status != "missing"
+
+
+LEAD_IN = ("Over the held-out 20-prompt, 10-step run\n(`experiments/run_head.py`) the learned head falls short of the gate:\n\n"
+           "| active rows | {col} | top-1 agreement |\n|---|---|---|\n| 30% | 0.139 | 78% |\n")
+
+
+def test_a_counted_run_in_a_wrapped_lead_in_over_a_kl_table_is_a_described_text():
+    assert reading(LEAD_IN.format(col="mean KL (nats)"), 3).status != "missing"
+
+
+def test_the_same_lead_in_over_a_table_not_headed_by_the_kl_is_not():
+    text = LEAD_IN.format(col="loss") + "\nThe int4 head reaches a mean KL of 0.139 against bf16.\n"
+    assert reading(text, 3).status == "missing"
