@@ -72,3 +72,13 @@ def test_a_counted_run_in_a_wrapped_lead_in_over_a_kl_table_is_a_described_text(
 def test_the_same_lead_in_over_a_table_not_headed_by_the_kl_is_not():
     text = LEAD_IN.format(col="loss") + "\nThe int4 head reaches a mean KL of 0.139 against bf16.\n"
     assert reading(text, 3).status == "missing"
+
+
+def test_a_file_pointed_to_with_see_is_where_results_are_kept():
+    text = "Once the head was chunked: INT8 KL 0.0007 (0 flips), INT4 KL 0.0454 (3 flips); see `accuracy_int4_vs_bf16.txt`.\n"
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_file_the_kl_was_measured_on_stays():
+    text = "INT8 KL 0.0007 and INT4 KL 0.0454 against bf16, measured on `eval_prompts_v2.txt`.\n"
+    assert reading(text, 3).status != "missing"

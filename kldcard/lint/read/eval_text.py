@@ -233,6 +233,9 @@ def read(span: str) -> dict[str, Any]:
 
 # a file a command writes ("> run.txt", "| tee log.txt", "--output out.jsonl"): the output, not the text read
 OUTPUT_BEFORE = re.compile(r"(?:(?<=\s)(?:1|2|&)?>>?|\|\s*tee(?:\s+-a)?|(?<![\w-])(?:--out(?:put)?(?:[-_]file)?|-o)(?:\s+|=))\s*[`'\"]?[\w.\-/~$]*$", I)
+# a file pointed to with "see" is where a result or a setting is kept ("see `accuracy_2b_vs_hf_bf16.txt`", "See
+# [configs/nvcc.txt]", "see `results/*.json`"; qwen35-2b ledger, cyoung83, emanuelemeazzo), not the text scored
+SEE_BEFORE = re.compile(r"(?:\bsee|\bvoir|\bsiehe|\bv[ée]ase|\bcf\.)\s+(?:also\s+)?\[?[`'\"]?[\w.\-/~$*]*$", I)
 # a project document by its upper-case name ("NOTES.txt", "night/LANDED.txt", "BISECT-LOG.md") or a run's
 # results by theirs ("summary.txt", "kld_log.txt", "results.jsonl"), not a text
 DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr|(?:re)?scores?|metrics|outputs?|kld)\.\w+$", I)
@@ -284,7 +287,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     the clause of the match must not say it is the text of something else (calibration, training,
     serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
     speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
-    if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
+    before = max(0, m.start() - 40)
+    if OUTPUT_BEFORE.search(text, before, m.start()) or SEE_BEFORE.search(text, before, m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
         return True
     if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
         return True
