@@ -91,7 +91,9 @@ def _deployed(sentence: str, m: re.Match[str]) -> bool:
 # A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
 # ...", "perplexity, typically on Wiki-test with 512-token context windows").
 HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
-NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:check|disclosed|known)|different calibration)", I)
+# a calibration withheld is not named: "not disclosed" (orcasaq2), "has not been released" (quant-damage report)
+NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:been\s+)?(?:check|disclosed|known|released|published)|"
+                     r"un(?:disclosed|released|published)\b|different calibration)", I)
 
 
 CALIBRATION_SOURCE = re.compile(r"(?:imatrix|calibration|calibrated)\s+(?:\w+\s+){0,3}?(?:from|on|with|using|:)\s*[`'\"(\[]*$", I)

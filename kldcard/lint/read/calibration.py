@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import calibration_data, calibration_statements
+from kldcard.lint.read import calibration_data, calibration_statements, command_lines
 
 I = re.IGNORECASE
 
@@ -80,9 +80,7 @@ def in_link(text: str, m: re.Match[str]) -> bool:
 def imatrix_command(text: str, at: int) -> bool:
     """Whether ``at`` stands in a ``llama-imatrix`` (or ``imatrix``) command, its lines joined by backslashes:
     the ``-f`` file there is the calibration text, not the evaluation's."""
-    start = text.rfind("\n", 0, at) + 1
-    while start > 1 and text[: start - 1].rstrip(" \t").endswith("\\"):
-        start = text.rfind("\n", 0, start - 1) + 1
+    start = command_lines.span(text, at)[0]
     return bool(re.search(r"(?:^|[\s/])(?:llama-)?imatrix(?:\.exe)?\s", text[start:at]))
 
 

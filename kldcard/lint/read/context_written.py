@@ -9,6 +9,7 @@
 - "sequence length" and "window length" in the card languages before the number: "序列长度 2048",
   "シーケンス長 1024", "시퀀스 길이 2048", "longitud de secuencia 2048", "longueur de séquence 1024",
   "Sequenzlänge 2048", "длина последовательности 2048", "comprimento de sequência 2048", "窗口长度 512".
+- prompts or samples counted, then each one's length: "210 samples of 512 tokens", "16 prompts de 512 tokens".
 
 Each pattern's last group is the length (k = 1024 tokens: :func:`kldcard.lint.read.context.kilo`); the D5 vetoes
 of kldcard.lint.evidence (serving sentences, calibration-only sentences, long contexts without a measuring word)
@@ -68,14 +69,19 @@ PATTERNS: list[re.Pattern[str]] = [
     # each text or window's length after the count of them: "six kinds ... of 3,500 tokens each", "prompts of 512 tokens
     # each" (as "512 tokens per chunk")
     re.compile(r"\bof\s+~?" + N + r"\s+tokens?\s+each\b", re.I),
-    # windows counted, then their length: "92 chunks of held-out text at 4096 tokens", "40 windows of 2,048 tokens"
+    # windows counted, then their length: "92 chunks of held-out text at 4096 tokens", "40 windows of 2,048 tokens";
+    # and prompts or samples so counted, each one's length after "of" or the Romance "de": "210 samples of 512 tokens",
+    # "16 prompts de 512 tokens" (catalystsec, beamster)
     re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:chunks|windows|sequences|segments)\b[^.;:\n]{0,40}?\b(?:at|of)\s+"
+               + N + r"[- ]tokens?\b|"
+               r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:prompts|samples|texts|passages|documents|excerpts)\s+(?:of|de)\s+~?"
                + N + r"[- ]tokens?\b", re.I),
 ]
-# a sentence about speed, memory or serving: the context in it is the deployment's (as evidence.SERVING for "64k
+# a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
 # context"), in the card languages
 SERVED = re.compile(
     r"\bt/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b|\bVRAM\b|\bprefill|\bdecod(?:e|ing)\b|"
+    r"\bmemory\b|\bmemoria\b|\bmemória\b|\bmémoire\b|\bSpeicher|памят|内存|メモリ|"
     r"预填充|預填充|解码|解碼|吞吐|速度|显存|顯存|プリフィル|デコード|スループット|메모리|처리량",
     re.I,
 )

@@ -104,6 +104,9 @@ DESCRIBED = [
         # a sequence or prefix of text is a unit of it too ("8 held-out seqs", "12 new seqs", "16 shared prefixes"); not
         # "sequences" (llama-perplexity "packed 4 sequences" in a batch)
         r"seqs|prefixes)\b|"
+        # the count joined to its unit before what was run on them: "the held-out 20-prompt, 10-step run", "an 8-prompt
+        # follow-up" (temporal-tangent, aq codebook; as "a sealed 25-prompt panel" above)
+        r"(?<![\w.,])\d+-(?:prompts?|documents?|conversations?|passages?)\b(?!-)|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
         r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
@@ -230,6 +233,9 @@ def read(span: str) -> dict[str, Any]:
 
 # a file a command writes ("> run.txt", "| tee log.txt", "--output out.jsonl"): the output, not the text read
 OUTPUT_BEFORE = re.compile(r"(?:(?<=\s)(?:1|2|&)?>>?|\|\s*tee(?:\s+-a)?|(?<![\w-])(?:--out(?:put)?(?:[-_]file)?|-o)(?:\s+|=))\s*[`'\"]?[\w.\-/~$]*$", I)
+# a file pointed to with "see" is where a result or a setting is kept ("see `accuracy_2b_vs_hf_bf16.txt`", "See
+# [configs/nvcc.txt]", "see `results/*.json`"; qwen35-2b ledger, cyoung83, emanuelemeazzo), not the text scored
+SEE_BEFORE = re.compile(r"(?:\bsee|\bvoir|\bsiehe|\bv[ée]ase|\bcf\.)\s+(?:also\s+)?\[?[`'\"]?[\w.\-/~$*]*$", I)
 # a project document by its upper-case name ("NOTES.txt", "night/LANDED.txt", "BISECT-LOG.md") or a run's
 # results by theirs ("summary.txt", "kld_log.txt", "results.jsonl"), not a text
 DOCUMENT = re.compile(r"(?:^|/)(?-i:[A-Z][A-Z0-9_\-]{2,})\.(?:txt|md)$|(?:^|[/_.\-])(?:summary|logs?|results?|report|stdout|stderr|(?:re)?scores?|metrics|outputs?|kld)\.\w+$", I)
@@ -243,13 +249,25 @@ MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|
 
 # a line that ends with a colon introduces the block right under it
 INTRO_END = re.compile(r":[ \t*_`]*$")
+SENTENCE_END = re.compile(r"[.!?](?:\s|$)|。")
+WRAPPED_LINES = 4
 
 
 def introduces_kl(text: str, m: re.Match[str]) -> bool:
-    """The match's line ends with a colon and the block right under it names a KL term ("32 prompts x 1024
-    tokens, `--flag`:" over a table or printout of ``avg_kl_div``): the setup of that measurement."""
-    end = text.find("\n", m.end())
-    if end < 0 or not INTRO_END.search(text, m.end(), end):
+    """The match's line (or the sentence it wraps into) ends with a colon and the block right under it names a KL
+    term ("32 prompts x 1024 tokens, `--flag`:" over a table or printout of ``avg_kl_div``): the setup of that
+    measurement."""
+    start, end = m.end(), text.find("\n", m.end())
+    # a lead-in sentence wrapped over a few lines ends with its colon on the last of them ("Over the held-out
+    # 20-prompt run\n(`script.py`) the head falls short of the gate:"), over a table whose header names the KL
+    wrapped = 0
+    for wrapped in range(WRAPPED_LINES):
+        if end < 0 or INTRO_END.search(text, start, end):
+            break
+        if SENTENCE_END.search(text, start, end) or text.startswith("\n", end + 1):
+            return False
+        start, end = end + 1, text.find("\n", end + 1)
+    if end < 0 or not INTRO_END.search(text, start, end):
         return False
     nxt = end + 1
     while text.startswith("\n", nxt):  # blank lines between the setup and its block
@@ -259,6 +277,8 @@ def introduces_kl(text: str, m: re.Match[str]) -> bool:
     if block.lstrip().startswith("```"):  # a fenced block: up to its closing fence
         close = text.find("```", nxt + block.find("```") + 3)
         block = text[nxt : close if close >= 0 else len(text)]
+    if wrapped:  # the lead-in far from the match: the KL must head the block ("| active rows | mean KL (nats) |")
+        block = block.lstrip().split("\n", 1)[0]
     return bool(KLD_TERM.search(block[:2000]))
 
 
@@ -267,7 +287,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     the clause of the match must not say it is the text of something else (calibration, training,
     serving speed, refusal counts: "imatrix Wikitext", "~500k tokens of Wikitext with iMatrix") without
     speaking of the measurement, nor that the text is not given ("does not specify the evaluation corpus")."""
-    if OUTPUT_BEFORE.search(text, max(0, m.start() - 40), m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
+    before = max(0, m.start() - 40)
+    if OUTPUT_BEFORE.search(text, before, m.start()) or SEE_BEFORE.search(text, before, m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
         return True
     if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
         return True

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.evidence_patterns import HARDWARE
-from kldcard.lint.read import eval_text
+from kldcard.lint.read import command_lines, eval_text
 
 I = re.IGNORECASE
 
@@ -104,16 +104,7 @@ def kl_run_file(text: str, m: re.Match[str]) -> bool:
     that runs llama-perplexity's KL mode: the KLD's text, even when its name says it was made for calibration."""
     if not FILE_OPTION_BEFORE.search(text, max(0, m.start() - 300), m.start()):
         return False
-    start = text.rfind("\n", 0, m.start()) + 1
-    while start > 1 and text[: start - 1].rstrip(" \t").endswith("\\"):
-        start = text.rfind("\n", 0, start - 1) + 1
-    end = m.end()
-    while True:
-        nl = text.find("\n", end)
-        if nl < 0 or not text[:nl].rstrip(" \t").endswith("\\"):
-            end = len(text) if nl < 0 else nl
-            break
-        end = nl + 1
+    start, end = command_lines.span(text, m.start(), m.end())
     return bool(KL_MODE.search(text, start, end))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import position_counts, position_forms, record_fields
+from kldcard.lint.read import command_lines, position_counts, position_forms, record_fields
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
@@ -155,7 +155,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
         return record_fields.vetoed(text, m)
     if m.re in (STEPS, SEQUENCES, PREDICTIONS, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
-        return not MEASUREMENT.search(sentence) and not position_counts.kl_context(text, m)  # a KL table's row
+        # an option of a command written over several lines: its script's name, lines above, says what it measures
+        lo, hi = command_lines.span(text, m.start(), m.end())
+        command = text[lo:hi] if "\n" in text[lo:hi] else ""
+        return not MEASUREMENT.search(sentence + command) and not position_counts.kl_context(text, m)  # a KL table's row
     return False
 
 
