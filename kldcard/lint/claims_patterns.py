@@ -93,7 +93,9 @@ RELATIVE = re.compile(
     r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
     r"(?:mean\s+)?" + KL_WORD + r"[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
     r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+" + claim_terms.STATISTIC_BEFORE + KL_WORD + "|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD + r"\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
+    # "5.92x the KLD of Unsloth Q6", and with the reference between ("~5.5x the KLD from BF16 of Q8_0 itself")
+    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD
+    + r"(?:\s+(?:from|vs\.?|versus|against|to|relative\s+to)\s+(?:the\s+)?[\w.-]+)?\s+of\b|"
     r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?" + KL_WORD + "|"  # "adds +19% KLD vs the baseline"
     + claim_terms.RELATIVE_MORE,  # "22% lower KLD", "1.66× lower divergence", "69 % menos KLD" (read.claim_terms)
     I,

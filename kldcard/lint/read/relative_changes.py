@@ -18,9 +18,13 @@ from kldcard.lint.read.terms import KL_WORD
 I = re.IGNORECASE | re.ASCII
 _TERM = KL_WORD
 _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
-_FRACTION = r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters)\b"
+# a fraction in words or digits, or a factor ("cuts the KL divergence ... by a factor of 1/3"): plain grammar
+_FRACTION = (r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters|"
+             r"(?:a\s+)?factor\s+of\s+[~≈]?\d+(?:\.\d+)?(?:/\d+)?(?![\d.,]\d)|\d{1,2}/\d{1,2}(?![\d/]))\b")
 # the participles a status line writes after its subject ("KL divergence reduced ~2×") count as these verbs
-_DOWN_UP = r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)|reduced|lowered|halved"
+# (and their present tense, plain grammar: "the mean next-token KL divergence falls by 35-44%")
+_DOWN_UP = (r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)|reduced|lowered|halved|"
+            r"falls|drops|decreases|declines|shrinks|rises|increases|grows|jumps|improves|worsens|goes\s+(?:up|down)")
 # the noun of a change after the term, then its amount ("Relative KL reduction ≈31 %", "KLD increase: +12%")
 _NOUN = r"reduction|decrease|drop|increase|improvement"
 _VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
