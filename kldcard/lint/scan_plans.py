@@ -378,6 +378,7 @@ BARRIERS = (
 )
 PLANS = {
     '029a66607e1e24f4b47896420b315aeb': ((('imatrix', 'importance matrix'), 4611686018427387904, 138),),
+    '031263838c1ddecf483ec220a5406376': ((('decrease', 'drop', 'improvement', 'increase', 'reduction'), 4611686018427387904, 110),),
     '031fda14f39f6957b4d046d3ddc0c4a8': ((('eval', 'held-out', 'test', 'validation'), 4611686018427387904, 58),),
     '032c21818929bf529d6b9df795f9400d': ((('logits',), 4611686018427387904, 355),),
     '03fe031fdac058bc2b959aff5672b508': ((('contexte', 'contexto', 'kontext von', 'kontextfenster', 'kontextlänge', 'контекст', 'コンテキスト', '上下文', '文脈長', '長文脈', '문맥 길이', '컨텍스트'), 4611686018427387904, 88),),

@@ -112,7 +112,10 @@ _GATE_WORD = r"(?<![A-Za-z])(?:threshold|gate|limit|cut-?off)"  # (a key's word 
 _GATE_NUMBER = r"[<≤>≥]?\s*`?\d[\d.]*(?:e[-+]?\d+)?`?"
 GATE = re.compile(
     r"\b(?:against|below|under|within|above|over|exceed(?:s|ing)?|vs\.?)\s+(?:(?:a|an|the|its|our)\s+)?(?:(?:old|new|current|default|previous)\s+)?"
-    + _GATE_NUMBER + r"\s+" + _GATE_WORD + r"\b|[<>≤≥]?\s*" + _GATE_WORD + r"\b[\s:=`]*" + _GATE_NUMBER,
+    + _GATE_NUMBER + r"\s+" + _GATE_WORD + r"\b|[<>≤≥]?\s*" + _GATE_WORD + r"\b[\s:=`]*" + _GATE_NUMBER
+    # a measured value placed against an unnumbered gate by a comparison word ("+3.2% above threshold", "well outside
+    # the strict threshold"): plain grammar of comparison
+    + r"|\b(?:above|below|under|over|within|outside|inside)\s+(?:(?:a|an|the|its|our)\s+)?(?:[\w-]+\s+)?" + _GATE_WORD + r"\b",
     re.I,
 )
 GATE_AFTER = re.compile(r"`?\s*" + _GATE_WORD + r"\b", re.I)

@@ -4,7 +4,8 @@ tests/data/real_cards/labels.yaml), beyond claims_patterns.RELATIVE:
 - the term, then the verb: "held-out KL fell ~89-91%", "mean KLD dropped by 12%", "the KLD rose 2.5x";
 - the verb, a few words, the term, then "by" and the amount, across a line break: "lowers held-out forward KLD
   relative to the published NVFP4 by 10.00%", "cuts the turbo3 mean KLD by a third";
-- the verb, the term and a factor: "cuts KLD 6x".
+- the verb, the term and a factor: "cuts KLD 6x";
+- the amount, the term, then the noun of change: "causes a 4.4x KLD increase".
 
 The claim is at the amount (its line, R3/R5). Not a target or a training objective (the sentence's
 claims_patterns.TRAINING_CONTEXT rules it out, as for RELATIVE). Samples in tests/test_lint_claim_detection.py."""
@@ -34,6 +35,8 @@ CHANGES = (
     re.compile(r"\b(?:" + _VERB + r")\s+(?:[\w-]+\s+){0,3}?" + _TERM + r"[^.;:]{0,60}?\bby\s+(?:" + _AMOUNT + "|" + _FRACTION + ")", I),
     re.compile(r"\b(?:" + _VERB + r")\s+(?:the\s+)?(?:mean\s+|median\s+)?" + _TERM + r"\s+" + _AMOUNT, I),
     re.compile(_TERM + r"[\s*_`]+(?:" + _NOUN + r")[\s*_`:=]*(?:of\s+|by\s+)?[+−-]?" + _AMOUNT, I),
+    # the amount first, then the term and the noun of change ("causes a 4.4x KLD increase", "a 12% mean KL reduction")
+    re.compile(r"(?<![\w.])" + _AMOUNT + r"\s+(?:(?:mean|median)\s+)?" + _TERM + r"[\s*_`]+(?:" + _NOUN + r")\b", I),
 )
 
 
