@@ -89,3 +89,12 @@ def test_relative_changes_shares_factors_and_zero_outcomes_are_claims(text):
 )
 def test_amountless_tolerances_settings_and_definitions_are_no_claim(text):
     assert not claim_lines(text)
+
+
+def test_a_chinese_comparison_word_before_the_number_is_a_bound():
+    assert not claim_lines('    else bad "KLD 变差超过 0.0005"; fi\n')
+    assert not claim_lines("验收：量化后 KLD 低于 0.01 即可。\n")
+
+
+def test_a_chinese_measurement_next_to_a_comparison_stays_a_claim():
+    assert claim_lines("开启融合后平均 KLD 为 0.0031，比关闭时高 0.0002。\n")

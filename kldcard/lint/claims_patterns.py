@@ -104,7 +104,9 @@ RELATIVE = re.compile(
 
 # What makes the number after it a bound, not a measurement: a comparison sign ("KL < 0.01", "KLD > 0.01
 # nats", "<= 0.05", "< ~0.005").
-BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=)\s*[~≈]?\s*$")
+# The comparison words Chinese writes where English writes the sign, before the number ("KLD 变差超过 0.0003", "低于 0.01"):
+# plain grammar, as the sign.
+BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)\s*[~≈]?\s*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+(?:e-?\d+)?\s*(?:-|–|to)\s*-?[\d.]+(?:e-?\d+)?\s*$", I)
