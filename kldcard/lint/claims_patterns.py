@@ -93,7 +93,9 @@ RELATIVE = re.compile(
     r"\b(?:reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?)\s+(?:the\s+)?"
     r"(?:mean\s+)?" + KL_WORD + r"[^.\n]{0,20}?\bby\s+~?\d+(?:\.\d+)?\s*%|"
     r"\b\d+(?:\.\d+)?\s*[x×]\s+(?:lower|higher|smaller|larger|less|more)\s+" + claim_terms.STATISTIC_BEFORE + KL_WORD + "|"
-    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD + r"\s+of\b|"  # "5.92x the KLD of Unsloth Q6"
+    # "5.92x the KLD of Unsloth Q6", and with the reference between ("~5.5x the KLD from BF16 of Q8_0 itself")
+    r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD
+    + r"(?:\s+(?:from|vs\.?|versus|against|to|relative\s+to)\s+(?:the\s+)?[\w.-]+)?\s+of\b|"
     r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?" + KL_WORD + "|"  # "adds +19% KLD vs the baseline"
     + claim_terms.RELATIVE_MORE,  # "22% lower KLD", "1.66× lower divergence", "69 % menos KLD" (read.claim_terms)
     I,
@@ -102,7 +104,9 @@ RELATIVE = re.compile(
 
 # What makes the number after it a bound, not a measurement: a comparison sign ("KL < 0.01", "KLD > 0.01
 # nats", "<= 0.05", "< ~0.005").
-BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=)\s*[~≈]?\s*$")
+# The comparison words Chinese writes where English writes the sign, before the number ("KLD 变差超过 0.0003", "低于 0.01"):
+# plain grammar, as the sign.
+BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)\s*[~≈]?\s*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+(?:e-?\d+)?\s*(?:-|–|to)\s*-?[\d.]+(?:e-?\d+)?\s*$", I)

@@ -8,8 +8,10 @@ state the item itself. D1 (reference) and D4 (calibration) are never inferred: n
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from kldcard.lint.read.terms import FORMER_USE
 from kldcard.lint.read.tools import GRAMMARS, BY_NAME
 from kldcard.lint.read.tools import exllamav3 as ex3
 from kldcard.lint.read.tools import llama_perplexity as lp
@@ -38,13 +40,18 @@ def recognise(body: str | Text) -> Tool | None:
     printed = _grammar(text, "printed")
     if printed is not None and search(lp.PRINTED, text) is None:
         return printed
-    m = search(LLAMA_STRONG, text)
+    # its name, where the sentence does not name it as the former or removed setup (FORMER_USE); its KL
+    # options and printed header are the measurement itself whatever the sentence says
+    m = next((x for x in finditer(LLAMA_STRONG, text)
+              if "kl" in x.group(0).lower() or not _FORMER.search(_sentence(text.text, x))), None)
     if m is None:
-        labels = list(finditer(LLAMA_LABELS, text))
+        # its labels count only as printed (a column, "Label: value", pasted output), not as words of
+        # prose or a pattern a script greps for (lp.printed_label)
+        labels = [x for x in finditer(LLAMA_LABELS, text) if lp.printed_label(x, text.text)]
         if len({x.group(0).lower().replace(" ", "") for x in labels}) >= 2:
             m = labels[0]
         else:
-            m = search(LLAMA_UNIQUE, text)
+            m = next((x for x in finditer(LLAMA_UNIQUE, text) if lp.printed_label(x, text.text)), None)
     if m is not None:
         ctx = search(CTX_OPTION, text)
         engine = "ik_llama.cpp" if search(IK_LLAMA, text) else "llama.cpp"
@@ -58,6 +65,19 @@ def recognise(body: str | Text) -> Tool | None:
     # the other tools with documented defaults (kldcard.lint.read.tools): their printed output first,
     # then a name precise enough to be that tool (its command or package, not a word of prose)
     return printed or _grammar(text, "names")
+
+
+_FORMER = re.compile(FORMER_USE, re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)])\s)")
+
+
+def _sentence(body: str, m: re.Match[str]) -> str:
+    """The sentence (or list item) around ``m``, clipped to 400 characters either side."""
+    lo = max(0, m.start() - 400)
+    ends = [e.end() for e in _SENTENCE_END.finditer(body, lo, m.start())]
+    start = ends[-1] if ends else lo
+    after = _SENTENCE_END.search(body, m.end(), m.end() + 400)
+    return body[start : after.start() if after else min(len(body), m.end() + 400)]
 
 
 def _grammar(text: Text, kind: str) -> Tool | None:

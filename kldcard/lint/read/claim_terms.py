@@ -42,6 +42,11 @@ RELATIVE_MORE = (
     + r"(?:" + KL_WORD + r"|divergence\b)|"
     # a share of a KL quantity: "closes 61% of the KLD gap", "95% of the KL mass"
     r"(?<![\w.])\d+(?:\.\d+)?\s*%\s+of\s+the\s+(?:mean\s+)?" + KL_WORD + r"\s+(?:gap|mass|difference|reduction|increase)\b|"
+    # a share of a named KL, then a verb: "(~84% of a Q8 KLD was the cross-engine delta)"; not a tolerance
+    # ("within 2% of this KLD mean")
+    r"(?<!within\s)(?<![\w.~≈])[~≈]?\d+(?:\.\d+)?\s*%\s+of\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?" + KL_WORD + r"\s+(?:is|was|are|were|comes?|came)\b|"
+    # the KL term, then a factor of another KL: "handoff KL ~0.53x of target KL", "KLD 1.8x that of Q4_K_M"
+    + KL_WORD + r"\s+[~≈]?\d+(?:\.\d+)?\s*[x×]\s+(?:that\s+)?of\b|"
     # the KL term first, then a copula: "`q4_0`'s tail KLD is 32% worse than q5_0's", "KL is 5x lower than on E2B"
     + KL_WORD + r"\s+(?:is|was|are|were)\s+~?\d+(?:\.\d+)?\s*(?:%|[x×])\**\s+(?:" + "|".join(COMPARATIVES) + r")\b"
 )
@@ -107,7 +112,10 @@ _GATE_WORD = r"(?<![A-Za-z])(?:threshold|gate|limit|cut-?off)"  # (a key's word 
 _GATE_NUMBER = r"[<≤>≥]?\s*`?\d[\d.]*(?:e[-+]?\d+)?`?"
 GATE = re.compile(
     r"\b(?:against|below|under|within|above|over|exceed(?:s|ing)?|vs\.?)\s+(?:(?:a|an|the|its|our)\s+)?(?:(?:old|new|current|default|previous)\s+)?"
-    + _GATE_NUMBER + r"\s+" + _GATE_WORD + r"\b|[<>≤≥]?\s*" + _GATE_WORD + r"\b[\s:=`]*" + _GATE_NUMBER,
+    + _GATE_NUMBER + r"\s+" + _GATE_WORD + r"\b|[<>≤≥]?\s*" + _GATE_WORD + r"\b[\s:=`]*" + _GATE_NUMBER
+    # a measured value placed against an unnumbered gate by a comparison word ("+3.2% above threshold", "well outside
+    # the strict threshold"): plain grammar of comparison
+    + r"|\b(?:above|below|under|over|within|outside|inside)\s+(?:(?:a|an|the|its|our)\s+)?(?:[\w-]+\s+)?" + _GATE_WORD + r"\b",
     re.I,
 )
 GATE_AFTER = re.compile(r"`?\s*" + _GATE_WORD + r"\b", re.I)

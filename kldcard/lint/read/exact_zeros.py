@@ -27,6 +27,13 @@ ZERO_AFTER = re.compile(
 # reload PRs, a batch-width fidelity log). A fenced code line's "kl = 0" sets a value; "KL = 0 when p = q" is a definition.
 # And a bare zero as one value of a list of metrics ("(agree 0.9995, KL 0)", "(mean KLD 0, same top token 100 %)": two authors).
 EQUALS_ZERO = re.compile(r"[ \t]*=[ \t]*(?P<zero>0)(?:\.0+)?(?!\d|[.,]\d|[ \t]*(?:when|if|iff|for|means|whenever)\b|[ \t]*[<>≤≥])|[ \t]+(?P<listed>0)(?=[ \t]*[,;)])", I)
+# A computed value reported with a verb of outcome later in the term's sentence ("the KL divergence ... is no longer
+# computed correctly: it always comes out as 0", "the KLD turned out to be zero"): plain grammar of reporting a
+# result; not a definition ("... comes out as 0 when p = q").
+OUTCOME_ZERO = re.compile(
+    r"[^.;\n]{0,80}?\b(?:(?:comes?|came|coming)\s+out\s+(?:as|at)|(?:turns?|turned)\s+out\s+to\s+be|(?:ends?|ended)\s+up\s+(?:as|at))\s+"
+    r"(?:exactly\s+)?" + _ZERO + r"(?![ \t]*(?:when|if|iff|for|whenever)\b)", I
+)
 
 # "Set kl = 0 to switch the term off": a setting. A reported value writes the term as a name (capitals, "KL=0") and no
 # verb of setting stands before it.
@@ -49,7 +56,7 @@ def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
         for term in KLD_TERM.finditer(sentence):
             m = ZERO_AFTER.match(sentence, term.end())  # (no slice: a long sentence would be copied per term)
             if m is None and not doc.code[doc.line_index(start + term.end())] and _reported(sentence, term):
-                m = EQUALS_ZERO.match(sentence, term.end())
+                m = EQUALS_ZERO.match(sentence, term.end()) or OUTCOME_ZERO.match(sentence, term.end())
             if m is None:
                 continue
             at = start + (m.start("zero") if m.group("zero") is not None else m.start("listed"))

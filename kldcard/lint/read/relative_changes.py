@@ -4,7 +4,8 @@ tests/data/real_cards/labels.yaml), beyond claims_patterns.RELATIVE:
 - the term, then the verb: "held-out KL fell ~89-91%", "mean KLD dropped by 12%", "the KLD rose 2.5x";
 - the verb, a few words, the term, then "by" and the amount, across a line break: "lowers held-out forward KLD
   relative to the published NVFP4 by 10.00%", "cuts the turbo3 mean KLD by a third";
-- the verb, the term and a factor: "cuts KLD 6x".
+- the verb, the term and a factor: "cuts KLD 6x";
+- the amount, the term, then the noun of change: "causes a 4.4x KLD increase".
 
 The claim is at the amount (its line, R3/R5). Not a target or a training objective (the sentence's
 claims_patterns.TRAINING_CONTEXT rules it out, as for RELATIVE). Samples in tests/test_lint_claim_detection.py."""
@@ -18,9 +19,13 @@ from kldcard.lint.read.terms import KL_WORD
 I = re.IGNORECASE | re.ASCII
 _TERM = KL_WORD
 _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
-_FRACTION = r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters)\b"
+# a fraction in words or digits, or a factor ("cuts the KL divergence ... by a factor of 1/3"): plain grammar
+_FRACTION = (r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters|"
+             r"(?:a\s+)?factor\s+of\s+[~≈]?\d+(?:\.\d+)?(?:/\d+)?(?![\d.,]\d)|\d{1,2}/\d{1,2}(?![\d/]))\b")
 # the participles a status line writes after its subject ("KL divergence reduced ~2×") count as these verbs
-_DOWN_UP = r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)|reduced|lowered|halved"
+# (and their present tense, plain grammar: "the mean next-token KL divergence falls by 35-44%")
+_DOWN_UP = (r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|improved|worsened|went\s+(?:up|down)|reduced|lowered|halved|"
+            r"falls|drops|decreases|declines|shrinks|rises|increases|grows|jumps|improves|worsens|goes\s+(?:up|down)")
 # the noun of a change after the term, then its amount ("Relative KL reduction ≈31 %", "KLD increase: +12%")
 _NOUN = r"reduction|decrease|drop|increase|improvement"
 _VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
@@ -30,6 +35,8 @@ CHANGES = (
     re.compile(r"\b(?:" + _VERB + r")\s+(?:[\w-]+\s+){0,3}?" + _TERM + r"[^.;:]{0,60}?\bby\s+(?:" + _AMOUNT + "|" + _FRACTION + ")", I),
     re.compile(r"\b(?:" + _VERB + r")\s+(?:the\s+)?(?:mean\s+|median\s+)?" + _TERM + r"\s+" + _AMOUNT, I),
     re.compile(_TERM + r"[\s*_`]+(?:" + _NOUN + r")[\s*_`:=]*(?:of\s+|by\s+)?[+−-]?" + _AMOUNT, I),
+    # the amount first, then the term and the noun of change ("causes a 4.4x KLD increase", "a 12% mean KL reduction")
+    re.compile(r"(?<![\w.])" + _AMOUNT + r"\s+(?:(?:mean|median)\s+)?" + _TERM + r"[\s*_`]+(?:" + _NOUN + r")\b", I),
 )
 
 

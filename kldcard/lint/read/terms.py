@@ -103,3 +103,9 @@ KL_MENTION = (
     r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[-_ ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散|"
     + alternation(KL_TERMS)
 )
+
+# Words that put a named tool in the past or take it out ("Until now ... a reference built with
+# llama-perplexity", "gone are ... eval_gguf (llama-perplexity + ...)", "no longer uses", "instead of"):
+# plain grammar of English; a tool named so is not the one that measured the card's numbers.
+FORMER_USE = (r"\buntil\s+now\b|\bpreviously\b|\bformerly\b|\bno\s+longer\b|\bremov(?:ed|al)\b|\bgone\s+(?:are|is)\b|"
+              r"\binstead\s+of\b|\bused\s+to\b")

@@ -49,3 +49,36 @@ CTX_OPTION = re.compile(r"^(?![^\n]*(?:" + SERVING + r"))[^\n]*?(?<!\S)(?:-c|--c
 # its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
 # defaults apply even where another tool's output is pasted too
 PRINTED = re.compile(r"=+\s*KL[- ]divergence statistics|^[ \t>*+-]*Mean\s+KLD\s*:|" + UNIQUE.pattern, I | re.MULTILINE)
+
+# Labels people also write as plain words ("Same top p 85.94%" in a bullet, "~2.1x its RMS Δp" in a sentence,
+# "KL divergence + same top-p vs BF16" as a heading): one of them names the tool only where it is printed as
+# the tool prints it, a column of a table, "Same top p: 97.6 ± 0.4 %", or beside another of its statistics
+# with a value on the same line ("Mean KLD 0.0145, Same top p 94.0%", "mean KLD ..., same-top-p 98.755 %").
+WEAK = re.compile(r"Same[- ]top[- ]p|RMS Δp", I)
+_CELL = re.compile(r"^[\s*_«»\"'`]*(?:" + WEAK.pattern + r")[\s*_«»\"'`]*(?:\([^)|]*\)|%|<[^|]*)?[\s*_«»\"'`¹²]*$", I)
+_CELLS = re.compile(r"[^|^]+")
+_COLON_VALUE = re.compile(r"\s*:\s*-?\d")
+_STAT_WITH_VALUE = re.compile(
+    r"\b(?:mean|median|max(?:imum)?|min(?:imum)?|\d{1,2}(?:\.\d+)?\s*%)\s+KLD\s*[:=]?\s*-?\d", I
+)
+# a line of code that reads the tool's output (a sed/grep/awk pattern, a regular expression): the label
+# there is what the script looks for, not output printed on the card
+PARSING = re.compile(r"\bsed\b|\bgrep\b|\bawk\b|\bre\.\w+\(|\bstartswith\(|\bs/\^|\\\(", I)
+
+
+def printed_label(m: re.Match[str], text: str) -> bool:
+    """Whether the label ``m`` (a LABELS or UNIQUE match in ``text``) is the tool's printed output."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start : end if end >= 0 else len(text)]
+    if PARSING.search(line):
+        return False
+    if not WEAK.fullmatch(m.group(0)):
+        return True
+    # a table row (pipes, or the "^" of mirrors that garble them): the label is a whole cell (a column
+    # header or a transposed row), not words in a cell
+    at = m.start() - start
+    cells = [(c.start(), c.end()) for c in _CELLS.finditer(line)]
+    if len(cells) > 1 and any(a <= at < b and _CELL.match(line[a:b]) for a, b in cells):
+        return True
+    return bool(_COLON_VALUE.match(text, m.end()) or _STAT_WITH_VALUE.search(line))
