@@ -57,6 +57,9 @@ HOLDOUT10_SPLIT = "real-holdout-10"
 HOLDOUT11 = REAL / "holdout11"
 HOLDOUT11_PREFIX = "real-h11/"
 HOLDOUT11_SPLIT = "real-holdout-11"
+HOLDOUT12 = REAL / "holdout12"
+HOLDOUT12_PREFIX = "real-h12/"
+HOLDOUT12_SPLIT = "real-holdout-12"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -68,6 +71,7 @@ PARTED = {
     HOLDOUT9_PREFIX: (HOLDOUT9, HOLDOUT9_SPLIT),
     HOLDOUT10_PREFIX: (HOLDOUT10, HOLDOUT10_SPLIT),
     HOLDOUT11_PREFIX: (HOLDOUT11, HOLDOUT11_SPLIT),
+    HOLDOUT12_PREFIX: (HOLDOUT12, HOLDOUT12_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

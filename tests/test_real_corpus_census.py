@@ -20,6 +20,7 @@ from helpers_prose import (
     HOLDOUT9_PREFIX,
     HOLDOUT10_PREFIX,
     HOLDOUT11_PREFIX,
+    HOLDOUT12_PREFIX,
     PARTED,
     README,
     REAL,
@@ -48,6 +49,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT9_PREFIX: ({"a", "b", "c", "d"}, 50, 10),
     HOLDOUT10_PREFIX: ({"a", "b", "c", "d"}, 60, 30),
     HOLDOUT11_PREFIX: ({"a", "b", "c", "d"}, 34, 20),
+    HOLDOUT12_PREFIX: ({"a", "b", "c", "d", "e", "f"}, 58, 33),
 }
 
 
