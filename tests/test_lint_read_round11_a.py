@@ -44,3 +44,11 @@ def test_not_measured(text):
 )
 def test_still_measured(text):
     assert claim_lines(text) != []
+
+
+def test_a_gate_met_by_a_verb_is_no_training_threshold():
+    # "passed the ... threshold": a measurement checked against a gate, not a training setting
+    text = "The int4 cache passed the preregistered quality threshold on every model: mean KL stayed below 0.004 against the bf16 cache.\n"
+    assert claim_lines(text) == [1]
+    # a training run's penalty and coefficient stay training words
+    assert claim_lines("A run stops when its KL penalty passes the threshold of the schedule, then the KL coefficient is 0.05.\n") == []
