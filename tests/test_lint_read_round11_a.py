@@ -1,5 +1,5 @@
 """Issue 28's eleventh tuning round (tune11-a): KL numbers that are no measurements. A bound written with its
-sign before a number in code or emphasis marks, a code's fallback or lookup default, a file's size in kB, and
+sign before a number in code marks, a code's fallback or lookup default, a file's size in kB, and
 a KL value beside a training run's learning rate. Each case in the project's own words, with a measured
 negative next to it."""
 
@@ -14,7 +14,7 @@ from helpers_reading import claim_lines
     [
         # a bound with its sign, the number in code or bold marks: an acceptance row of a plan
         "| Stage | Target |\n|---|---|\n| int8 | agreement >= `0.99`; mean token KL(BF16||INT8) <= `0.004` |\n",
-        "Before we measure anything, the gate is: mean KL ≤ **0.02** nats.\n",
+        "Before we measure anything, the gate is: mean KL ≤ `0.02` nats.\n",
         # code's defaults: a lookup's fallback argument, a conditional expression's fallback
         "```python\nok = kl_mean <= limits.get(\"max_kl\", 0.2)\n```\n",
         "```python\nrow = dict(kl_prefix=float(kl[:n].mean()) if n > 0 else 0.0)\n```\n",
