@@ -64,9 +64,11 @@ SIBLING_STAT = re.compile(
 PARENTHETICAL = re.compile(r"\([^()]{0,80}\)")
 # Uncertainty words are transparent: "0.0046 (95% CI 0.0044–0.0048)" are all KLD numbers.
 UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|–|\bto\b", I)
-# A KL term inside a training objective or RL setup is not a quality claim.
+# A KL term inside a training objective or RL setup is not a quality claim; nor beside a learning rate (a training
+# run's setting: "With lr 1e-5 ... KL climbed from ~0.05 to 2-4", "Adaptive KL coefficient, reduce learning rate",
+# "tốc độ học (learning rate)"; several authors of RL and distillation notes).
 TRAINING_CONTEXT = re.compile(
-    r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|"
+    r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|learning[ -]rate|lr|"
     r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b",
     I,
 )
@@ -105,8 +107,9 @@ RELATIVE = re.compile(
 # What makes the number after it a bound, not a measurement: a comparison sign ("KL < 0.01", "KLD > 0.01
 # nats", "<= 0.05", "< ~0.005").
 # The comparison words Chinese writes where English writes the sign, before the number ("KLD 变差超过 0.0003", "低于 0.01"):
-# plain grammar, as the sign.
-BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)\s*[~≈]?\s*$")
+# plain grammar, as the sign. A code mark between sign and number changes nothing ("KL(BF16||W8A8) <= `0.005`").
+# (Emphasis stays out: "KL ≤ **0.0702** (= mlx-lm 0.0610 × 1.15)" of h3 hf2q carries its measured value on that bound.)
+BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)[\s`]*[~≈]?[\s`]*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+(?:e-?\d+)?\s*(?:-|–|to)\s*-?[\d.]+(?:e-?\d+)?\s*$", I)

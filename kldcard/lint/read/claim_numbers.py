@@ -25,7 +25,7 @@ from kldcard.lint.read.terms import KL_MENTION, KL_WORD, POSITION_WORDS, alterna
 
 I = re.IGNORECASE
 
-UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|bpw|t/s|tok/s|tokens?/s)\b"
+UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|kB|KB|KiB|bytes|bpw|t/s|tok/s|tokens?/s)\b"
                         r"|\s*[x×][\s*_`]+(?:slower|faster|quicker|speed-?up)\b", I)  # "1.8× slower": a speed factor
 # a count noun after a number makes it a count, written with a point or comma grouping ("17.877 posiciones puntuadas",
 # "2,632 positions"): the nouns of scored text in the card languages (read.terms.POSITION_WORDS and English's)
@@ -43,8 +43,11 @@ SECTION_OR_VERSION_BEFORE = re.compile(
     I,
 )
 # a default right before a number makes it a setting ("--kl-threshold, default 0.5", "须 < KMAX（默认 0.055）",
-# "default: 2.0"): the word of a setting's value in the card languages
-DEFAULT_BEFORE = re.compile(r"(?:\bdefaults?(?:\s+to)?|默认值?|\bpor\s+defecto|\bpar\s+défaut)[\s:=：`(（]*$", I)
+# "default: 2.0"): the word of a setting's value in the card languages; and code's defaults, plain grammar of the
+# languages the cards paste: a lookup's fallback argument ('thresholds.get("max_kl_divergence", 0.1)') and a
+# conditional expression's fallback ("kl[:d].mean() if d > 0 else 0.0")
+DEFAULT_BEFORE = re.compile(r"(?:\bdefaults?(?:\s+to)?|默认值?|\bpor\s+defecto|\bpar\s+défaut)[\s:=：`(（]*$"
+                            r"|\.get\(\s*[\"'][\w.-]+[\"']\s*,\s*$|\belse\s+$", I)
 # the Chinese section marker after its number ("任务书 3.2 节", "论文第 3.3 节"), as "第" or "Section" before it
 SECTION_AFTER = re.compile(r"[ \t]*[节章]")
 # a number past any float32 KL is an overflow or a sentinel ("overflows to -3.39e38", FLT_MAX), not a measurement

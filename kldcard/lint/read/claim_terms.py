@@ -115,7 +115,11 @@ GATE = re.compile(
     + _GATE_NUMBER + r"\s+" + _GATE_WORD + r"\b|[<>≤≥]?\s*" + _GATE_WORD + r"\b[\s:=`]*" + _GATE_NUMBER
     # a measured value placed against an unnumbered gate by a comparison word ("+3.2% above threshold", "well outside
     # the strict threshold"): plain grammar of comparison
-    + r"|\b(?:above|below|under|over|within|outside|inside)\s+(?:(?:a|an|the|its|our)\s+)?(?:[\w-]+\s+)?" + _GATE_WORD + r"\b",
+    + r"|\b(?:above|below|under|over|within|outside|inside)\s+(?:(?:a|an|the|its|our)\s+)?(?:[\w-]+\s+)?" + _GATE_WORD + r"\b"
+    # or by a verb of meeting or missing it ("reached the preregistered Tier 1 threshold", "fails the quality gate",
+    # "misses the KL gate": h12 enoch, h6 r924, h9 localai): plain grammar of comparison verbs
+    + r"|\b(?:reach(?:es|ed)?|meets?|met|pass(?:es|ed)?|clear(?:s|ed)?|miss(?:es|ed)?|fail(?:s|ed)?)\s+(?:(?:a|an|the|its|our)\s+)?"
+    r"(?:[\w-]+\s+){0,3}?" + _GATE_WORD + r"\b",
     re.I,
 )
 GATE_AFTER = re.compile(r"`?\s*" + _GATE_WORD + r"\b", re.I)
