@@ -59,3 +59,20 @@ def test_a_count_of_predictions_in_spanish_or_portuguese_is_a_count_of_positions
 def test_a_prediction_word_without_a_count_is_not_read():
     text = "El KL medio frente a FP32 es 0,0124.\n\nLas predicciones cambiaron poco.\n"
     assert reading(text, 6).status == "missing"
+
+
+# ---- D4: a fraction, a unit ratio or a report's file is no calibration data ----------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Quant | Calibration | Matrix bits/weight | Mean KL |\n|---|---|---|---|\n| IQ3 | four-format | 3.1 | 0.021 |\n",
+        "| Quant (imatrix PTQ) | Passed | Mean KLD | Notes |\n|---|---|---|---|\n| IQ2_XS (imatrix PTQ) | 20/24 | 0.051 | `runs/LADDER.md` |\n",
+    ],
+)
+def test_a_fraction_unit_ratio_or_report_file_names_no_calibration_data(text):
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_file_still_names_the_data():
+    text = "| Quant (imatrix from `calib/chat_mix.txt`) | Mean KLD |\n|---|---|\n| IQ2_XS | 0.051 |\n"
+    assert reading(text, 4).status != "missing"
