@@ -76,3 +76,15 @@ def test_a_fraction_unit_ratio_or_report_file_names_no_calibration_data(text):
 def test_a_calibration_file_still_names_the_data():
     text = "| Quant (imatrix from `calib/chat_mix.txt`) | Mean KLD |\n|---|---|\n| IQ2_XS | 0.051 |\n"
     assert reading(text, 4).status != "missing"
+
+
+# ---- D6: evaluated tokens in Spanish and Portuguese ----------------------------------------------------------------
+@pytest.mark.parametrize("sentence", ["La prueba se basa en 64 tokens evaluados.", "Foram 1.536 tokens avaliados no total."])
+def test_a_count_of_evaluated_tokens_in_spanish_or_portuguese_is_a_count_of_positions(sentence):
+    text = f"El KL medio frente a BF16 es 0,0031 nats. {sentence}\n"
+    assert reading(text, 6).status != "missing"
+
+
+def test_evaluated_tokens_without_a_count_are_not_read():
+    text = "El KL medio frente a BF16 es 0,0031 nats. Los tokens evaluados vienen de wikitext.\n"
+    assert reading(text, 6).status == "missing"
