@@ -182,6 +182,18 @@ def _all(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> list[re
     return out
 
 
+# a slash between numbers or before a per-unit word is a score or a unit, not a dataset's path: "**20/24**" in a
+# quant ladder's row, "Matrix bits/weight" in a table's header (holdout12 abstention_campaign, cpu_decode; plain
+# number and unit notation); a Markdown file is a report ("`viability/RESULT_AD_QUANT_LADDER.md`"), not data
+NOT_A_PATH = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|[\w.\-]+/(?:weights?|tokens?|toks?|s|sec|params?|parameters?|GB|GiB)|"
+                        r"[\w.\-/]+\.md", re.IGNORECASE)
+
+
+def _dataset_hint(sentence: str) -> bool:
+    """Whether the sentence names calibration data (:data:`DATASET_HINT`), a fraction or unit ratio aside."""
+    return any(not NOT_A_PATH.fullmatch(h.group(0)) for h in DATASET_HINT.finditer(sentence))
+
+
 def _d4_all(doc: Doc) -> list[re.Match[str]]:
     def veto(sentence: str, m: re.Match[str]) -> bool:
         if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(sentence):
@@ -190,7 +202,7 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if calibration.not_data(doc.text, m):  # "Calibration targets ...": no calibration data (read.calibration)
             return True
-        return bool(NEGATED.search(sentence)) or not DATASET_HINT.search(sentence) or calibration.in_link(doc.text, m)
+        return bool(NEGATED.search(sentence)) or not _dataset_hint(sentence) or calibration.in_link(doc.text, m)
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
         if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence):

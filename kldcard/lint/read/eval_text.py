@@ -105,8 +105,9 @@ DESCRIBED = [
         # "sequences" (llama-perplexity "packed 4 sequences" in a batch)
         r"seqs|prefixes)\b|"
         # the count joined to its unit before what was run on them: "the held-out 20-prompt, 10-step run", "an 8-prompt
-        # follow-up" (temporal-tangent, aq codebook; as "a sealed 25-prompt panel" above)
-        r"(?<![\w.,])\d+-(?:prompts?|documents?|conversations?|passages?)\b(?!-)|"
+        # follow-up" (temporal-tangent, aq codebook; as "a sealed 25-prompt panel" above); cases and samples so joined
+        # count a fixed set of inputs ("the historical 48-case check", "16-sample parity": holdout12 exl3_bf16, ko_flex)
+        r"(?<![\w.,])\d+-(?:prompts?|documents?|conversations?|passages?|cases?|samples?)\b(?!-)|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
         r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",

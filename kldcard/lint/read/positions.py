@@ -55,6 +55,10 @@ COUNTS = [
     # "4,080 WikiText next-token predictions", "15520 independent predictions", "19 456 scored predictions": each prediction
     # is a scored position (in a sentence about the measurement)
     PREDICTIONS := re.compile(r"(?<![\w.,])(\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:[\w-]+\s+){0,2}?predictions\b", I),
+    # "65.536 previsões por modelo", "78 de las 952 predicciones": the same count in the Romance card languages (a "."
+    # between thousands); holdout11 pt_dcg1 and holdout12 es_licitaciones, two authors. Not gated by a measuring word:
+    # both sentences state the count plainly beside a table or a paragraph of KL values
+    re.compile(r"(?<![\w.,])(\d{1,3}(?:[.\u202f\u00a0 ]\d{3})+|\d+)\s+(?:predicciones|previsões|predições|prédictions)\b", re.I),
     # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
     SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
     # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
@@ -64,6 +68,9 @@ COUNTS = [
     re.compile(r"\b(?:total|scored|evaluated)?[ _]?positions\s*[:=]\s*(\d{1,3}(?:,\d{3})+|\d+)\b", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
+    # "28 tokens evaluados", "1020 tokens evaluados", "40 fragmentos de 1.023 tokens evaluados": the same in Spanish and
+    # Portuguese (holdout4 hipfire, kingjones; holdout12 magiccodingman: three authors)
+    re.compile(r"(?<![\w.,])(\d{1,3}(?:[.,\u202f\u00a0 ]\d{3})+|\d+)\s+tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)\b", re.I),
     # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
     re.compile(r"(?<![\d,.])(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
