@@ -61,14 +61,14 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     test not run)."""
     if m.re in statistic_forms.PATTERNS and statistic_forms.vetoed(sentence, m):
         return True
-    if BOOTSTRAP.fullmatch(m.group(0)):
-        start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
-        near = text[max(start, m.start() - INTERVAL_NEAR) : min(end if end >= 0 else len(text), m.end() + INTERVAL_NEAR)]
-        if not INTERVAL.search(near):
-            return True
     start = text.rfind("\n", 0, m.start()) + 1
     end = text.find("\n", m.end())
-    line = text[start : end if end >= 0 else len(text)]
+    end = end if end >= 0 else len(text)
+    line = text[start:end]
+    if BOOTSTRAP.fullmatch(m.group(0)):
+        near = text[max(start, m.start() - INTERVAL_NEAR) : min(end, m.end() + INTERVAL_NEAR)]
+        if not INTERVAL.search(near):
+            return True
     cells = line.strip().strip("|").split("|")
     if line.lstrip().startswith("|") and KL_WORD.search(line) and not KL_WORD.search(cells[0]):
         # a header row with a KL column: the statistic must stand in that cell ("| Mean KLD |"), not in another

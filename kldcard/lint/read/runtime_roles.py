@@ -109,6 +109,7 @@ def speed_table_row(text: str, at: int) -> bool:
         return True
     # a row of its own about speed, latency or memory ("| Tokens/s en L40 | 604 |", "| Primer token en RTX 4090 | 35 ms |",
     # "| Memoria a 4k de contexto (RTX 4090) | 1,3 GB |"): the hardware in it is the speed figure's, whatever the header
-    row = text[line_start : text.find("\n", at) if text.find("\n", at) >= 0 else len(text)]
+    row_end = text.find("\n", at)
+    row = text[line_start : row_end if row_end >= 0 else len(text)]
     label = row.lstrip("| \t").split("|", 1)[0]
     return start != line_start and bool(SPEED_LABEL.search(label) or LATENCY.search(row)) and not KL_HEADER.search(row)
