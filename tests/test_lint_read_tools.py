@@ -481,3 +481,21 @@ def test_slash_lists_pair_only_when_their_lengths_agree():
     line = "KL median / p95 0.01 / 0.4"
     assert paired_label(line, line.index("0.4")) == "p95" and paired_label(line, line.index("0.01")) == "median"
     assert paired_label("KL mean / p99 / max 0.01 / 0.4", 21) is None  # three labels, two numbers
+
+
+def test_qbench_model_lines_from_its_print_format():
+    """exllamav3 eval/qbench: each model's line is one number read (the kld column, its mean); the buckets,
+    the reference's ppl-only line and an INVALID model sit between them in the same record (one claim)."""
+    (claim,) = sample("qbench_print_format.txt")
+    assert claim.kind == "tool-output" and claim.tool == "exllamav3 qbench"
+    assert [n.value for n in claim.numbers] == [0.000412, 0.02138, 0.0611]  # not ppl, median, p90 or a bucket
+    d = claim.disclosures  # defaults documented in its source only (qbench.py cites them): named, not inferred
+    assert all(d[n].status != "inferred" for n in range(1, 10))
+    assert GRAMMARS_BY_NAME["exllamav3 qbench"].defaults and not GRAMMARS_BY_NAME["exllamav3 qbench"].infer
+    assert recognise(scan(SAMPLES.joinpath("qbench_print_format.txt").read_text(encoding="utf-8"), 1).scanned).name == "exllamav3 qbench"
+
+
+def test_a_ppl_only_listing_is_not_qbench():
+    text = "```\n -- 4.0bpw                      ppl    9.4518\n -- 3.0bpw                      ppl    9.8120\n```\n"
+    assert claims(text) == []
+    assert recognise(scan(text, 1).scanned) is None

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read.tools import heretic, llama_kl, maxtext, mlx_quant_fidelity, quant_fidelity_suite
+from kldcard.lint.read.tools import heretic, llama_kl, maxtext, mlx_quant_fidelity, qbench, quant_fidelity_suite
 from kldcard.lint.read.tools.grammar import Grammar
 
 GRAMMARS: tuple[Grammar, ...] = (
     heretic.GRAMMAR, maxtext.GRAMMAR, llama_kl.GRAMMAR, mlx_quant_fidelity.GRAMMAR, quant_fidelity_suite.GRAMMAR,
+    qbench.GRAMMAR,
 )
 BY_NAME: dict[str, Grammar] = {g.name: g for g in GRAMMARS}
 # (tool name, pattern) of every printed KLD line the claim finder reads
