@@ -233,14 +233,15 @@ rule(
     summary="A disclosure is only implied by the named tool's default; spell it out",
     what=(
         "When a card names its tool (llama-perplexity by name, command line or printed label set; "
-        "exllamav3/exllamav2 model_diff; Heretic's printed trials, menu or card table, or its package; "
-        "MaxText's forward_pass_logit_checker; llama_kl.py) and leaves an item unstated, the tool's "
-        "documented default is taken as disclosed and reported here with its value, e.g. llama-perplexity: "
-        "forward KL(base ‖ candidate), second half of each 512-token chunk, a 16-nat floor on the stored "
-        "base (24 in ik_llama.cpp), token mean ± i.i.d. SE; Heretic: forward KL on the first generated "
-        "token of 100 mlabonne/harmless_alpaca test prompts; llama_kl.py: reverse KL(candidate ‖ "
-        "reference). A printed output outranks a mere mention of another tool. One finding per card lists "
-        "every inferred item. D1 and D4 are never inferred."
+        "exllamav3/exllamav2 model_diff) and leaves an item unstated, the tool's documented default is "
+        "taken as disclosed and reported here with its value, e.g. llama-perplexity: forward KL(base ‖ "
+        "candidate), second half of each 512-token chunk, a 16-nat floor on the stored base (24 in "
+        "ik_llama.cpp), token mean ± i.i.d. SE; exllamav3 model_diff: 100 rows of 2048 tokens of wikitext-2, "
+        "both directions printed. The other tools the reading recognises (Heretic, MaxText's "
+        "forward_pass_logit_checker, llama_kl.py, exllamav3 eval/qbench, mlx-quant-fidelity, "
+        "quant-fidelity-suite) are named in the reading, but their defaults are found in their source only "
+        "and can change per run, so nothing is inferred from them. A printed output outranks a mere mention "
+        "of another tool. One finding per card lists every inferred item. D1 and D4 are never inferred."
     ),
     why=(
         "Defaults change between versions and forks and are invisible to readers who do not know the "
