@@ -109,7 +109,9 @@ RELATIVE = re.compile(
 # The comparison words Chinese writes where English writes the sign, before the number ("KLD 变差超过 0.0003", "低于 0.01"):
 # plain grammar, as the sign. A code mark between sign and number changes nothing ("KL(BF16||W8A8) <= `0.005`").
 # (Emphasis stays out: "KL ≤ **0.0702** (= mlx-lm 0.0610 × 1.15)" of h3 hf2q carries its measured value on that bound.)
-BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)[\s`]*[~≈]?[\s`]*$")
+# LaTeX writes the signs as commands ("$\\le 10^{-3}$", "\\leq 0.01"): the same grammar in math mode.
+BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|\\(?:le|leq|lt|ge|geq|gt|leqslant|geqslant|lesssim|gtrsim)(?![A-Za-z])|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)"
+                          r"[\s`{$]*[~≈]?[\s`{$]*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+(?:e-?\d+)?\s*(?:-|–|to)\s*-?[\d.]+(?:e-?\d+)?\s*$", I)

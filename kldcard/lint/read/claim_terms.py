@@ -26,7 +26,10 @@ from kldcard.lint.read.terms import KL_WORD
 
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
 # (not a command-line option: "--max_kl_div=0.03" is a threshold the tool is given)
-IDENTIFIERS = r"(?<!-)KLD_\d{2}(?:\.\d)?(?![\w.])|(?<![A-Za-z-])(?:mean|median|max|min|avg|p\d{2})_kl(?:d|_div(?:ergence)?)(?![A-Za-z_])"
+# and the same names in camel case, the other casing of identifiers ("medKLD=1.496", "meanKLD: 0.02", "maxKLDiv"): the
+# statistic glued to the term, its capitals marking the word break
+IDENTIFIERS = (r"(?<!-)KLD_\d{2}(?:\.\d)?(?![\w.])|(?<![A-Za-z-])(?:mean|median|max|min|avg|p\d{2})_kl(?:d|_div(?:ergence)?)(?![A-Za-z_])"
+               r"|(?<![A-Za-z_-])(?:mean|med|median|max|min|avg)(?:KLD|KL[Dd]iv(?:ergence)?)(?![A-Za-z_])")
 
 COMPARATIVES = (
     "lower|higher|smaller|larger|less|more|worse|better",

@@ -1,0 +1,75 @@
+"""Issue 28's twelfth tuning round (tune12-a): number grammar and claim finding. A power of ten written alone ("on
+the order of 10^-3", "~10⁻³"), its mantissa-and-power forms with a caret, a value in a parenthesis that qualifies its
+clause, a statistic glued to the term in camel case ("medKLD=1.496"), and LaTeX's comparison commands before a bound.
+Each case in the project's own words, with a negative next to it."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_reading import claim_lines
+
+from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_number
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("10^-3", 1e-3),
+        ("10⁻⁴", 1e-4),
+        ("10**-5", 1e-5),
+        ("10^{-3}", 1e-3),
+        ("1×10^-4", 1e-4),
+        ("1.2·10⁻³", 1.2e-3),
+        ("1,2·10⁻³", 1.2e-3),
+        ("1.2 × 10^-3", 1.2e-3),
+        ("1e-3", 1e-3),
+    ],
+)
+def test_powers_of_ten(text, value):
+    assert [m.group(0) for m in KLD_VALUE.finditer(f"KL {text} nats")] == [text]
+    assert parse_number(text)[0] == pytest.approx(value)
+
+
+def test_bare_power_rounding():
+    assert decimals_half_ulp("10^-3") == pytest.approx(5e-4)
+
+
+@pytest.mark.parametrize("text", ["10^6 tokens", "2^-3", "version 10^-3x", "105", "10"])
+def test_not_a_divergence_power(text):
+    assert [m.group(0) for m in KLD_VALUE.finditer(text)] == []
+    if text.isdigit():
+        assert parse_number(text)[0] == int(text)  # a plain integer is no power of ten
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an order of magnitude, in a parenthesis that qualifies the clause
+        "With the 7B model the KL divergences against the fp16 outputs stay very small (on the order of 10^-3).\n",
+        "Per step the KL is mostly ~10⁻³ per position, as the diagnostic shows.\n",
+        "The mean KLD came to 1×10^-4 against BF16.\n",
+        # a statistic glued to the term in camel case, in a log line and in prose
+        'log("  plain Q2_K imatrix                : medKLD=1.512 top_p=46.10% PPL=1980.4")\n',
+        "The mixed recipe beat the plain one (medKLD 1.61 vs 1.80, PPL 700 vs 1300).\n",
+    ],
+)
+def test_claims(text):
+    assert claim_lines(text) == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a bound in LaTeX: a gate, not a value
+        "- **Logit check**: compare against the golden logits (KL divergence $\\le 10^{-3}$).\n",
+        "The check passes when the KL divergence is $\\leq 0.01$ on every prompt.\n",
+        # a positive power is a count
+        "We ran the KL comparison over 10^6 tokens of chat text.\n",
+        # a parenthesis with its own aside number is no qualifier of the clause
+        "Mean KL and the per-cell max come from the summary (averaged as in table 2.1). Next we turn to speed.\n",
+        # a camel-case option's default is a setting
+        'parser.add_argument("--maxKLD", default=0.05)\n',
+    ],
+)
+def test_not_claims(text):
+    assert claim_lines(text) == []
