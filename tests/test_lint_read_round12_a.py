@@ -23,6 +23,12 @@ from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_number
         ("1,2·10⁻³", 1.2e-3),
         ("1.2 × 10^-3", 1.2e-3),
         ("1e-3", 1e-3),
+        # ASCII multiplication signs before a power of ten, a minus sign (U+2212) in the exponent or before the value
+        ("1.2x10^-3", 1.2e-3),
+        ("5 * 10^-4", 5e-4),
+        ("5x10⁻⁴", 5e-4),
+        ("1.2e−3", 1.2e-3),
+        ("−0.003", -0.003),
     ],
 )
 def test_powers_of_ten(text, value):
@@ -34,7 +40,7 @@ def test_bare_power_rounding():
     assert decimals_half_ulp("10^-3") == pytest.approx(5e-4)
 
 
-@pytest.mark.parametrize("text", ["10^6 tokens", "2^-3", "version 10^-3x", "105", "10"])
+@pytest.mark.parametrize("text", ["10^6 tokens", "2^-3", "version 10^-3x", "105", "10", "2.3x lower", "a 0.1x10 grid"])
 def test_not_a_divergence_power(text):
     assert [m.group(0) for m in KLD_VALUE.finditer(text)] == []
     if text.isdigit():

@@ -48,6 +48,10 @@ SLASH = r"[ \t]*/[ \t]*"
 # in either way ("10⁻³" too): a bare power of ten is a KLD value only when it is below one
 _POWER = r"(?:\^|\*\*)\{?[-+−]?\d+\}?"
 _NEGATIVE_POWER = r"(?:⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+|(?:\^|\*\*)\{?[-−]\d+\}?)"
+# the sign between a mantissa and its power of ten: "·", "×", LaTeX's, and in ASCII text "x" or "*" ("1.2x10^-3",
+# "5 * 10^-4"), which only a power of ten after them makes a multiplication ("1.2x lower" is a factor)
+_TIMES = (r"[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times|[xX*](?=[ \u00a0\u202f]?10(?:\^|\*\*|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])))"
+          r"[ \u00a0\u202f]?")
 _DECIMAL = r"-?(?:\d+[.,]\d+|\.\d+)(?:[eE][-+]?\d+)?"
 _NEXT_IN_LIST = r"/(?=[ \t]*" + _DECIMAL + r"(?![" + ALPHABETIC + r"%]|\.\d))"  # a slash, then a whole decimal
 _AFTER_DECIMAL_SLASH = "|".join(r"(?<=[.,]\d{%d}/)" % k for k in range(1, 9))  # glued: "0.164/" before the value
@@ -55,9 +59,9 @@ _AFTER_DECIMAL_SLASH += "|" + "|".join(r"(?<=[.,]\d{%d}[ \t]/)" % k for k in ran
 SLASH_LIST = re.compile(r"(?<![" + ALPHABETIC + r".\-/§])" + _DECIMAL + r"(?:" + SLASH + _DECIMAL + r")+(?![" + ALPHABETIC + r"%/]|\.\d)")
 KLD_VALUE = re.compile(
     r"(?<![" + ALPHABETIC + r".\-§])(?:(?<!/)|" + _AFTER_DECIMAL_SLASH + r")"
-    r"(?:10" + _NEGATIVE_POWER + r"|-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])"
-    r"|\d+(?=[eE]-\d|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10" + _NEGATIVE_POWER + r"))"
-    r"(?:[eE][-+]?\d+|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10(?:[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|" + _POWER + r"))?)"
+    r"(?:10" + _NEGATIVE_POWER + r"|[-−]?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])"
+    r"|\d+(?=[eE][-−]\d|" + _TIMES + r"10" + _NEGATIVE_POWER + r"))"
+    r"(?:[eE][-+−]?\d+|" + _TIMES + r"10(?:[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|" + _POWER + r"))?)"
     r"(?![" + ALPHABETIC + r"%]|/(?!" + _NEXT_IN_LIST[1:] + r")|\.\d|-(?!\d*\.\d)\w)"  # (a range "0.002-0.004": its first end is a number)
 )
 
