@@ -79,3 +79,33 @@ def test_claims(text):
 )
 def test_not_claims(text):
     assert claim_lines(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an accumulator declared the way Rust, JavaScript and C declare it: code that computes KL
+        "```rust\nfn kl(p: &[f32], q: &[f32]) -> f32 {\n    let mut kl = 0.0;\n    kl\n}\n```\n",
+        "```c\n    float kl_sum = 0.0f;\n```\n",
+        # a timing beside a KL line of a log
+        'CAPTURED = (\n    "0.00.512.101 I kl_divergence: 0.21 seconds per pass - ETA 0.40 minutes\\n"\n)\n',
+        "```\nkl_divergence: 0.21 seconds per pass - ETA 0.40 minutes\n```\n",
+        # a value that ends a log line is not the next line's KL statistic
+        "```\nMean PPL(Q)-PPL(base)   :  -0.000120 ±   0.002100\n```\n",
+    ],
+)
+def test_code_and_logs_not_claims(text):
+    assert claim_lines(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # the statistic on its own line is still read, and a value glued before the term on one line
+        ("```\nMean PPL(Q)-PPL(base)   :  -0.000120 ±   0.002100\nMean    KLD:   0.013000 ±   0.000800\n```\n", [3]),
+        ("We got **0.0021** mean KLD on the chat set.\n", [1]),
+        ("```\nkl_divergence: 0.0123 after 2 chunks\n```\n", [2]),
+    ],
+)
+def test_code_and_logs_claims(text, lines):
+    assert claim_lines(text) == lines

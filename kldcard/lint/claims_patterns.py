@@ -7,7 +7,7 @@ import re
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read import claim_terms
-from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.metric_keys import METRIC_KEY
 from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
@@ -44,7 +44,8 @@ STAT_LABEL = re.compile(
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
 # Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
-AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*(?:of\s+(?:the\s+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
+# (Within the line: a value that ends a log line is not the next line's "Mean KLD:", "... ± 0.002471" / "Mean    KLD:".)
+AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[ \t*_`]*)?$", I)
 # Other metrics: a number right after one of these belongs to it, not to KLD. A top-k of three or more digits is the
 # vocabulary a KL was taken over ("KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"), not an agreement metric (top-1,
 # top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
@@ -84,7 +85,7 @@ LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 _CODE_TERM = r"(?<![\w-])(?:" + KL_NAME + "|" + METRIC_KEY + r")"
 CODE_RESULT = re.compile(
     r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+))"
-    r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])",
+    r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])(?!\s*(?:" + TIME_UNITS + r")\b)",  # (not a timing: "kl_divergence: 0.18 seconds")
     I,
 )
 

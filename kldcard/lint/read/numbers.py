@@ -24,6 +24,10 @@ BARE_POWER = re.compile(r"^10\s*(?:(?:\^|\*\*)\s*\{?(?P<e>[-+−]?\d+)\}?|(?P<s>
 def _power(m: re.Match[str]) -> int:
     return int((m.group("e") or m.group("s")).translate(SUPERSCRIPT).translate(MINUS))
 
+# Units of time a log prints beside its numbers ("0.18 seconds per pass", "2.5 ms", "ETA 0.40 minutes"): a number
+# followed by one is a timing, whatever KL line it stands on (regular-expression text, read by the claim finders)
+TIME_UNITS = r"seconds?|secs?|ms|minutes?|mins?|hours?|hrs?"
+
 # One number as written: digits with "." or "," (decimal or grouping) and group spaces, an optional
 # exponent (e-notation or "·10⁻³"), an optional percent sign. Not part of a word or version.
 NUMBER = re.compile(
