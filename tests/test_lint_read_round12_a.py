@@ -109,3 +109,28 @@ def test_code_and_logs_not_claims(text):
 )
 def test_code_and_logs_claims(text, lines):
     assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a training run's coefficient, penalty or reward named in the card's language: the KL value is the run's setting
+        "Hệ số KL là yếu tố chính: KL = 0,05 cho điểm 0,412, còn KL = 0 đạt 0,598.\n",
+        "加上 KL 惩罚以后，KL 稳定在 0.12 左右，策略不再崩溃。\n",
+        "Con el coeficiente KL en 0,2 la recompensa sube a 0,71.\n",
+    ],
+)
+def test_training_words_not_claims(text):
+    assert claim_lines(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a correlation coefficient beside a measured KLD is no training setting
+        "量化后平均 KLD 为 0.0213，与 PPL 的相关系数很高。\n",
+        "La KLD media fue 0,0213 y el coeficiente de correlación con la PPL es alto.\n",
+    ],
+)
+def test_training_words_claims(text):
+    assert claim_lines(text) == [1]

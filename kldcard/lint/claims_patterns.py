@@ -9,7 +9,7 @@ from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read import claim_terms
 from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.metric_keys import METRIC_KEY
-from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, alternation
+from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, TRAINING_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
 from kldcard.lint.read.tools.exllamav3 import STAT as MODEL_DIFF_STAT  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import CHUNK as LLAMA_CHUNK  # noqa: F401
@@ -70,7 +70,8 @@ UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|�
 # "tốc độ học (learning rate)"; several authors of RL and distillation notes).
 TRAINING_CONTEXT = re.compile(
     r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|learning[ -]rate|lr|"
-    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b",
+    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b"
+    r"|(?<![^\W\d_])(?:" + alternation(TRAINING_WORDS) + r")(?![^\W\d_])",  # the other languages' (read.terms)
     I,
 )
 # Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").

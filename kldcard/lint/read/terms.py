@@ -28,6 +28,22 @@ STATISTIC_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# A training run's settings in the card languages, as English's "coefficient", "penalty", "reward", "learning rate" in
+# claims_patterns.TRAINING_CONTEXT: a KL beside one is the run's term or its value, not a measured divergence ("Hệ số KL
+# mới ... KL = 0,1", "再加上 KL 惩罚", "a recompensa colapsa"). A correlation coefficient is none ("相关系数", "相関係数").
+TRAINING_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("(?<!相关)(?<!相關)系数", "(?<!相關)係數", "惩罚", "懲罰", "奖励", "獎勵", "学习率", "學習率"),
+    "ja": ("(?<!相関)係数", "ペナルティ", "報酬", "学習率"),
+    "ko": ("(?<!상관 )(?<!상관)계수", "페널티", "보상", "학습률"),
+    "es": ("coeficiente(?! de correlaci)", "penalización", "recompensa", "tasa de aprendizaje"),
+    "pt": ("coeficiente(?! de correla)", "penalidade", "penalização", "recompensa", "taxa de aprendizado", "taxa de aprendizagem"),
+    "fr": ("pénalité", "récompense", "taux d'apprentissage"),
+    "de": ("Koeffizient", "Strafterm", "Belohnung", "Lernrate"),
+    "it": ("coefficiente(?! di correlazione)", "penalità", "ricompensa", "tasso di apprendimento"),
+    "ru": ("коэффициент(?! корреляц)", "штраф", "награда", "скорость обучения"),
+    "vi": ("hệ số(?! tương quan)", "phần thưởng", "tốc độ học"),
+}
+
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
 # "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
 VERSUS_WORDS: dict[str, tuple[str, ...]] = {
