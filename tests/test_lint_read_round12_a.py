@@ -134,3 +134,18 @@ def test_training_words_not_claims(text):
 )
 def test_training_words_claims(text):
     assert claim_lines(text) == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # the plural of the term names the same measured values
+        ("Our fused-kernel KLs sit around 1e-8 against the reference.\n", [1]),
+        ("KLDs of the three q4 files: 0.0311, 0.0297, 0.0305.\n", [1]),
+        # a package name, and KLs in a training loss, are no claims
+        ("We pinned the kls package at 0.5.1.\n", []),
+        ("The per-token KLs are summed into the loss with weight 0.1.\n", []),
+    ],
+)
+def test_plural_term(text, lines):
+    assert claim_lines(text) == lines

@@ -101,11 +101,12 @@ def alternation(words: dict[str, tuple[str, ...]]) -> str:
 # A KL term as a claim names it: "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "D_KL", "KL(", a bare "KL",
 # and the other languages' own (KL_TERMS); not "KLD-QA", "KL-based" or "kld_results.csv". claims_patterns.KLD_TERM
 # adds the snake-case metric names ("mean_kld", "kl_div 0.189": read.claim_terms, read.metric_keys).
+# The plural names the same values ("Our KLs sit around 1e-9", "KLs of rows 6 to 9: 0.0329, ...": h4 loom, h6 phone quant).
 # A hyphenated compound names the reference, not another metric: "mean KLD-to-f16", "KL-to-teacher", "KLD-vs-FP8" (REFERENCE_LINK).
 REFERENCE_LINK = r"-(?:to|vs|versus|against)-"
 KL_TERM = (
     r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-(?!" + REFERENCE_LINK[1:] + r")[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-(?!" + REFERENCE_LINK[1:] + r")))|" + alternation(KL_TERMS)
+    r"KL(?=\s*\()|KL\b(?!-(?!" + REFERENCE_LINK[1:] + r"))|KLD?s(?![A-Za-z0-9_]))|" + alternation(KL_TERMS)
 )
 # A KL term as one word of a phrase pattern: "mean KLD", "forward KL", "KL divergence fell", "2x lower KL-div",
 # "正向KL散度" (an ASCII word end, so a CJK word may follow whatever flags the reader compiles it with).
