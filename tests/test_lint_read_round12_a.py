@@ -149,3 +149,17 @@ def test_training_words_claims(text):
 )
 def test_plural_term(text, lines):
     assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # a sentence wrapped after its KL term, its next line a clause ("..., so the floor"): prose, not a flattened table
+        ("Running the same model twice along the whole path yields mean KL\n"
+         "**3×10⁻⁶ nats** and top-1 agreement **1.0000**, so the noise floor\nsits far below every effect.\n", [2]),
+        # a flattened table keeps its rows
+        ("quant  mean KLD  top-1\nq8_0  0.00041  99.1%\nq4_k_m  0.0213  94.0%\n", [1]),
+    ],
+)
+def test_wrapped_clause(text, lines):
+    assert claim_lines(text) == lines

@@ -60,11 +60,14 @@ FUNCTION_WORD_END = re.compile(
 )
 SENTENCE_INSIDE = re.compile(r"[.!?](?:\*\*)?\s+\S|[，。、；]")  # a sentence ends, or a clause, inside the "header"
 SENTENCE_END = re.compile(r"[.:;!?。：；][\s*_`)\]]*$")
+# a clause joined by a comma and a conjunction in the "row" (", so the noise floor", ", and top-1"): prose, plain grammar
+CLAUSE_INSIDE = re.compile(r",\s+(?:so|and|but|which|while|because|whereas|although|though)\s+[a-z]")
 
 
 def wrapped_sentence(header: str, first_row: str) -> bool:
     """Whether a "header" line naming KL and the numbered line under it are one sentence wrapped in two."""
-    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()) or SENTENCE_INSIDE.search(header))
+    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()) or SENTENCE_INSIDE.search(header)
+                or CLAUSE_INSIDE.search(first_row))
 
 
 # Between a KLD number and the next number of its sentence: a comparison or another statistic of the same
