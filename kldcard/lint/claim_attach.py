@@ -33,6 +33,22 @@ class KldTerms:
         return self.terms[k] if k < len(self.terms) else None
 
 
+# A number in a parenthesis that qualifies the clause before it ("come out very low (on the order of 10^-3)", "stays
+# small (about 0.004)"): the clause is measured up to the parenthesis, as a closed aside is left out (plain grammar).
+# Only an approximation word may open it: another aside ("(averaged as in table 2.1", "(2,919 tokens, transformers 5.8")
+# holds a number of its own.
+OPEN_ASIDE = re.compile(r"\(\s*(?:(?:on\s+the\s+order\s+of|of\s+the\s+order\s+of|order\s+of|about|around|roughly|approx(?:imately|\.)?"
+                        r"|circa|ca\.|some|[~≈])\s*)*$", re.I)
+
+
+def _near(gap: str) -> bool:
+    """Whether the text between a KL term and its number is short enough, asides and an opened parenthesis left out."""
+    m = OPEN_ASIDE.search(gap)
+    if m is not None:
+        gap = gap[: m.start()]
+    return len(PARENTHETICAL.sub("", gap)) <= 60
+
+
 def number_labelled(sentence: str, pos: int, length: int, terms: KldTerms) -> bool:
     """Whether a statistic label stands near the number and its KLD term ("mean KLD of 0.02 nats")."""
     before, after = terms.before(pos), terms.after(pos + length)
@@ -56,7 +72,7 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
         # about another metric, its numbers included ("el KLD medio ... (40 x 512; PPL del Q8_0 = 8,489) es de 0,081").
         # A parenthetical of bare values ("(0.004 vs 0.003)") holds the term's own numbers: what follows it is detached.
         aside = PARENTHETICAL.sub(lambda m: "" if OTHER_METRIC.search(m.group(0)) else m.group(0), gap)
-        if len(PARENTHETICAL.sub("", gap)) <= 60 and not OTHER_METRIC.search(aside):
+        if _near(gap) and not OTHER_METRIC.search(aside):
             nums = list(NUMBER.finditer(aside))
             if not nums or UNCERTAINTY.search(gap):
                 return True

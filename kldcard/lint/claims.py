@@ -39,7 +39,8 @@ from kldcard.lint.scan import search, spans_with
 
 # a code line (fenced or indented, often pasted unfenced) that sets a lower-case variable to a literal zero starts
 # an accumulator: code that computes KL, not a measured zero (those read.exact_zeros finds: "KL = 0", "k3_kl == 0")
-ZERO_INIT = re.compile(r"^\s*[a-z_][a-z0-9_.]*\s*=\s*0(?:\.0*)?\s*;?\s*$")
+# (declared as the languages the cards paste declare it: "let mut kl = 0.0;", "var kl = 0;", "float kl = 0.0f;", "double kl = 0;")
+ZERO_INIT = re.compile(r"^\s*(?:(?:let(?:\s+mut)?|var|const|auto|float|double|int|f32|f64)\s+)?[a-z_][a-z0-9_.]*(?:\s*:\s*\w+)?\s*=\s*0(?:\.0*)?f?\s*;?\s*$")
 
 # a line of code or JSON pasted without a fence (a key, an assignment, a call, a bare array value): a "sentence"
 # then runs over many such lines, and a number on one of them belongs to the KL term only on the same line

@@ -7,9 +7,9 @@ import re
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read import claim_terms
-from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.metric_keys import METRIC_KEY
-from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, alternation
+from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, TRAINING_WORDS, alternation
 from kldcard.lint.read.tools.exllamav3 import PER_TOKEN as MODEL_DIFF_PER_TOKEN  # noqa: F401  (read by claims)
 from kldcard.lint.read.tools.exllamav3 import STAT as MODEL_DIFF_STAT  # noqa: F401
 from kldcard.lint.read.tools.llama_perplexity import CHUNK as LLAMA_CHUNK  # noqa: F401
@@ -44,7 +44,8 @@ STAT_LABEL = re.compile(
 )
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
 # Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
-AFTER_GAP = re.compile(r"^[\s*_`]*(?:nats?[\s*_`]*(?:of\s+(?:the\s+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[\s*_`]*)?$", I)
+# (Within the line: a value that ends a log line is not the next line's "Mean KLD:", "... ± 0.002471" / "Mean    KLD:".)
+AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[ \t*_`]*)?$", I)
 # Other metrics: a number right after one of these belongs to it, not to KLD. A top-k of three or more digits is the
 # vocabulary a KL was taken over ("KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"), not an agreement metric (top-1,
 # top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
@@ -69,7 +70,8 @@ UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|�
 # "tốc độ học (learning rate)"; several authors of RL and distillation notes).
 TRAINING_CONTEXT = re.compile(
     r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|learning[ -]rate|lr|"
-    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b",
+    r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b"
+    r"|(?<![^\W\d_])(?:" + alternation(TRAINING_WORDS) + r")(?![^\W\d_])",  # the other languages' (read.terms)
     I,
 )
 # Generic statements and rules of thumb ("a KLD below 0.01 is usually imperceptible").
@@ -84,7 +86,7 @@ LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 _CODE_TERM = r"(?<![\w-])(?:" + KL_NAME + "|" + METRIC_KEY + r")"
 CODE_RESULT = re.compile(
     r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+))"
-    r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])",
+    r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])(?!\s*(?:" + TIME_UNITS + r")\b)",  # (not a timing: "kl_divergence: 0.18 seconds")
     I,
 )
 
@@ -109,7 +111,9 @@ RELATIVE = re.compile(
 # The comparison words Chinese writes where English writes the sign, before the number ("KLD 变差超过 0.0003", "低于 0.01"):
 # plain grammar, as the sign. A code mark between sign and number changes nothing ("KL(BF16||W8A8) <= `0.005`").
 # (Emphasis stays out: "KL ≤ **0.0702** (= mlx-lm 0.0610 × 1.15)" of h3 hf2q carries its measured value on that bound.)
-BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)[\s`]*[~≈]?[\s`]*$")
+# LaTeX writes the signs as commands ("$\\le 10^{-3}$", "\\leq 0.01"): the same grammar in math mode.
+BOUND_BEFORE = re.compile(r"(?:[<>≤≥≲≳]|<=|>=|\\(?:le|leq|lt|ge|geq|gt|leqslant|geqslant|lesssim|gtrsim)(?![A-Za-z])|超过|超過|低于|低於|高于|高於|小于|小於|大于|大於)"
+                          r"[\s`{$]*[~≈]?[\s`{$]*$")
 RULE_LINE = re.compile(r"^[\s\-=+]{3,}$")
 # A KLD column of thresholds or ranges is an interpretation scale, not a measurement (R4).
 THRESHOLD_CELL = re.compile(r"^\W{0,3}(?:[<>≤≥]|<=|>=|~)|^\s*-?[\d.]+(?:e-?\d+)?\s*(?:-|–|to)\s*-?[\d.]+(?:e-?\d+)?\s*$", I)

@@ -20,12 +20,13 @@ from __future__ import annotations
 import re
 
 from kldcard.lint.claims_patterns import KLD_TERM
-from kldcard.lint.read.numbers import KLD_VALUE
+from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, POSITION_WORDS, alternation
 
 I = re.IGNORECASE
 
-UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|kB|KB|KiB|bytes|bpw|t/s|tok/s|tokens?/s)\b"
+# (and a unit of time: "0.18 seconds per pass", "2.5 ms", "3.1 min": a timing printed beside the KL lines)
+UNIT_AFTER = re.compile(r"[\s*_`]*(?:GB|GiB|MB|MiB|TB|TiB|kB|KB|KiB|bytes|bpw|t/s|tok/s|tokens?/s|" + TIME_UNITS + r")\b"
                         r"|\s*[x×][\s*_`]+(?:slower|faster|quicker|speed-?up)\b", I)  # "1.8× slower": a speed factor
 # a count noun after a number makes it a count, written with a point or comma grouping ("17.877 posiciones puntuadas",
 # "2,632 positions"): the nouns of scored text in the card languages (read.terms.POSITION_WORDS and English's)

@@ -26,7 +26,10 @@ from kldcard.lint.read.terms import KL_WORD
 
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
 # (not a command-line option: "--max_kl_div=0.03" is a threshold the tool is given)
-IDENTIFIERS = r"(?<!-)KLD_\d{2}(?:\.\d)?(?![\w.])|(?<![A-Za-z-])(?:mean|median|max|min|avg|p\d{2})_kl(?:d|_div(?:ergence)?)(?![A-Za-z_])"
+# and the same names in camel case, the other casing of identifiers ("medKLD=1.496", "meanKLD: 0.02", "maxKLDiv"): the
+# statistic glued to the term, its capitals marking the word break
+IDENTIFIERS = (r"(?<!-)KLD_\d{2}(?:\.\d)?(?![\w.])|(?<![A-Za-z-])(?:mean|median|max|min|avg|p\d{2})_kl(?:d|_div(?:ergence)?)(?![A-Za-z_])"
+               r"|(?<![A-Za-z_-])(?:mean|med|median|max|min|avg)(?:KLD|KL[Dd]iv(?:ergence)?)(?![A-Za-z_])")
 
 COMPARATIVES = (
     "lower|higher|smaller|larger|less|more|worse|better",
@@ -57,11 +60,14 @@ FUNCTION_WORD_END = re.compile(
 )
 SENTENCE_INSIDE = re.compile(r"[.!?](?:\*\*)?\s+\S|[，。、；]")  # a sentence ends, or a clause, inside the "header"
 SENTENCE_END = re.compile(r"[.:;!?。：；][\s*_`)\]]*$")
+# a clause joined by a comma and a conjunction in the "row" (", so the noise floor", ", and top-1"): prose, plain grammar
+CLAUSE_INSIDE = re.compile(r",\s+(?:so|and|but|which|while|because|whereas|although|though)\s+[a-z]")
 
 
 def wrapped_sentence(header: str, first_row: str) -> bool:
     """Whether a "header" line naming KL and the numbered line under it are one sentence wrapped in two."""
-    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()) or SENTENCE_INSIDE.search(header))
+    return bool(FUNCTION_WORD_END.search(header) or SENTENCE_END.search(first_row.rstrip()) or SENTENCE_INSIDE.search(header)
+                or CLAUSE_INSIDE.search(first_row))
 
 
 # Between a KLD number and the next number of its sentence: a comparison or another statistic of the same

@@ -16,6 +16,17 @@ GROUP_SPACES = " \u00a0\u202f\u2009"
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 MINUS = str.maketrans({"−": "-", "–": "-"})  # U+2212 minus sign; an en dash before a digit
 TIMES_TEN = re.compile(r"\s*(?:[·×x*]|\\cdot|\\times)\s*10\s*(?:\^|\*\*)?\s*\{?([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[-+−]?\d+)\}?")
+# A power of ten written alone, its mantissa left out ("on the order of 10^-3", "10⁻⁴", "10**-5", "10^{-3}"): plain
+# grammar of numbers. Only a negative exponent makes it a divergence-sized value (KLD_VALUE); "10^6" is a count.
+BARE_POWER = re.compile(r"^10\s*(?:(?:\^|\*\*)\s*\{?(?P<e>[-+−]?\d+)\}?|(?P<s>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))$")
+
+
+def _power(m: re.Match[str]) -> int:
+    return int((m.group("e") or m.group("s")).translate(SUPERSCRIPT).translate(MINUS))
+
+# Units of time a log prints beside its numbers ("0.18 seconds per pass", "2.5 ms", "ETA 0.40 minutes"): a number
+# followed by one is a timing, whatever KL line it stands on (regular-expression text, read by the claim finders)
+TIME_UNITS = r"seconds?|secs?|ms|minutes?|mins?|hours?|hrs?"
 
 # One number as written: digits with "." or "," (decimal or grouping) and group spaces, an optional
 # exponent (e-notation or "·10⁻³"), an optional percent sign. Not part of a word or version.
@@ -37,6 +48,14 @@ ALPHABETIC = r"A-Za-z0-9_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0
 # ("3/4", "49/49"), a date ("2026/11/17"), a path ("runs/0.5") or a size glued to its unit ("7.0/8.0bpw"): a slash
 # elsewhere keeps the number out. One grammar for the whole list (SLASH_LIST) and for each of its values (KLD_VALUE).
 SLASH = r"[ \t]*/[ \t]*"
+# the exponent of a power of ten written with a caret or two stars ("10^-4", "10**-5", "10^{-3}"), and a negative one
+# in either way ("10⁻³" too): a bare power of ten is a KLD value only when it is below one
+_POWER = r"(?:\^|\*\*)\{?[-+−]?\d+\}?"
+_NEGATIVE_POWER = r"(?:⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+|(?:\^|\*\*)\{?[-−]\d+\}?)"
+# the sign between a mantissa and its power of ten: "·", "×", LaTeX's, and in ASCII text "x" or "*" ("1.2x10^-3",
+# "5 * 10^-4"), which only a power of ten after them makes a multiplication ("1.2x lower" is a factor)
+_TIMES = (r"[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times|[xX*](?=[ \u00a0\u202f]?10(?:\^|\*\*|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])))"
+          r"[ \u00a0\u202f]?")
 _DECIMAL = r"-?(?:\d+[.,]\d+|\.\d+)(?:[eE][-+]?\d+)?"
 _NEXT_IN_LIST = r"/(?=[ \t]*" + _DECIMAL + r"(?![" + ALPHABETIC + r"%]|\.\d))"  # a slash, then a whole decimal
 _AFTER_DECIMAL_SLASH = "|".join(r"(?<=[.,]\d{%d}/)" % k for k in range(1, 9))  # glued: "0.164/" before the value
@@ -44,8 +63,9 @@ _AFTER_DECIMAL_SLASH += "|" + "|".join(r"(?<=[.,]\d{%d}[ \t]/)" % k for k in ran
 SLASH_LIST = re.compile(r"(?<![" + ALPHABETIC + r".\-/§])" + _DECIMAL + r"(?:" + SLASH + _DECIMAL + r")+(?![" + ALPHABETIC + r"%/]|\.\d)")
 KLD_VALUE = re.compile(
     r"(?<![" + ALPHABETIC + r".\-§])(?:(?<!/)|" + _AFTER_DECIMAL_SLASH + r")"
-    r"-?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?=[eE]-\d|[ \u00a0\u202f]?[·×][ \u00a0\u202f]?10⁻))"
-    r"(?:[eE][-+]?\d+|[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times)[ \u00a0\u202f]?10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+    r"(?:10" + _NEGATIVE_POWER + r"|[-−]?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])"
+    r"|\d+(?=[eE][-−]\d|" + _TIMES + r"10" + _NEGATIVE_POWER + r"))"
+    r"(?:[eE][-+−]?\d+|" + _TIMES + r"10(?:[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|" + _POWER + r"))?)"
     r"(?![" + ALPHABETIC + r"%]|/(?!" + _NEXT_IN_LIST[1:] + r")|\.\d|-(?!\d*\.\d)\w)"  # (a range "0.002-0.004": its first end is a number)
 )
 
@@ -80,6 +100,9 @@ def parse_number(text: str) -> tuple[float, bool]:
     percent = t.endswith("%")
     if percent:
         t = t[:-1].strip()
+    m = BARE_POWER.match(t.lstrip("~≈"))
+    if m is not None:  # "10^-3": a mantissa of one
+        return 10.0 ** _power(m), percent
     m = TIMES_TEN.search(t)
     if m is not None:
         exp = int(m.group(1).translate(SUPERSCRIPT).translate(MINUS))
@@ -115,6 +138,9 @@ def parse_int(text: str) -> int | None:
 def decimals_half_ulp(text: str) -> float:
     """Half a unit in the last printed digit of a number's text: the rounding it allows."""
     t = text.strip().rstrip("%").strip()
+    bare = BARE_POWER.match(t)
+    if bare is not None:  # "10^-3": an order of magnitude, half of it either way
+        return 0.5 * 10.0 ** _power(bare)
     m = TIMES_TEN.search(t)
     exp = 0
     if m is not None:

@@ -28,6 +28,22 @@ STATISTIC_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# A training run's settings in the card languages, as English's "coefficient", "penalty", "reward", "learning rate" in
+# claims_patterns.TRAINING_CONTEXT: a KL beside one is the run's term or its value, not a measured divergence ("Hệ số KL
+# mới ... KL = 0,1", "再加上 KL 惩罚", "a recompensa colapsa"). A correlation coefficient is none ("相关系数", "相関係数").
+TRAINING_WORDS: dict[str, tuple[str, ...]] = {
+    "zh": ("(?<!相关)(?<!相關)系数", "(?<!相關)係數", "惩罚", "懲罰", "奖励", "獎勵", "学习率", "學習率"),
+    "ja": ("(?<!相関)係数", "ペナルティ", "報酬", "学習率"),
+    "ko": ("(?<!상관 )(?<!상관)계수", "페널티", "보상", "학습률"),
+    "es": ("coeficiente(?! de correlaci)", "penalización", "recompensa", "tasa de aprendizaje"),
+    "pt": ("coeficiente(?! de correla)", "penalidade", "penalização", "recompensa", "taxa de aprendizado", "taxa de aprendizagem"),
+    "fr": ("pénalité", "récompense", "taux d'apprentissage"),
+    "de": ("Koeffizient", "Strafterm", "Belohnung", "Lernrate"),
+    "it": ("coefficiente(?! di correlazione)", "penalità", "ricompensa", "tasso di apprendimento"),
+    "ru": ("коэффициент(?! корреляц)", "штраф", "награда", "скорость обучения"),
+    "vi": ("hệ số(?! tương quan)", "phần thưởng", "tốc độ học"),
+}
+
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
 # "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
 VERSUS_WORDS: dict[str, tuple[str, ...]] = {
@@ -85,11 +101,12 @@ def alternation(words: dict[str, tuple[str, ...]]) -> str:
 # A KL term as a claim names it: "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "D_KL", "KL(", a bare "KL",
 # and the other languages' own (KL_TERMS); not "KLD-QA", "KL-based" or "kld_results.csv". claims_patterns.KLD_TERM
 # adds the snake-case metric names ("mean_kld", "kl_div 0.189": read.claim_terms, read.metric_keys).
+# The plural names the same values ("Our KLs sit around 1e-9", "KLs of rows 6 to 9: 0.0329, ...": h4 loom, h6 phone quant).
 # A hyphenated compound names the reference, not another metric: "mean KLD-to-f16", "KL-to-teacher", "KLD-vs-FP8" (REFERENCE_LINK).
 REFERENCE_LINK = r"-(?:to|vs|versus|against)-"
 KL_TERM = (
     r"(?<![A-Za-z_])(?:KLD(?![A-Za-z_]|-(?!" + REFERENCE_LINK[1:] + r")[A-Za-z])|KL[- ]?div(?:ergences?)?\b|Kullback[-‐–— ]Leibler|D_?KL\b|"
-    r"KL(?=\s*\()|KL\b(?!-(?!" + REFERENCE_LINK[1:] + r")))|" + alternation(KL_TERMS)
+    r"KL(?=\s*\()|KL\b(?!-(?!" + REFERENCE_LINK[1:] + r"))|KLD?s(?![A-Za-z0-9_]))|" + alternation(KL_TERMS)
 )
 # A KL term as one word of a phrase pattern: "mean KLD", "forward KL", "KL divergence fell", "2x lower KL-div",
 # "正向KL散度" (an ASCII word end, so a CJK word may follow whatever flags the reader compiles it with).
