@@ -31,7 +31,7 @@ I = re.IGNORECASE | re.ASCII
 # the tools that name their engine (the engines themselves: kldcard.lint.read.engine_names)
 TOOLS = (
     r"(?:(?<![\w\-])llama-perplexity\b|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s+[^\n]{0,160}?--kl-divergence\b|"
-    r"\b(?:eval/)?model_diff\.py\b|\bmlx_lm\.(?!convert\b)\w+|\beval_hipfire\b)"
+    r"\b(?:eval/)?model_diff\.py\b|\bmlx_lm\.(?!" + engine_names.MLX_LM_OTHER + r")\w+|\beval_hipfire\b)"
 )
 # a sentence about a measurement (the engine named in it is the measurement's)
 MEASUREMENT = re.compile(
