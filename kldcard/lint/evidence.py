@@ -252,7 +252,8 @@ def _d7_all(doc: Doc) -> list[re.Match[str]]:
     out += _all(doc, direction.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or not direction.is_formula(m))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
-    out += [a for a in arrows if (a.group(2), a.group(1)) in pairs][:MAX_PER_PATTERN]
+    # (between roles: "(hf->tt)" next to "(tt->hf)" are two conversions, not two directions of KL)
+    out += [a for a in arrows if (a.group(2), a.group(1)) in pairs and direction.names_a_role(a.group(1), a.group(2))][:MAX_PER_PATTERN]
     return sorted(out, key=lambda m: m.start())
 
 
