@@ -69,6 +69,9 @@ TABLE: tuple[CardEngine, ...] = (
     # named in a measurement sentence only (in this order the reading's value tries them: ``engine``)
     CardEngine("text-generation-webui", (r"text-generation-webui", r"TextGen"), in_patterns=False),
     CardEngine("maxtext", (r"MaxText",), in_patterns=False),
+    # PyTorch's training framework, in which checkpoint-conversion checks run their forward passes (labelled D2 with
+    # 2 in incomplete by two authors: holdout10/d the torchtitan conversion guide, holdout12/e torchtitan PR #1441)
+    CardEngine("torchtitan", (r"torchtitan",), in_patterns=False),
     CardEngine("jax", (r"\bJAX\b",), in_patterns=False),
     CardEngine("transformer-engine", (r"Transformer Engine",), in_patterns=False),
     CardEngine("tensorrt-llm", (r"TensorRT",), in_patterns=False),

@@ -38,6 +38,8 @@ MEASUREMENT = re.compile(
     KL_MENTION + r"|\blogits?\b|\blog-?probs?\b|perplexit|\bmeasur|\bevaluat|\bscor(?:e|ed|es|ing)\b|"
     r"\breference\b|\bbaseline\b|\bcompar|\bharness\b|\bgate\b|\bcorrectness\b|\bmatch(?:es)?\b|\bmetrics?\b|"
     r"\bstudy\b|\bexperiments?\b|\btest(?:s|ed|ing)?\b|"
+    # the run that makes the logits a KL compares ("ran forward passes in <engine>")
+    r"\bforward[- ]pass(?:es)?\b|"
     # an RL parity text: the trainer's and the rollout engine's probabilities are what its KL compares ("the
     # trainer's KV eviction and vLLM's", "inference (SGLang/vLLM) and training (Megatron) engines", "log probs")
     r"\btrainers?\b|\brollouts?\b|\btraining\s+(?:\(|engines?|side|backend)|\binference\s+(?:\(|engines?|side|backend)|\blog[- ]probs?\b|"
