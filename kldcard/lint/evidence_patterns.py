@@ -273,7 +273,8 @@ D9 = [
     re.compile(
         r"\btoken[- ]mean\b|\bmacro[- ]mean\b|\bmean of per-\w+|\bper-(?:token|sequence|window|document) mean\b|"
         # (a bootstrap counts only with its interval beside it: kldcard.lint.read.aggregation.veto)
-        r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|\bSEM\b|standard deviation|"
+        # (SEM is the acronym, written in capitals: "sem" is Portuguese for "without", "sem mudança")
+        r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|(?-i:\bSEM\b)|standard deviation|"
         r"\beffective sample size\b|"
         r"\bp(?:50|90|95|99|99\.9)\b|\bpercentiles?\b|\bmedian\b|\b(?:averaged|mean|average) over\b",
         I,
