@@ -226,7 +226,9 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
         return (worded and comparison.of_size(doc.text, m)) or comparison.rival_value(doc.text, m) or reference_scope.vetoed(doc.text, m)
 
     return sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
-                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, comparison.KL_FROM, reference_words.BEFORE))),
+                  # (comparison.KL_FROM starts with its KL term, "the KL from bf16": what it compares is a KL, whatever size
+                  # or speed the words before it name: "ran 1.33x faster, and the KL from bf16 was 0.0045")
+                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, reference_words.BEFORE))),
                   key=lambda m: m.start())
 
 
@@ -252,7 +254,8 @@ def _d7_all(doc: Doc) -> list[re.Match[str]]:
     out += _all(doc, direction.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or not direction.is_formula(m))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
-    out += [a for a in arrows if (a.group(2), a.group(1)) in pairs][:MAX_PER_PATTERN]
+    # (between roles: "(hf->tt)" next to "(tt->hf)" are two conversions, not two directions of KL)
+    out += [a for a in arrows if (a.group(2), a.group(1)) in pairs and direction.names_a_role(a.group(1), a.group(2))][:MAX_PER_PATTERN]
     return sorted(out, key=lambda m: m.start())
 
 

@@ -258,8 +258,10 @@ D7 = [
 ARROW = re.compile(r"\(\s*(\w{1,12})\s*(?:→|->)\s*(\w{1,12})\s*\)")
 
 # ---- D8 vocabulary ----------------------------------------------------------------------------
+SIZE_UNIT = r"(?:token|entry|word)"
 D8 = [
-    re.compile(r"\bfull(?:[- ][\d,]+(?:\.\d+)?[kK]?(?:-token)?)?[\s_-]+vocab(?:ulary)?\b|\ball\s+[\d,]{4,}\s+(?:[\w-]+\s+){0,2}?(?:token\s+)?(?:IDs|vocabulary entries|vocab entries)\b|" + alternation(FULL_VOCABULARY) + r"|(?<![\d,])\b[\d,]{5,}-token vocabulary\b", I),
+    # (the size as a compound modifier counts its unit: "full 154,880-token vocabulary", "full 248320-entry vocabulary")
+    re.compile(r"\bfull(?:[- ][\d,]+(?:\.\d+)?[kK]?(?:-" + SIZE_UNIT + r")?)?[\s_-]+vocab(?:ulary)?\b|\ball\s+[\d,]{4,}\s+(?:[\w-]+\s+){0,2}?(?:token\s+)?(?:IDs|vocabulary entries|vocab entries)\b|" + alternation(FULL_VOCABULARY) + r"|(?<![\d,])\b[\d,]{5,}-" + SIZE_UNIT + r" vocabulary\b", I),
     re.compile(
         r"\bno top-?k\b|\btop-?\d+\s+(?:prompt\s+)?(?:log-?probs?|logprobs?|log-probabilit\w+|tokens)\b|"
         r"logprobs\w*\s*=\s*\d+|\btop_logprobs\w*\s*\d+|\btop-?\d+\s+only\b|\bno truncation\b|\btruncat\w*\s+(?:the\s+)?vocab|(?<![\d.,])\b\d{2}-nat\b|"
@@ -273,7 +275,8 @@ D9 = [
     re.compile(
         r"\btoken[- ]mean\b|\bmacro[- ]mean\b|\bmean of per-\w+|\bper-(?:token|sequence|window|document) mean\b|"
         # (a bootstrap counts only with its interval beside it: kldcard.lint.read.aggregation.veto)
-        r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|\bSEM\b|standard deviation|"
+        # (SEM is the acronym, written in capitals: "sem" is Portuguese for "without", "sem mudança")
+        r"\b\d{2}(?:\.\d)?% CI\b|\bconfidence interval|\bbootstrap\b|\bstandard error|(?-i:\bSEM\b)|standard deviation|"
         r"\beffective sample size\b|"
         r"\bp(?:50|90|95|99|99\.9)\b|\bpercentiles?\b|\bmedian\b|\b(?:averaged|mean|average) over\b",
         I,

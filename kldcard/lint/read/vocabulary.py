@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import record_fields, vocabulary_forms
 from kldcard.lint.read.direction import LOGRATIO
 from kldcard.lint.read.terms import KL_WORD
@@ -124,6 +125,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return not BOUND.search(sentence)
     if m.re is FULL_READ:  # "bit-identical full logits are needed": no KL, no vocabulary statement
         return not KL_TERM.search(sentence)
+    if m.re is vocabulary_forms.QUALIFIER:  # a training loss's top-k ("the loss is the KL ..., top-256 plus tail") is no measurement's
+        return bool(TRAINING_CONTEXT.search(sentence))
     if m.re is LOGRATIO or m.re is SAMPLED or m.re in vocabulary_forms.PATTERNS:
         return False
     if m.re is TOP_K and SERVED_TOP_N.search(m.group(0)):  # a server's top-N: the agreement line beside it is another metric's

@@ -5,7 +5,10 @@
   space thousands separator before the word ("154.880 de vocabulario");
 - a top-k support written after its noun: "soporte top-512", "suporte top-64", "support top-100";
 - the shared vocabulary of two models: "the intersection of the two vocabularies", "over the shared
-  vocabulary", "词表的最小交集", "共通語彙".
+  vocabulary", "词表的最小交集", "共通語彙";
+- a top-k written as a qualifier of the KL, after it in its clause as a context length is: "KLD(bf16‖candidate) from
+  the new `perplexity --kld-ref` (top-128)" (holdout10/c roughquant), "KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"
+  (holdout7/d jasonboukheir); k of two digits or more, not another metric's ("top-10 agreement", "top-5 93%").
 """
 
 from __future__ import annotations
@@ -26,11 +29,17 @@ SHARED = re.compile(
     r"\b(?:shared|common)\s+vocab(?:ulary)?\b|词表的?(?:最小)?交集|共通(?:の)?語彙",
     I,
 )
-PATTERNS = [WHOLE, SUPPORT, SHARED]
+# (a wrapped line continues the clause; a blank line, a cell border or a full stop ends it)
+QUALIFIER = re.compile(
+    r"(?<![A-Za-z_])(?:KLD?|KL[- ]?div\w*)(?![A-Za-z_])(?:[^\n|.;]|\n(?![ \t]*\n)){0,80}?(?<![\w-])top[- _]?(?P<k>[1-9]\d{1,5})\b"
+    r"(?![- _.,]?\d)(?![ \t]*(?:%|\d|[\w-]*[ \t]*(?:accura|agree|match|overlap|hits?\b|recall|precision)))",
+    I,
+)
+PATTERNS = [WHOLE, SUPPORT, SHARED, QUALIFIER]
 
 
 def value(span: str) -> dict[str, object] | None:
-    m = SUPPORT.search(span)
+    m = SUPPORT.search(span) or QUALIFIER.search(span)
     if m is not None:
         return {"scheme": "top-k", "k": int(m.group("k"))}
     if WHOLE.search(span) or SHARED.search(span):
