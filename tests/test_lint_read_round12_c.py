@@ -52,3 +52,24 @@ def test_a_slashed_abbreviation_is_no_calibration_data(row):
 )
 def test_a_dataset_path_beside_the_calibration_word_is_read(row):
     assert reading(f"{CLAIM}\n\n{row}", 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the output layer's logits, at every position: no scheme of scored positions
+        "# Blend final-logit KLD tail comparison\n\nQ4_K_M reaches a mean KLD of 0.0231 against BF16.\n",
+        f"{CLAIM}\n\n| metric | change |\n|---|---|\n| final-logit L2 | -46.11 % |\n",
+    ],
+)
+def test_final_logits_are_no_position_scheme(text):
+    assert reading(text, 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "row",
+    ["Only the final token of each prompt is scored.", "We score the last-logit distribution of each prompt.",
+     "KL is taken at the final position of every window."],
+)
+def test_the_last_position_is_still_a_scheme(row):
+    assert reading(f"{CLAIM} {row}\n", 6).status != "missing"
