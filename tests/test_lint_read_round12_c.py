@@ -73,3 +73,15 @@ def test_final_logits_are_no_position_scheme(text):
 )
 def test_the_last_position_is_still_a_scheme(row):
     assert reading(f"{CLAIM} {row}\n", 6).status != "missing"
+
+
+def test_a_corpus_labelling_a_row_of_a_kl_table_is_the_text():
+    text = ("| KLD vs own bf16 | q4 | q8 |\n|---|---|---|\n| WikiText-2 — median | 0.203 | 0.027 |\n"
+            "| C4 — mean | 0.807 | 0.031 |\n")
+    assert reading(text, 3).status != "missing"
+
+
+def test_a_benchmark_heading_a_score_column_is_not():
+    text = ("| Quant | Mean KLD | GSM8K (%) |\n|---|---|---|\n| q4 | 0.0231 | 85.1 |\n"
+            "| q8 | 0.0040 | 86.0 |\n")
+    assert reading(text, 3).status == "missing"
