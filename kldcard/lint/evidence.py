@@ -43,6 +43,7 @@ from kldcard.lint.read import (
     eval_text,
     eval_text_uses,
     positions,
+    record_fields,
     reference,
     reference_scope,
     reference_words,
@@ -186,7 +187,12 @@ def _all(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> list[re
 # quant ladder's row, "Matrix bits/weight" in a table's header (holdout12 abstention_campaign, cpu_decode; plain
 # number and unit notation); a Markdown file is a report ("`viability/RESULT_AD_QUANT_LADDER.md`"), not data
 NOT_A_PATH = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|[\w.\-]+/(?:weights?|tokens?|toks?|s|sec|params?|parameters?|GB|GiB)|"
-                        r"[\w.\-/]+\.md", re.IGNORECASE)
+                        r"[\w.\-/]+\.md|"
+                        # the language's slashed abbreviations ("n/a" in a table cell, "w/o", "and/or", "I/O")
+                        r"n/a|w/o|w/|and/or|i/o|"
+                        # a slashed list of quant or format names ("K_P/K_L", "Q4_K/Q5_K"): alternatives, not a path
+                        r"(?-i:[A-Z][A-Z0-9_]{0,7}(?:/[A-Z][A-Z0-9_]{0,7})+)",
+                        re.IGNORECASE)
 
 
 def _dataset_hint(sentence: str) -> bool:
@@ -272,10 +278,11 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         # a file given to a KL run's text option is its text whatever its name says (read.eval_text_uses)
         3: _all(doc, D3, lambda s, m: not eval_text_uses.kl_run_file(doc.text, m) and (_not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m))),
         4: _d4_all(doc),
-        5: _all(doc, D5, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m)
+        # a record's field line is its own statement (read.record_fields.statement)
+        5: _all(doc, D5, lambda s, m: calib_only(record_fields.statement(doc.text, context.cjk_sentence(doc.text, s, m), m), m)
                 or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
                 or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
-        6: _all(doc, D6, lambda s, m: calib_only(context.cjk_sentence(doc.text, s, m), m) or positions.vetoed(doc.text, s, m)
+        6: _all(doc, D6, lambda s, m: calib_only(record_fields.statement(doc.text, context.cjk_sentence(doc.text, s, m), m), m) or positions.vetoed(doc.text, s, m)
                 or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
         7: _d7_all(doc),
         8: sorted(_all(doc, D8 + vocabulary.PATTERNS, lambda s, m: vocabulary.veto(s, m, doc.text)), key=lambda m: m.start()),

@@ -36,7 +36,7 @@ from typing import Any
 from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
-from kldcard.lint.read import eval_text_forms
+from kldcard.lint.read import comparison, eval_text_forms
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -341,7 +341,20 @@ def in_text_cell(text: str, m: re.Match[str]) -> bool:
     k = row.rfind("|", 0, at) + 1
     j = row.find("|", at)
     own = row[k : len(row) if j < 0 else j]
+    if own.strip() == first.strip() and kl_table_row(text, lo):
+        return True  # the row's label in a table whose header names the KL: "| WikiText-2 — median | 0.203 |"
     return bool(CELL_WORDS.search(own.replace(m.group(0), " ", 1)) or CELL_WORDS.search(first.replace(m.group(0), " ", 1)))
+
+
+def kl_table_row(text: str, line_start: int) -> bool:
+    """Whether the row starting at ``line_start`` is a body row of a Markdown table whose header row names a KL term
+    (every line between the header and the row is the same table's)."""
+    header = comparison.table_header(text, line_start)
+    if not header or not KL_TERM.search(header):
+        return False
+    start = text.rfind(header, 0, line_start)
+    lines = text[start:line_start].splitlines()
+    return start >= 0 and all(line.lstrip().startswith("|") for line in lines[1:])
 
 
 # task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare

@@ -79,7 +79,8 @@ COUNTS = [
                r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),
 ]
 SCHEMES = [
-    ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|logit|position)s?\b", I)),
+    # ("final logits" are the output layer's logits, whatever position: "final-logit KLD", "| final-logit L2 |")
+    ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|position)s?\b|\blast[- ]logits?\b", I)),
     ("first-token", re.compile(r"(?<!time to )(?<!time-to-)\bfirst[- ](?:token|generated token|position)s?\b", I)),  # not TTFT
     ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
                        r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),

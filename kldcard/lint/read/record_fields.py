@@ -126,3 +126,18 @@ def read(span: str) -> dict[str, Any]:
             return {"scheme": "top-k", "k": int(m.group("k"))}
         return {"scheme": "full"}
     return {}
+
+
+# a line that is one field of a record or a tool's printout ("Evaluated positions: 372,675", "seq_len = 2048"): the
+# line is its own statement, whatever prose follows without a full stop (a sentence splitter joins the lines of a
+# printout to the next paragraph's sentence, "... could become possible!", and a hedge there is not the field's)
+# (a key of at most four words, one value: "targets at k=1024, sequence length 1024." is a sentence's clause)
+FIELD_LINE = re.compile(r"[ \t>*+\-]*(?:[\w\"'`()./\-]+[ \t]){0,3}[\w\"'`()./\-]+[ \t]*(?:=>|[:=])[ \t]*(?:(?!,\s)[^\n]){1,80}")
+
+
+def statement(text: str, sentence: str, m: re.Match[str]) -> str:
+    """``sentence``, or the match's line alone when that line is a record's field holding the match."""
+    lo = text.rfind("\n", 0, m.start()) + 1
+    hi = text.find("\n", m.end())
+    line = text[lo : len(text) if hi < 0 else hi]
+    return line if "\n" not in m.group(0) and FIELD_LINE.fullmatch(line) else sentence
