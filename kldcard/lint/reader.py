@@ -188,7 +188,8 @@ class _Reader:
         label = readings[9].value.get("statistic") if c.labelled else None
         columns = self.columns(c)
         owners = self.candidates(c)
-        numbers = tuple(self.number(x, columns.get(x.offset) or self.line_label(c, x) or label, unit, owners.get(x.offset))
+        numbers = tuple(self.number(x, columns.get(x.offset) or self.line_label(c, x) or self.interleaved(c, x, label) or label,
+                                    unit, owners.get(x.offset))
                         for x in c.numbers)
         if readings[9].status == "missing":  # the statistic the numbers carry (read.aggregation)
             readings[9] = aggregation.from_numbers(numbers, line, col, clean(c.text)) or readings[9]
@@ -211,6 +212,23 @@ class _Reader:
         elif before.endswith(",") and following.startswith("]"):
             statistic = "ci_high"
         return NumberReading(x.text, x.value, line, col, unit, statistic, candidate)
+
+    def interleaved(self, c: Claim, x: KldNumber, label: str | None) -> str | None:
+        """Where the claim's label names several statistics and its numbers alternate with them on one line
+        ("mean KLD 3.6e-5, max 2.1e-3", "kld 0.012  median 0.004  p90 0.030"), each number's own: the one
+        statistic named between the previous number on its line and it. None where that stretch names none
+        or several (the claim's label stands)."""
+        if label is None or "+" not in label:
+            return None
+        i = self.doc.line_index(x.offset)
+        before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
+        stretch = values.KLD_VALUE.split(before)[-1]
+        stat = values.statistic(stretch)
+        if stat is None or "+" in stat:
+            return None
+        if stat[0] == "p" and not _PERCENTILE_LABEL.search(stretch):  # "(34.4% cache, 0.0032": a share, not a percentile
+            return None
+        return stat
 
     def line_label(self, c: Claim, x: KldNumber) -> str | None:
         """For pasted tool output: the statistic the number's own line names ("99.9%   KLD:", "Median");
@@ -293,6 +311,9 @@ class _Reader:
         return out
 
 
+# a percentile written as a label of the number after it ("p99 ", "99.9% KLD: ", "95th percentile "), not any
+# percentage in the stretch before it
+_PERCENTILE_LABEL = re.compile(r"\bp\d|\bq\d\d|percentile|%\s*(?:KLD?|KL[- ]?div\w*)\b", re.IGNORECASE)
 _CLAIM_TOOLS = {"llama-perplexity": "llama-perplexity", "llama-perplexity-chunks": "llama-perplexity", "model_diff": "exllamav3 model_diff"}
 
 
