@@ -8,13 +8,12 @@ state the item itself. D1 (reference) and D4 (calibration) are never inferred: n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from kldcard.lint.read.terms import FORMER_USE
 from kldcard.lint.read.tools import GRAMMARS, BY_NAME
 from kldcard.lint.read.tools import exllamav3 as ex3
 from kldcard.lint.read.tools import llama_perplexity as lp
+from kldcard.lint.read.tools.dismissed import set_aside
 from kldcard.lint.scan import Text, finditer, search
 
 # the tools' own words: one grammar per tool (kldcard.lint.read.tools)
@@ -40,10 +39,13 @@ def recognise(body: str | Text) -> Tool | None:
     printed = _grammar(text, "printed")
     if printed is not None and search(lp.PRINTED, text) is None:
         return printed
-    # its name, where the sentence does not name it as the former or removed setup (FORMER_USE); its KL
-    # options and printed header are the measurement itself whatever the sentence says
+    # its name, where the text does not set it aside (the former or removed setup, the other side of a contrast:
+    # read.tools.dismissed); its KL options and printed header are the measurement itself whatever the sentence
+    # says. (A tool said to be of no use, "no sirve aquí", read.tools.dismissed.negated, is vetoed for D2 only so
+    # far: the one labelled card that says so states its D6 and D8 in forms not read yet, for which the tool's
+    # defaults now stand in; vetoing the defaults too waits on reading those.)
     m = next((x for x in finditer(LLAMA_STRONG, text)
-              if "kl" in x.group(0).lower() or not _FORMER.search(_sentence(text.text, x))), None)
+              if "kl" in x.group(0).lower() or not set_aside(text.text, x)), None)
     if m is None:
         # its labels count only as printed (a column, "Label: value", pasted output), not as words of
         # prose or a pattern a script greps for (lp.printed_label)
@@ -65,19 +67,6 @@ def recognise(body: str | Text) -> Tool | None:
     # the other tools with documented defaults (kldcard.lint.read.tools): their printed output first,
     # then a name precise enough to be that tool (its command or package, not a word of prose)
     return printed or _grammar(text, "names")
-
-
-_FORMER = re.compile(FORMER_USE, re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)])\s)")
-
-
-def _sentence(body: str, m: re.Match[str]) -> str:
-    """The sentence (or list item) around ``m``, clipped to 400 characters either side."""
-    lo = max(0, m.start() - 400)
-    ends = [e.end() for e in _SENTENCE_END.finditer(body, lo, m.start())]
-    start = ends[-1] if ends else lo
-    after = _SENTENCE_END.search(body, m.end(), m.end() + 400)
-    return body[start : after.start() if after else min(len(body), m.end() + 400)]
 
 
 def _grammar(text: Text, kind: str) -> Tool | None:

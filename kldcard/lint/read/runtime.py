@@ -24,6 +24,7 @@ import re
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.evidence_patterns import D2, VERSION
 from kldcard.lint.read import comparison, engine_names
+from kldcard.lint.read.tools import dismissed
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE | re.ASCII
@@ -176,6 +177,10 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
     right before and after the match; ``title``: the match is on the title line, where no measurement word is
     needed)."""
     if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL and speed_only(sentence, m)):
+        return True
+    # a tool or engine said to be of no use, or contrasted with the card's run ("`llama-perplexity` no sirve aquí",
+    # "unlike llama.cpp"); right at the name only, as "used llama.cpp instead of vLLM" names the run's engine
+    if m.re in (NAMED_TOOL, ENGINE_IN_SENTENCE) and (dismissed.negated(m.string, m) or dismissed.contrasted(m.string, m)):
         return True
     if m.re is D2[1] and REQUIREMENT_AFTER.match(after):  # a build as a minimum
         return True
