@@ -206,12 +206,12 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
-        if calibration.not_data(doc.text, m):  # "Calibration targets ...": no calibration data (read.calibration)
+        if calibration.not_data(doc.text, m) or calibration.required(doc.text, m):  # "Calibration targets ...", "needs a calibration corpus"
             return True
         return bool(NEGATED.search(sentence)) or not _dataset_hint(sentence) or calibration.in_link(doc.text, m)
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
-        if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence):
+        if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence) or calibration.required(doc.text, m):
             return True
         return calibration.veto(sentence, m, doc.text[max(0, m.start() - 200) : m.start()], doc.text)
 

@@ -165,6 +165,16 @@ BARE_WORD = re.compile(r"contexte?o?\b(?!\s+de\b)", I)
 SERVED_ROMANCE = re.compile(r"\brendimiento\b|\bservicio\b|\bvelocidad|\bvelocidade|\bdesempenho\b|\bdébit\b|\bvitesse\b|\bservice\b", re.I)
 
 
+# a training run's numbers: "1,200 steps of single 128-token chunks", "fine-tuned on 4096-token sequences" -- the length
+# the model was trained on, not the one a KL was measured at (plain grammar: optimiser steps over chunks), unless the
+# sentence also speaks of a measurement
+TRAINING_RUN = re.compile(
+    r"\b(?:train(?:ing|ed|s)?|fine-?tun(?:e|ed|es|ing)|pre-?train(?:ing|ed)?)\b|"
+    r"(?<![\w.,])\d[\d,]*\s+(?:optimi[sz]er\s+|gradient\s+|training\s+)?steps\s+of\b",
+    I,
+)
+
+
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re in record_fields.PATTERNS[5] and record_fields.vetoed(text, m):
         return True  # a field of a record that names no KL, or of a model's config
@@ -179,6 +189,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # a server's command line ("vllm serve ... --max-model-len 8192"): the deployment's context
     if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
         return True
+    if TRAINING_RUN.search(sentence) and not MEASUREMENT.search(sentence):
+        return True  # "1,200 steps of single 128-token chunks": a training run's length, not the measurement's
     if GENERAL.search(sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run
         return True
     if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
