@@ -23,3 +23,10 @@ def claim_lines(text: str) -> list[int]:
     c = card(text)
     doc = scan(c.body, c.body_line)
     return [doc.position(claim.offset)[0] for claim in find_claims(doc)]
+
+
+def claims(text: str) -> list[tuple[int, list[str]]]:
+    """Each KLD claim found in the card ``text``: its file line and the texts of its KLD numbers."""
+    c = card(text)
+    doc = scan(c.body, c.body_line)
+    return [(doc.position(claim.offset)[0], [n.text for n in claim.numbers]) for claim in find_claims(doc)]

@@ -1,26 +1,21 @@
-"""Claim finding added in issue 28's eighth tuning round (tune-w): one number grammar for values joined by slashes
-(read.numbers.SLASH_LIST), a KL term hyphenated to its reference ("KLD-to-f16"), measured zeros written "KL = 0",
-a statistic word in a relative change ("40% lower max KLD"), numbered thresholds beside a measured value, a KL
-column of percentages, count nouns and names with digits beside a number. Each case in the project's own words,
-a negative next to it."""
+"""KLD values as cards write them, and the claims they make (kldcard.lint.read.numbers, .slash_pairs,
+kldcard.lint.claims): one number grammar for values joined by slashes (read.numbers.SLASH_LIST) and for powers of
+ten written alone or with a mantissa; measured zeros ("KL = 0", "KL 0" in a list of metrics); a statistic word in a
+relative change, numbered thresholds beside a measured value, a KL column of percentages, a count noun beside a
+grouped number, a digit inside a name, an aside about another metric, a statistic glued to the term in camel case,
+the plural of the term, a sentence wrapped after its KL term. Each case in the project's own words, a negative next
+to it: fractions, dates, paths, definitions, settings, LaTeX bounds, a positive power of ten."""
 
 from __future__ import annotations
 
 import pytest
+from helpers_reading import claim_lines, claims
 
-from kldcard.card.document import parse_card
-from kldcard.lint.claims import find_claims
-from kldcard.lint.markdown import scan
-from kldcard.lint.read.numbers import KLD_VALUE, SLASH_LIST
+from kldcard.lint.read.numbers import KLD_VALUE, SLASH_LIST, decimals_half_ulp, parse_number
 from kldcard.lint.read.slash_pairs import paired_label
 
 
-def claims(text: str) -> list[tuple[int, list[str]]]:
-    card = parse_card(text.encode(), "README.md")
-    doc = scan(card.body, card.body_line)
-    return [(doc.position(c.offset)[0], [n.text for n in c.numbers]) for c in find_claims(doc)]
-
-
+# ---- values joined by slashes ------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "values"),
     [
@@ -64,6 +59,7 @@ def test_slashed_percentages_and_ratios_are_no_claim():
     assert claims("The KL check passed 3/4 runs; PPL moved +1.2%/+0.9%.\n") == []
 
 
+# ---- measured zeros, changes, thresholds and counts beside a value -----------------------------------------------
 @pytest.mark.parametrize(
     "text",
     [
@@ -134,3 +130,103 @@ def test_an_aside_about_another_metric_does_not_detach_the_number():
 def test_a_setting_written_with_equals_zero_is_no_claim():
     assert claims("Set kl = 0 to switch the term off.\n") == []
     assert claims("To test, set KL = 0 in the config.\n") == []
+
+
+# ---- powers of ten, camel case, the plural term, a wrapped clause ------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("10^-3", 1e-3),
+        ("10⁻⁴", 1e-4),
+        ("10**-5", 1e-5),
+        ("10^{-3}", 1e-3),
+        ("1×10^-4", 1e-4),
+        ("1.2·10⁻³", 1.2e-3),
+        ("1,2·10⁻³", 1.2e-3),
+        ("1.2 × 10^-3", 1.2e-3),
+        ("1e-3", 1e-3),
+        # ASCII multiplication signs before a power of ten, a minus sign (U+2212) in the exponent or before the value
+        ("1.2x10^-3", 1.2e-3),
+        ("5 * 10^-4", 5e-4),
+        ("5x10⁻⁴", 5e-4),
+        ("1.2e−3", 1.2e-3),
+        ("−0.003", -0.003),
+    ],
+)
+def test_powers_of_ten(text, value):
+    assert [m.group(0) for m in KLD_VALUE.finditer(f"KL {text} nats")] == [text]
+    assert parse_number(text)[0] == pytest.approx(value)
+
+
+def test_bare_power_rounding():
+    assert decimals_half_ulp("10^-3") == pytest.approx(5e-4)
+
+
+@pytest.mark.parametrize("text", ["10^6 tokens", "2^-3", "version 10^-3x", "105", "10", "2.3x lower", "a 0.1x10 grid"])
+def test_not_a_divergence_power(text):
+    assert [m.group(0) for m in KLD_VALUE.finditer(text)] == []
+    if text.isdigit():
+        assert parse_number(text)[0] == int(text)  # a plain integer is no power of ten
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an order of magnitude, in a parenthesis that qualifies the clause
+        "With the 7B model the KL divergences against the fp16 outputs stay very small (on the order of 10^-3).\n",
+        "Per step the KL is mostly ~10⁻³ per position, as the diagnostic shows.\n",
+        "The mean KLD came to 1×10^-4 against BF16.\n",
+        # a statistic glued to the term in camel case, in a log line and in prose
+        'log("  plain Q2_K imatrix                : medKLD=1.512 top_p=46.10% PPL=1980.4")\n',
+        "The mixed recipe beat the plain one (medKLD 1.61 vs 1.80, PPL 700 vs 1300).\n",
+    ],
+)
+def test_claims(text):
+    assert claim_lines(text) == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a bound in LaTeX: a gate, not a value
+        "- **Logit check**: compare against the golden logits (KL divergence $\\le 10^{-3}$).\n",
+        "The check passes when the KL divergence is $\\leq 0.01$ on every prompt.\n",
+        # a positive power is a count
+        "We ran the KL comparison over 10^6 tokens of chat text.\n",
+        # a parenthesis with its own aside number is no qualifier of the clause
+        "Mean KL and the per-cell max come from the summary (averaged as in table 2.1). Next we turn to speed.\n",
+        # a camel-case option's default is a setting
+        'parser.add_argument("--maxKLD", default=0.05)\n',
+    ],
+)
+def test_not_claims(text):
+    assert claim_lines(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # the plural of the term names the same measured values
+        ("Our fused-kernel KLs sit around 1e-8 against the reference.\n", [1]),
+        ("KLDs of the three q4 files: 0.0311, 0.0297, 0.0305.\n", [1]),
+        # a package name, and KLs in a training loss, are no claims
+        ("We pinned the kls package at 0.5.1.\n", []),
+        ("The per-token KLs are summed into the loss with weight 0.1.\n", []),
+    ],
+)
+def test_plural_term(text, lines):
+    assert claim_lines(text) == lines
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # a sentence wrapped after its KL term, its next line a clause ("..., so the floor"): prose, not a flattened table
+        ("Running the same model twice along the whole path yields mean KL\n"
+         "**3×10⁻⁶ nats** and top-1 agreement **1.0000**, so the noise floor\nsits far below every effect.\n", [2]),
+        # a flattened table keeps its rows
+        ("quant  mean KLD  top-1\nq8_0  0.00041  99.1%\nq4_k_m  0.0213  94.0%\n", [1]),
+    ],
+)
+def test_wrapped_clause(text, lines):
+    assert claim_lines(text) == lines

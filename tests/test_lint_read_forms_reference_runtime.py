@@ -1,0 +1,350 @@
+"""D1 and D2 as cards write them beyond the main patterns (kldcard.lint.read.reference, .runtime, and
+kldcard.lint.tool_defaults.recognise): the reference after a hyphenated or speed-word preposition, in a
+"Teacher:" field, "agreed with X"; hardware as a CUDA architecture, a Grace-Blackwell superchip or a compute stack
+with its version; an engine's release series, forward passes in torchtitan; and which mentions of llama-perplexity
+name the measuring tool (its defaults are inferred only then). Each form in the project's own words, next to a
+look-alike that must not be read: a rival with its own figure, a baseline's own values, a quantizer, a speed or
+memory row, a model page's generation snippet, a tool the text sets aside."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_reading import reading
+
+from kldcard.lint.tool_defaults import recognise
+
+CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
+
+
+# ---- D1: the reference -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "ref"), [("The requantized projections reach a KLD of 0.164, the lowest KLD-to-f16 so far.\n", "f16"),
+                                           ("The 2-bit build reaches a KLD of 0.091; its KL-to-teacher gap is the smallest.\n", "teacher")])
+def test_the_kls_preposition_hyphenated(text, ref):
+    d = reading(text, 1)
+    assert d.status != "missing" and ref in str(d.evidence[0].text), d
+
+
+def test_a_hyphenated_placeholder_role_names_no_reference():
+    assert reading("The 2-bit build reaches a KLD of 0.091; the KLD-vs-ref column ranks it first.\n", 1).status == "missing"
+
+
+def test_a_head_to_head_names_a_rival_not_the_reference():
+    text = ("The writeup covers the head-to-head against `other/master` (KLD and decode at 4.1 bpw), where the asymmetric K/V "
+            "cache cuts KLD by 26%.\n")
+    assert reading(text, 1).status == "missing"
+
+
+def test_against_a_named_reference_is_still_read():
+    text = "The asymmetric K/V cache gives a KLD of 0.012 against the BF16 cache of the same model.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_copula_that_judges_the_reference_names_none():
+    text = "The port drifted (the Python reference was already right); the fixed port reaches a KLD of 0.012.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_copula_that_names_the_reference_is_read():
+    text = "The reference was the unquantized BF16 checkpoint; the fixed port reaches a KLD of 0.012.\n"
+    assert reading(text, 1).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Same checkpoint, measured against the saved reference logits:\n\n| load | max KL vs reference |\n|---|---|\n| default | 3.49e-02 |\n",
+        "The reload reaches a max KL of 0.034, checked against a `2e-2` bar.\n",  # a number in a code span is no model
+    ],
+)
+def test_a_reference_by_role_only_names_none(text):
+    assert reading(text, 1).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The reload reaches a max KL of 3.49e-02 against a non-NCCL reference.\n",  # a modifier that names the reference
+        "The reload reaches a max KL of 3.49e-02 against the BF16 reference logits.\n",
+    ],
+)
+def test_a_reference_with_what_names_it_is_read(text):
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_teacher_field_names_the_reference():
+    text = "Setup:\n\n- Teacher: the frozen 1.5B checkpoint\n- Student: its 4-bit copy\n\nHeld-out KL after 300 steps: 0.0142.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_teacher_word_without_a_field_is_not_read():
+    text = "Setup:\n\n- Teacher forcing on every step\n- Student: its 4-bit copy\n\nHeld-out KL after 300 steps: 0.0142.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_agreed_with_names_the_reference():
+    text = "All eight greedy tokens agreed with native BF16, and the mean KL was 0.0091.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_agreed_alone_names_nothing():
+    text = "All eight greedy tokens agreed, and the mean KL was 0.0091.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_baseline_field_holding_its_own_values_names_no_reference():
+    text = "- Q5_K baseline: KL=0.0712, top-P=86.10%, size=512.3 MB\n- Q5_K tuned: KL=0.0655, top-P=87.02%\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_baseline_field_naming_a_model_still_counts():
+    text = "- Baseline: Q8_0 of the same model\n- Q5_K tuned: KL=0.0655, top-P=87.02%\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_rival_with_its_own_figure_after_a_measured_one_is_no_reference():
+    text = "The trial build reads KLD 0.0171 / top-1 95.2%, compared vs INT8 0.0249 on the same window.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_reference_followed_by_its_value_still_counts():
+    text = "bf16 : weights 3.8 GB | KL vs HF bf16 0.0004 | decode 19 tok/s\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_the_kl_from_a_reference_after_a_speed_figure():
+    text = "- Int8 matmuls (stage 4): one step ran 1.4x faster, and the KL from bf16 was 0.0051 nats.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_speed_comparison_names_no_reference():
+    text = "- Int8 matmuls (stage 4): one step ran 1.4x faster than bf16, and the KL was 0.0051 nats.\n"
+    assert reading(text, 1).status == "missing"
+
+
+# ---- D2: the engine and hardware ---------------------------------------------------------------------------------
+def test_an_engine_with_a_major_release_series():
+    text = "The reload fails with max KL `3.4e-02` against the saved logits.\n\nThe recipe pins `eager`; transformers 5.x resolves to `sdpa`.\n"
+    d = reading(text, 2)
+    assert d.status == "incomplete" and d.value["engine"] == "transformers", d
+
+
+def test_an_engine_with_an_x_inside_a_word_is_no_release_series():
+    text = "The reload fails with max KL `3.4e-02` against the saved logits.\n\nSee transformers 5.xlsx for the sheet.\n"
+    assert reading(text, 2).status == "missing"
+
+
+def test_the_romance_quantize_with_clause_names_the_quantizer_not_the_measurement():
+    text = ("El usuario los comprimió a 6 bits con precisión mixta mediante la herramienta oQ (oMLX v0.7.0).\n\n"
+            "La divergencia KL directa es 0,0017.\n")
+    assert reading(text, 2).status == "missing"
+
+
+def test_an_engine_with_its_version_in_a_spanish_measurement_is_read():
+    text = "Medimos la divergencia KL con oMLX v0.7.0 en un Mac Studio: 0,0017.\n"
+    assert reading(text, 2).status != "missing"
+
+
+def test_an_engines_quantization_mode_is_a_format_not_a_run():
+    text = ("At the same bitrate the new codecs halve the divergence (as measured by KLD).\n"
+            "| Model | Budget | MLX affine | new | cut |\n|---|---|---|---|---|\n| Qwen3-8B | 4-bit | 0.0577 | 0.0208 | 2.8x |\n")
+    assert reading(text, 2).status == "missing"
+
+
+def test_an_engine_named_as_the_measurements_runtime_still_counts():
+    text = "We measured the KLD with MLX on the same prompts: 0.0577 for the 4-bit affine quant.\n"
+    assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("arch", ["sm_60", "sm_75", "sm_86", "sm_120a"])
+def test_a_cuda_architecture_names_the_hardware(arch):
+    text = f"We measured the KL divergence on {arch} against the FP32 path: median KL 0.0049.\n"
+    assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("word", ["sm_4", "small_60", "sm_600x", "asm_75"])
+def test_words_that_only_look_like_an_architecture_are_not_read(word):
+    text = f"We measured the KL divergence in {word} against the FP32 path: median KL 0.0049.\n"
+    assert reading(text, 2).status == "missing"
+
+
+def test_a_fast_path_is_a_code_path_not_a_speed_sentence():
+    text = ("## The sm_60 FP16 fast-path fix\n\nTaking sm_60 out of the fast path changes the output.\n\n"
+            "Measured upstream: median KL divergence 0.004962 -> 0.000001.\n")
+    assert reading(text, 2).status != "missing"
+
+
+def test_hardware_in_a_speed_sentence_is_still_vetoed():
+    text = ("## Notes\n\nDecode is faster on sm_60 than on the older card.\n\n"
+            "Measured upstream: median KL divergence 0.004962 -> 0.000001.\n")
+    assert reading(text, 2).status == "missing"
+
+
+@pytest.mark.parametrize("box", ["two GB200 nodes", "one GB300 tray"])
+def test_a_grace_blackwell_superchip_names_the_hardware(box):
+    text = f"We measured the mean KL of the rollout engine against the trainer on {box}: 0.0031.\n"
+    assert reading(text, 2).status != "missing"
+
+
+def test_a_word_that_only_looks_like_a_superchip_is_not_read():
+    text = "We measured the mean KL of the rollout engine against the trainer on the GB2000 preset: 0.0031.\n"
+    assert reading(text, 2).status == "missing"
+
+
+@pytest.mark.parametrize("stack", ["ROCm 7.2.1", "HIP 6.4.43484", "CUDA 12.8"])
+def test_a_compute_stack_with_its_version_names_the_platform(stack):
+    text = f"## Results ({stack}, int8 activations)\n\nThe mean KL against the bf16 run is 0.0042.\n"
+    assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("stack", ["ROCm", "CUDA graphs", "HIP-ified"])
+def test_a_compute_stack_without_a_version_is_not_read(stack):
+    text = f"## Results ({stack} path, int8 activations)\n\nThe mean KL against the bf16 run is 0.0042.\n"
+    assert reading(text, 2).status == "missing"
+
+
+SPEED_ROWS = (
+    "| Metric | Ours | Theirs |\n|---|---|---|\n| KL vs bf16 | 0.011 | 0.019 |\n"
+    "| First token on RTX 4090 | 41 ms | 38 ms |\n| Memoria a 8k de contexto (RTX 4090) | 1,1 GB | 1,4 GB |\n"
+    "| 16k context supported | yes (RTX 4090, L40) | yes |\n"
+)
+
+
+def test_hardware_in_a_speed_memory_or_support_row_is_not_the_runtime():
+    assert reading(SPEED_ROWS, 2).status == "missing"
+
+
+def test_hardware_in_a_row_of_its_own_is_still_the_runtime():
+    text = "| Metric | Ours | Theirs |\n|---|---|---|\n| KL vs bf16 | 0.011 | 0.019 |\n| Measured on | RTX 4090 | RTX 4090 |\n"
+    assert reading(text, 2).status != "missing"
+
+
+def test_a_model_page_generation_snippet_names_no_engine():
+    text = (
+        "# tiny-MLX\n\nA 4-bit MLX conversion of acme/tiny.\n\nMean KL against the original model: 0.031 nats.\n\n"
+        "- Local Apps Settings\n- LM Studio\n- MLX LM\n"
+        "How to use acme/tiny-MLX with MLX LM:\nGenerate or start a chat session\n"
+        "# Install MLX LM uv tool install mlx-lm # Generate some text mlx_lm.generate --model \"acme/tiny-MLX\" --prompt \"Hi\"\n"
+    )
+    assert reading(text, 2).status == "missing"
+
+
+def test_a_measuring_mlx_lm_program_still_names_mlx():
+    text = "We measured the KL with `mlx_lm.kld --baseline-model ./bf16`: mean KL 0.031 nats.\n"
+    assert reading(text, 2).status != "missing"
+
+
+def test_forward_passes_in_torchtitan_name_the_engine():
+    text = (
+        "I converted the checkpoint and ran forward passes in torchtitan against the HF model.\n\n"
+        "The average KL divergence came out at 0.00012.\n"
+    )
+    assert reading(text, 2).status == "incomplete"
+
+
+def test_torchtitan_in_a_background_sentence_is_not_the_engine():
+    text = (
+        "This repository is a fork of torchtitan.\n\n"
+        "The average KL divergence came out at 0.00012.\n"
+    )
+    assert reading(text, 2).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "El autor avisa de que `vLLM` no sirve aquí para comparar logits, porque el modelo no tiene cabeza de lenguaje.\n",
+        "Note that llama.cpp does not apply to this comparison: the model has no LM head.\n",
+        "Unlike llama-perplexity, our scorer compares the whole vocabulary.\n",
+        "Unlike llama.cpp, the port keeps f32 accumulators throughout the comparison.\n",
+    ],
+)
+def test_a_dismissed_tool_or_engine_is_not_the_runtime(text):
+    d = reading(text + CLAIM, 2)
+    assert d.status == "missing", d
+
+
+@pytest.mark.parametrize(
+    ("text", "engine"),
+    [
+        ("Scores come from a `llama-perplexity` run; it does the windowing itself.\n", "llama.cpp"),
+        ("We compared the logits with llama.cpp instead of vLLM.\n", "llama.cpp"),  # the run's engine, the other dismissed
+    ],
+)
+def test_a_tool_or_engine_that_ran_is_the_runtime(text, engine):
+    d = reading(CLAIM + text, 2)
+    assert d.status != "missing" and d.value.get("engine") == engine, d
+
+
+# ---- the measuring tool named (kldcard.lint.tool_defaults.recognise) ---------------------------------------------
+def _named(text: str) -> str | None:
+    tool = recognise(text)
+    return tool.name if tool else None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a column of a table, or a transposed row
+        "| Quant | Mean KLD | Same top p |\n|---|---|---|\n| Q4_K_M | 0.031 | 93.1 % |\n",
+        "| Metric | Value |\n|---|---|\n| Same top p       |    98.41 ± 0.08 %    |\n",
+        "| Tier | PPL | KLD | RMS Δp |\n|---|---|---|---|\n| small | 9.1 | 0.08 | 4.2 % |\n",
+        # the tool's "Label: value" layout, quoted in prose
+        'The port matches upstream ("Mean KLD: 0.0412 ± 0.0031", "Same top p: 93.15 ± 0.30 %").\n',
+        # beside another of its statistics with a value
+        "- int4, 8B: mean KLD 0.0031, same-top-p 98.2 %, median KLD 0.0009.\n",
+        # its name or command line
+        "Scored with `llama-perplexity --kl-divergence` against the bf16 logits.\n",
+        # its KL option is the measurement itself, whatever else the sentence says
+        "Instead of our own script we now run `llama-perplexity --kl-divergence` on every build.\n",
+    ],
+)
+def test_the_tool_named_or_printed(text):
+    assert _named(text) == "llama-perplexity"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a label as words of prose
+        "- The smaller embedding quant is borderline: KLD 0.071 (just above the bar). Same top p 86.1% (0.5pp below).\n",
+        "## KL divergence + same top-p against BF16 (all chunks)\n",
+        "| Claim | Verdict |\n|---|---|\n| int4 is lossless | No: about 4x the KLD, and 2x its RMS Δp. |\n",
+        # a pattern a script greps for in the tool's output
+        "kld=$(sed -n 's/^Mean    KLD: *\\([0-9.]*\\).*/\\1/p' <<<\"$out\")\ntop=$(sed -n 's/^Same top p: *\\([0-9.]*\\).*/\\1/p' <<<\"$out\")\n",
+        # named as the former or removed setup
+        "Until now our quants were scored against a reference built with `llama-perplexity`. The new harness runs our own forward.\n",
+        "- **Cleanup:** gone are `old_eval` (llama-perplexity + a custom reader) and `convert_ref`.\n",
+    ],
+)
+def test_a_label_in_prose_or_code_or_a_former_tool_names_no_tool(text):
+    assert _named(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the tool's convention set against the card's own, its possessive in the clause
+        "The lower ppl is a scoring artefact (llama-perplexity's strided windows against our fixed chunks).\n",
+        "That gap comes from llama-perplexity's context handling versus ours.\n",
+        # contrasted before its name
+        "Unlike llama-perplexity, our scorer keeps the whole vocabulary.\n",
+        "A diferencia de `llama-perplexity`, el script compara las distribuciones completas.\n",
+    ],
+)
+def test_a_contrasted_tool_is_not_recognised(text):
+    assert recognise(CLAIM + text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the run itself, set against a reference ("against our baseline" with no possessive)
+        "We ran llama-perplexity against our BF16 baseline logits.\n",
+        "Scores from llama-perplexity, the same tool as the upstream card.\n",
+        # a tool that is only named as of no use is still recognised for its defaults (held back: tune13-a report)
+        "The author notes `llama-perplexity` is not usable here.\n",
+    ],
+)
+def test_a_tool_that_ran_is_recognised(text):
+    tool = recognise(CLAIM + text)
+    assert tool is not None and tool.name == "llama-perplexity"

@@ -1,0 +1,236 @@
+"""D3 and D4 as cards write them beyond the main patterns (kldcard.lint.read.eval_text, .calibration): the
+evaluation text as a count of "seqs", cases or samples, a counted run in a lead-in over a KL table, a corpus labelling
+a row, a text described in the card languages; a result counted over part of the texts, a file of results and a
+benchmark column name no text. A calibration given by its purpose then its use, a field label, a file or a path;
+a calibration word ending a phrase, a method, a withheld set, a file passed to the evaluation, a fraction or slashed
+abbreviation, a calibration still needed are no calibration data. Each form next to a look-alike."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_reading import reading
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+CLAIM_VS_BF16 = "Q4_K_M reaches a mean KLD of 0.0231 against BF16."
+CLAIM_VS_BASE = "Mean KL to the base model: 0.042 nats.\n\n"
+
+
+# ---- D3: the evaluation text -------------------------------------------------------------------------------------
+def test_a_count_of_seqs_describes_the_text():
+    d = reading(f"{CLAIM}, teacher-forced on 8 held-out seqs.\n", 3)
+    assert d.status == "incomplete", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "整模 16 个相同 teacher-forced 前缀中 top-1 有 14 个一致，平均 KL=0.03174。\n",  # a count of units in Chinese
+        "KLD は 0.0231、8 件のプロンプトで測定した。\n",  # in Japanese
+        "- 평가: KLUE-MRC 검증셋, KLD 0.0231\n",  # a Korean "validation set" in an evaluation field
+    ],
+)
+def test_texts_described_in_the_card_languages_are_read(text):
+    assert reading(text, 3).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs HF. Measured: free-running greedy agrees on 2 of 4 prompts.\n",
+        f"{CLAIM} vs BF16, and the quant is closer than the baseline on 3 out of 8 texts.\n",
+    ],
+)
+def test_a_result_counted_over_part_of_the_texts_names_no_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_plain_count_of_prompts_still_describes_the_text():
+    assert reading(f"{CLAIM} vs BF16, measured on 140 chat prompts.\n", 3).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tras la abliteracion la KL es de 0,0231; las negativas bajan a 9 sobre 100 prompts.\n",
+        "Après l'abliteration la KL vaut 0,0231 ; les refus tombent à 9 sur 100 prompts.\n",
+    ],
+)
+def test_a_result_counted_over_part_of_the_prompts_in_a_card_language_names_no_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_plain_count_of_prompts_in_a_card_language_still_describes_the_text():
+    assert reading("La KL media es 0,0231 frente a BF16, medida sobre 100 prompts de chat.\n", 3).status != "missing"
+
+
+LEAD_IN = ("Over the held-out 20-prompt, 10-step run\n(`experiments/run_head.py`) the learned head falls short of the gate:\n\n"
+           "| active rows | {col} | top-1 agreement |\n|---|---|---|\n| 30% | 0.139 | 78% |\n")
+
+
+def test_a_counted_run_in_a_wrapped_lead_in_over_a_kl_table_is_a_described_text():
+    assert reading(LEAD_IN.format(col="mean KL (nats)"), 3).status != "missing"
+
+
+def test_the_same_lead_in_over_a_table_not_headed_by_the_kl_is_not():
+    text = LEAD_IN.format(col="loss") + "\nThe int4 head reaches a mean KL of 0.139 against bf16.\n"
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_file_pointed_to_with_see_is_where_results_are_kept():
+    text = "Once the head was chunked: INT8 KL 0.0007 (0 flips), INT4 KL 0.0454 (3 flips); see `accuracy_int4_vs_bf16.txt`.\n"
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_file_the_kl_was_measured_on_stays():
+    text = "INT8 KL 0.0007 and INT4 KL 0.0454 against bf16, measured on `eval_prompts_v2.txt`.\n"
+    assert reading(text, 3).status != "missing"
+
+
+@pytest.mark.parametrize("unit", ["48-case check", "16-sample parity set"])
+def test_a_joined_count_of_cases_or_samples_describes_the_text(unit):
+    text = f"On the old {unit} the split kernel gave mean KL 0.0021 against the reference.\n"
+    assert reading(text, 3).status != "missing"
+
+
+def test_a_joined_count_of_something_else_is_no_text():
+    text = "On the old 48-layer model the split kernel gave mean KL 0.0021 against the reference.\n"
+    assert reading(text, 3).status == "missing"
+
+
+def test_a_corpus_labelling_a_row_of_a_kl_table_is_the_text():
+    text = ("| KLD vs own bf16 | q4 | q8 |\n|---|---|---|\n| WikiText-2 — median | 0.203 | 0.027 |\n"
+            "| C4 — mean | 0.807 | 0.031 |\n")
+    assert reading(text, 3).status != "missing"
+
+
+def test_a_benchmark_heading_a_score_column_is_not():
+    text = ("| Quant | Mean KLD | GSM8K (%) |\n|---|---|---|\n| q4 | 0.0231 | 85.1 |\n"
+            "| q8 | 0.0040 | 86.0 |\n")
+    assert reading(text, 3).status == "missing"
+
+
+# ---- D4: the calibration -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}.\n\nArm chosen by calibration: **`alpha025`**.\n",  # the word ends a phrase: no field label
+        f"{CLAIM}.\n\nAll the others are imatrix-calibrated K-quants.\n",  # a method, no data (CONVENTIONS.md)
+    ],
+)
+def test_calibration_words_that_describe_no_data_are_not_read(text):
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_field_label_is_still_read():
+    assert reading(f"{CLAIM}.\n\n- **Calibration:** 200 chat samples\n", 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "KLD media 0,0231 frente a BF16. Para calibrar se usaron 200 conversaciones de chat y codigo.\n",
+        "KLD media 0,0231 frente a BF16. Para calibrar se uso el corpus fijo del cuantizador: 250 filas de 2.048 tokens.\n",
+        f"{CLAIM} vs BF16. For calibration, the quants used 512 rows of mixed chat data.\n",
+    ],
+)
+def test_calibration_given_by_its_purpose_then_use(text):
+    assert reading(text, 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16, measured on held-out text not used for calibration.\n",  # the use comes first: a negation
+        "KLD media 0,0231 frente a BF16. Para calibrar la velocidad se midio el prefill.\n",  # no verb of use
+    ],
+)
+def test_calibration_purpose_lookalikes_are_not_read(text):
+    assert reading(text, 4).status == "missing"
+
+
+SCRIPT = (
+    "# KL of each KV type vs f16 (mean KLD 0.0231 for q8_0)\n"
+    'TEXT = os.path.join(ROOT, "calib_mix.txt")\n'
+    'ARGS = ["-m", MODEL, "{opt}", TEXT, "-c", "2048", "--kl-divergence"]\n'
+)
+
+
+def test_a_calibration_named_file_passed_by_variable_to_the_evaluation_is_no_calibration():
+    assert reading(SCRIPT.format(opt="-f"), 4).status == "missing"
+
+
+def test_a_calibration_named_file_not_passed_to_the_evaluation_is_still_read():
+    assert reading(SCRIPT.format(opt="--imatrix-out"), 4).status != "missing"
+
+
+def test_a_calibration_set_said_to_be_withheld_is_not_named():
+    text = f"{CLAIM_VS_BF16}\n\nThe imatrix data behind these GGUFs has not been released.\n"
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_set_named_stays():
+    text = f"{CLAIM_VS_BF16}\n\nThe imatrix data behind these GGUFs is calibration_datav3.txt from the llama.cpp discussions.\n"
+    assert reading(text, 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Quant | Calibration | Matrix bits/weight | Mean KL |\n|---|---|---|---|\n| IQ3 | four-format | 3.1 | 0.021 |\n",
+        "| Quant (imatrix PTQ) | Passed | Mean KLD | Notes |\n|---|---|---|---|\n| IQ2_XS (imatrix PTQ) | 20/24 | 0.051 | `runs/LADDER.md` |\n",
+    ],
+)
+def test_a_fraction_unit_ratio_or_report_file_names_no_calibration_data(text):
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_file_still_names_the_data():
+    text = "| Quant (imatrix from `calib/chat_mix.txt`) | Mean KLD |\n|---|---|\n| IQ2_XS | 0.051 |\n"
+    assert reading(text, 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # "n/a" in a table's cells, a slashed list of quant names: no dataset
+        "| Laguna 2.1 IQ4_XS | n/a | n/a | Official imatrix IQ4_XS; no KL vs BF16 for this file |\n",
+        "Low-bit GGUF ladders grew around it (Unsloth Dynamic, imatrix, K_P/K_L, NVFP4).\n",
+        "Quants with imatrix tuning and/or calibration were slower on I/O here.\n",
+    ],
+)
+def test_a_slashed_abbreviation_is_no_calibration_data(row):
+    assert reading(f"{CLAIM_VS_BF16}\n\n{row}", 4).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # a real path or Hub dataset beside the calibration word is still read
+        "The imatrix was computed on data/calibration_v3.txt before quantizing.\n",
+        "Calibration used the imatrix from bartowski/calibration_datav3 as published.\n",
+    ],
+)
+def test_a_dataset_path_beside_the_calibration_word_is_read(row):
+    assert reading(f"{CLAIM_VS_BF16}\n\n{row}", 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "These figures need a domain-matched, multi-source calibration corpus before we publish them.\n",
+        "On the 70B model the steering scale needs a calibration corpus of its own.\n",
+    ],
+)
+def test_a_calibration_still_needed_is_no_calibration(sentence):
+    assert reading(CLAIM_VS_BASE + sentence, 4).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The quants used a domain-matched calibration corpus of 300 chat samples.\n",
+        "GPTQ required 256 calibration samples, drawn from C4.\n",
+    ],
+)
+def test_a_calibration_used_is_still_read(sentence):
+    assert reading(CLAIM_VS_BASE + sentence, 4).status != "missing"
