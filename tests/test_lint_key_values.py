@@ -6,15 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kldcard.card.document import parse_card
-from kldcard.lint.claims import find_claims
-from kldcard.lint.markdown import scan
-
-
-def claims(text: str) -> list[tuple[int, list[str]]]:
-    card = parse_card(text.encode(), "README.md")
-    doc = scan(card.body, card.body_line)
-    return [(doc.position(c.offset)[0], [n.text for n in c.numbers]) for c in find_claims(doc)]
+from helpers_reading import claims
 
 
 @pytest.mark.parametrize(
