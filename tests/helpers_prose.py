@@ -60,6 +60,9 @@ HOLDOUT11_SPLIT = "real-holdout-11"
 HOLDOUT12 = REAL / "holdout12"
 HOLDOUT12_PREFIX = "real-h12/"
 HOLDOUT12_SPLIT = "real-holdout-12"
+HOLDOUT13 = REAL / "holdout13"
+HOLDOUT13_PREFIX = "real-h13/"
+HOLDOUT13_SPLIT = "real-holdout-13"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -72,6 +75,7 @@ PARTED = {
     HOLDOUT10_PREFIX: (HOLDOUT10, HOLDOUT10_SPLIT),
     HOLDOUT11_PREFIX: (HOLDOUT11, HOLDOUT11_SPLIT),
     HOLDOUT12_PREFIX: (HOLDOUT12, HOLDOUT12_SPLIT),
+    HOLDOUT13_PREFIX: (HOLDOUT13, HOLDOUT13_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}
