@@ -56,7 +56,7 @@ def _reading_epilog() -> str:
         "  value     what was read: D1 repo, revision, dtype, quantized; D2 engine, version, backend, device;\n"
         "            D3 name, source, sha256, tokens; D4 none, dataset, size; D5 n_ctx, chunks, stride;\n"
         "            D6 scheme, count; D7 direction (forward|reverse|js|both|as-written), unit (nats|bits);\n"
-        "            D8 scheme (full|top-k|floor|sampled-token), k, floor; D9 statistic (mean|median|max|min|pNN), uncertainty\n"
+        "            D8 scheme (full|top-k|floor|sampled-token), k, floor; D9 statistic (mean|median|max|min|cvar|pNN), uncertainty\n"
         "  evidence  LINE:COL 'quoted text' in the card file, 'front matter /base_model' (the Hub's keys),\n"
         "            or the tool default an inferred value comes from\n"
         "  needs     what complete still lacks\n\n"

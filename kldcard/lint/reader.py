@@ -220,13 +220,9 @@ class _Reader:
         or several (the claim's label stands)."""
         if label is None or "+" not in label:
             return None
-        i = self.doc.line_index(x.offset)
-        before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
-        stretch = values.KLD_VALUE.split(before)[-1]
+        stretch = self.stretch_before(x)
         stat = values.statistic(stretch)
         if stat is None or "+" in stat:
-            return None
-        if stat[0] == "p" and not _PERCENTILE_LABEL.search(stretch):  # "(34.4% cache, 0.0032": a share, not a percentile
             return None
         return stat
 
@@ -243,12 +239,20 @@ class _Reader:
         if c.kind != "tool-output":
             return None
         i = self.doc.line_index(x.offset)
-        before = self.doc.lines[i][: x.offset - self.doc.starts[i]]
         paired = slash_pairs.paired_label(self.doc.lines[i], x.offset - self.doc.starts[i])  # "median / p95 0.01 / 0.4"
         if paired is not None and (stat := values.statistic(paired)) is not None:
             return stat
-        label = values.KLD_VALUE.split(before)[-1]  # the words since the previous number ("p90 ")
-        return values.statistic(label) or values.statistic(before)
+        return values.statistic(self.stretch_before(x)) or values.statistic(self.line_before(x))
+
+    def line_before(self, x: KldNumber) -> str:
+        """The text of the number's line before it."""
+        i = self.doc.line_index(x.offset)
+        return self.doc.lines[i][: x.offset - self.doc.starts[i]]
+
+    def stretch_before(self, x: KldNumber) -> str:
+        """The words between the previous number on the number's line and it ("p90 " in "median 0.004 p90 0.030"):
+        the label a number written in a run of label-number pairs carries."""
+        return values.KLD_VALUE.split(self.line_before(x))[-1]
 
     @staticmethod
     def column_claim(table: Table, i: int) -> bool:
@@ -311,9 +315,6 @@ class _Reader:
         return out
 
 
-# a percentile written as a label of the number after it ("p99 ", "99.9% KLD: ", "95th percentile "), not any
-# percentage in the stretch before it
-_PERCENTILE_LABEL = re.compile(r"\bp\d|\bq\d\d|percentile|%\s*(?:KLD?|KL[- ]?div\w*)\b", re.IGNORECASE)
 _CLAIM_TOOLS = {"llama-perplexity": "llama-perplexity", "llama-perplexity-chunks": "llama-perplexity", "model_diff": "exllamav3 model_diff"}
 
 

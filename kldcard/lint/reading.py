@@ -63,7 +63,7 @@ VALUE_KEYS: dict[int, tuple[str, ...]] = {
     # scheme: "full" | "top-k" | "floor" | "sampled-token" (a per-token log-ratio: only the sampled token's
     # probability, read.vocabulary); k; floor (nats)
     8: ("scheme", "k", "floor"),
-    # statistic: "mean" | "median" | "max" | "min" | "p99" | "p99.9" | ... (the claim's numbers; several
+    # statistic: "mean" | "median" | "max" | "min" | "cvar" (a worst tail's mean) | "p99" | "p99.9" | ... (the claim's numbers; several
     # joined by "+"; "labelled" when the claim's label names one the reader does not know);
     # uncertainty: method as written
     9: ("statistic", "uncertainty"),

@@ -318,15 +318,41 @@ def vocabulary(span: str, around: str) -> dict[str, Any]:
     return {"scheme": "full"}
 
 
-# a percentile as labelled: "p99", "99.9%", "99th percentile", "q99" (not "95% CI": an interval level)
-PERCENTILE = re.compile(
-    r"\bp(\d{1,2}(?:\.\d+)?)\b|(?<![\d.])(\d{1,2}(?:\.\d+)?)\s*%(?!\s*(?:CI|confidence|interval))|"
-    r"\b(\d{1,2}(?:\.\d+)?)(?:st|nd|rd|th)?\s*-?\s*percentile|\bq(\d{2}(?:\.\d)?)\b",
+# a percentile as labelled: "p99", "99th percentile", "q99", or a percentage written as a label (PERCENT_LABEL)
+PERCENTILE = re.compile(r"\bp(\d{1,2}(?:\.\d+)?)\b|\b(\d{1,2}(?:\.\d+)?)(?:st|nd|rd|th)?\s*-?\s*percentile|\bq(\d{2}(?:\.\d)?)\b", I)
+PERCENT = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d+)?)\s*%")
+# A percentage is a percentile only as a label: before the KL it ranks ("99.9%   KLD:"), a percentile word
+# ("99%-tile") or the tokens it counts ("99% of tokens"), before a colon ("99%: 0.41"), alone (a header cell
+# "99%"), or a tail right after the KL term ("KLD 99.9%", "KL-99.9%"). A percentage anywhere else is a share, a
+# change or a level ("top-1 agreement 92.9%", "34.4% cache", "KLD 42% lower", "95% CI"), not the statistic of the
+# number beside it. (ASCII pattern: a letter of another script is spelled out as any non-ASCII character.)
+PERCENTILE_WORD = r"percentil|perzentil|centile|quantil|分位|パーセンタイル|백분위|перцентил|квантил"
+PERCENT_LABEL = re.compile(
+    r"\s*-?(?:KL|tile|" + PERCENTILE_WORD + r")|\s*[:=]|"
+    r"\s+(?:of|de|der|des|du)\s+(?:the\s+|l[oae]s\s+)?(?:tokens?|positions?|posiciones|Positionen)\b",
     I,
 )
+LABEL_BEFORE = re.compile(r"(?:KL\w*|" + PERCENTILE_WORD + r")\w*[\s(@_-]*$", I)
+LABEL_TRIM = " \t*_`|()[]:,;"
+TAIL_BEFORE = re.compile(r"(?:worst|cvar)[\s_-]*$", I)  # "worst-5%", "CVaR 1%": the tail's share (the "cvar" statistic)
+LEVEL = re.compile(r"\d{1,2}(?:\.\d{1,2})?")  # a percentile's level: "99", "99.9", "0.1"; not a share "52.027"
+
+
+def _percent_label(text: str) -> str | None:
+    for m in PERCENT.finditer(text):
+        value = m.group(1).replace(",", ".")  # "99,9 %": a decimal comma
+        if not LEVEL.fullmatch(value) or float(value) == 0 or TAIL_BEFORE.search(text, 0, m.start()):
+            continue
+        if (PERCENT_LABEL.match(text, m.end()) or text.strip(LABEL_TRIM) == m.group(0)
+                or (float(value) >= 90 and LABEL_BEFORE.search(text, 0, m.start()))):
+            return value
+    return None
 STATISTICS = [
     # Chinese and Japanese write no word boundary: their words match inside a run of characters ("前者的中位 KLD")
     ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])|中位|中央値", I)),
+    # the mean of a worst tail ("CVaR 1%", "worst-5% token KL", "cvar95"): its own statistic, neither a percentile
+    # nor the mean of all positions
+    ("cvar", re.compile(r"(?<![A-Za-z])cvar|\bworst[- ]?\d{1,2}(?:\.\d+)?\s?%|\bexpected shortfall\b", I)),
     ("max", re.compile(r"(?<![A-Za-z])max(?:imum)?(?![A-Za-z])|\bworst[- ]case\b|\bpeak\b|最大", I)),  # also in identifiers: "max_kl_div"
     ("min", re.compile(r"(?<![A-Za-z])min(?:imum)?(?![A-Za-z])", I)),
     ("mean", re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|\bbatchmean\b|\bexpected value\b|\bin expectation\b|\baverage[ds]?\b|(?<![A-Za-z])avg(?![A-Za-z])|μ|token[- ]mean|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["mean"]) + r")(?![^\W\d_])|平均|均值", I)),
@@ -335,9 +361,9 @@ STATISTICS = [
 
 def _percentile(text: str) -> str | None:
     m = PERCENTILE.search(text)
-    if m is None:
+    value = _first_group(m) if m is not None else _percent_label(text)
+    if value is None:
         return None
-    value = _first_group(m)
     if value.endswith(".0"):
         value = value[:-2]
     return None if value == "50" else f"p{value}"  # the 50th percentile is the median, said so below
@@ -351,7 +377,7 @@ UNCERTAINTY = re.compile(
 
 
 def statistic(text: str) -> str | None:
-    """The statistic a label names: "mean", "median", "max", "min", "pNN" (joined with "+" when several)."""
+    """The statistic a label names: "mean", "median", "max", "min", "cvar", "pNN" (joined with "+" when several)."""
     found = [name for name, p in STATISTICS if p.search(text)]
     pct = _percentile(text)
     if pct is not None:
