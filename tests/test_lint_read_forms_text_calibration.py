@@ -234,3 +234,30 @@ def test_a_calibration_still_needed_is_no_calibration(sentence):
 )
 def test_a_calibration_used_is_still_read(sentence):
     assert reading(CLAIM_VS_BASE + sentence, 4).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # a model's Hub id, the model after "quantizations of", a link to a model's page or a source file: no data
+        "## llama.cpp imatrix Quantizations of acme-lab/Orca-Large\n",
+        "The imatrix quants start from the base weights in acme/Falcon-3B-Instruct.\n",
+        "Our imatrix quants are up: [7B](https://huggingface.co/someone/Model-7B-GGUF), [14B](https://huggingface.co/someone/Model-14B-GGUF).\n",
+        "The calibration step lives in ../../tools/quantize-all.nix with the rest of the build.\n",
+        "Calibration is skipped on the 0-1/100 refusal rows.\n",
+    ],
+)
+def test_a_model_page_or_source_file_is_no_calibration_data(row):
+    assert reading(f"{CLAIM_VS_BF16}\n\n{row}", 4).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # a Hub dataset's link or a data file's address beside the calibration word is still read
+        "The imatrix was built from [this set](https://huggingface.co/datasets/someone/chat-calib) before quantizing.\n",
+        "Calibration used https://example.org/data/calib_mix.txt as published.\n",
+    ],
+)
+def test_a_dataset_link_beside_the_calibration_word_is_read(row):
+    assert reading(f"{CLAIM_VS_BF16}\n\n{row}", 4).status != "missing"

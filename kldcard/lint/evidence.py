@@ -183,10 +183,10 @@ def _all(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> list[re
     return out
 
 
-# a slash between numbers or before a per-unit word is a score or a unit, not a dataset's path: "**20/24**" in a
-# quant ladder's row, "Matrix bits/weight" in a table's header (holdout12 abstention_campaign, cpu_decode; plain
+# a slash between numbers (also a range over its total: "0-1/100") or before a per-unit word is a score or a unit,
+# not a dataset's path: "**20/24**" in a quant ladder's row, "Matrix bits/weight" in a table's header (holdout12 abstention_campaign, cpu_decode; plain
 # number and unit notation); a Markdown file is a report ("`viability/RESULT_AD_QUANT_LADDER.md`"), not data
-NOT_A_PATH = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|[\w.\-]+/(?:weights?|tokens?|toks?|s|sec|params?|parameters?|GB|GiB)|"
+NOT_A_PATH = re.compile(r"\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?/\d+(?:\.\d+)?|[\w.\-]+/(?:weights?|tokens?|toks?|s|sec|params?|parameters?|GB|GiB)|"
                         r"[\w.\-/]+\.md|"
                         # the language's slashed abbreviations ("n/a" in a table cell, "w/o", "and/or", "I/O")
                         r"n/a|w/o|w/|and/or|i/o|"
@@ -196,8 +196,10 @@ NOT_A_PATH = re.compile(r"\d+(?:\.\d+)?/\d+(?:\.\d+)?|[\w.\-]+/(?:weights?|token
 
 
 def _dataset_hint(sentence: str) -> bool:
-    """Whether the sentence names calibration data (:data:`DATASET_HINT`), a fraction or unit ratio aside."""
-    return any(not NOT_A_PATH.fullmatch(h.group(0)) for h in DATASET_HINT.finditer(sentence))
+    """Whether the sentence names calibration data (:data:`DATASET_HINT`), a fraction or unit ratio aside, nor a
+    model, a page or a source file (kldcard.lint.read.calibration.names_no_data)."""
+    return any(not NOT_A_PATH.fullmatch(h.group(0)) and not calibration.names_no_data(sentence, h)
+               for h in DATASET_HINT.finditer(sentence))
 
 
 def _d4_all(doc: Doc) -> list[re.Match[str]]:

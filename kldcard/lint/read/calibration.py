@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read import calibration_data, calibration_statements, command_lines
+from kldcard.lint.read import calibration_data, calibration_statements, command_lines, eval_text
 
 I = re.IGNORECASE
 
@@ -82,6 +82,33 @@ def required(text: str, m: re.Match[str]) -> bool:
 def not_data(text: str, m: re.Match[str]) -> bool:
     """Whether the calibration word at ``m`` modifies a noun that is no calibration data ("calibration targets")."""
     return m.group(0).lower().startswith("calibration") and NOT_DATA.match(text, m.end()) is not None
+
+
+# a word's dataset hint (kldcard.lint.evidence_patterns.DATASET_HINT) that names a model or a page, not data: a link
+# or address that is not a dataset's nor a data file's (a model's Hub page, a repository's file), a Hub id with a
+# model's size or format ("Qwen/Qwen3.5-2B", "unsloth/Qwen3.8-27B-GGUF"), the model after "quantizations of"
+# ("imatrix Quantizations of zai-org/GLM-4.5"), a source file's path ("../lib/fetch.nix")
+ADDRESS_END = re.compile(r"[\s)\]>`'\"|,]")
+DATA_ADDRESS = re.compile(r"/datasets/|\.(?:txt|raw|parquet|jsonl?|csv|dat|gz)(?:$|[?#])", I)
+MODEL_OF = re.compile(r"\b(?:quants?|quantizations?|quantisations?|GGUFs?|conversions?)\s+(?:of|for)\s+[`'\"]?$", I)
+SOURCE_FILE = re.compile(r"\.(?:nix|py|sh|rs|cpp|cc|c|h|hpp|go|js|ts|toml|ya?ml|lock|cu|md)$", I)
+
+
+def names_no_data(sentence: str, hint: re.Match[str]) -> bool:
+    """Whether ``hint`` (a :data:`~kldcard.lint.evidence_patterns.DATASET_HINT` match in ``sentence``) names a model,
+    a page or a source file rather than data."""
+    start = hint.end() if hint.group(0) == "](" else hint.start()
+    lo = max(sentence.rfind(c, 0, start) for c in " \t\n(<[`'\"") + 1
+    end = ADDRESS_END.search(sentence, start)
+    token = sentence[lo : end.start() if end else len(sentence)]
+    if "://" in token or token.startswith(("www.", "huggingface.co", "hf.co", "github.com")):
+        return not DATA_ADDRESS.search(token)
+    if hint.group(0) == "](":  # a link to a section or a page of the same site
+        return not DATA_ADDRESS.search(token)
+    if "/" not in hint.group(0):
+        return False
+    return bool(eval_text.MODEL_ID.search(hint.group(0)) or MODEL_OF.search(sentence, 0, hint.start())
+                or SOURCE_FILE.search(token))
 
 
 def in_link(text: str, m: re.Match[str]) -> bool:
