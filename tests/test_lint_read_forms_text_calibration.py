@@ -109,6 +109,34 @@ def test_a_benchmark_heading_a_score_column_is_not():
     assert reading(text, 3).status == "missing"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a count of text units in Spanish, Portuguese and French, of questions in English
+        "El autor informa de una divergencia KL media de 0,0089 sobre 256 sesiones fijas.\n",
+        "KL médio de 0,031 medido em 512 artigos do conjunto retido.\n",
+        "La KL moyenne est de 0,0012, mesurée sur 11 invites.\n",
+        f"{CLAIM}, measured on 26 questions of three types.\n",
+    ],
+)
+def test_a_count_of_text_units_in_the_card_languages_describes_the_text(text):
+    assert reading(text, 3).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a count in a sentence about no measurement, a part of a counted set, a comparison that measures nothing
+        "KL media de 0,0089 frente al modelo base.\n\nEl pool de replay reúne 2.048 sesiones, con semilla 731.\n",
+        "KL media de 0,0089 frente al modelo base; mejora en 12 de los 100 textos.\n",
+        f"{CLAIM_VS_BF16}\n\nChanging `prompts.json` breaks comparison with banked runs.\n",
+        f"{CLAIM_VS_BF16}\n\nI also replay 25 held-out tool-use sessions and score each turn.\n",
+    ],
+)
+def test_a_count_of_text_units_elsewhere_is_not_read(text):
+    assert reading(text, 3).status == "missing"
+
+
 # ---- D4: the calibration -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text",

@@ -145,11 +145,15 @@ DESCRIBED = [
         I,
     ),
 ]
+DESCRIBED.append(eval_text_forms.COUNTED)  # a count of text units in the card languages, of sessions and questions
 PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts column, a versioned panel, other languages
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|\bPPL\b|"
+    # (the card languages' words for measuring and comparing: "medida", "mesurée", "comparación", "métricas";
+    # not "comparison": "changing prompts.json breaks comparison with banked runs" is no measurement)
+    r"\bmedi(?:d[oa]s?|ci[óo]n|[çc][ãa]o)\b|\bmiden?\b|\bmesur|\bm[ée]tri(?:cas?|ques?)\b|\bcompara(?:ci[óo]n|[çc][ãa]o)\b|"
     r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価|평가|측정",
     I,
 )
@@ -160,8 +164,9 @@ BARE = re.compile(
     I,
 )
 # a part of a counted set: "2 of 4 prompts", "139 of the 140 prompts", "3 out of 8 texts"; and in the card languages'
-# words for it ("12 sobre 100 prompts", "12 de los 100", "3 sur 8 textes", "3 von 8 Texten")
-PARTITIVE = re.compile(r"\d\s+(?:(?:out\s+)?of\s+(?:the\s+)?|sobre\s+|de\s+(?:l[oa]s\s+|os\s+|as\s+)?|sur\s+|von\s+)\d", I)  # (the match may start at the whole: "8 texts")
+# words for it ("12 sobre 100 prompts", "12 de los 100", "3 sur 8 textes", "3 von 8 Texten"); the part is a whole
+# count ("KL de 0,0089 sobre 256 sesiones": a decimal value over the texts, not a part of them)
+PARTITIVE = re.compile(r"(?<![\d.,])\d+\s+(?:(?:out\s+)?of\s+(?:the\s+)?|sobre\s+|de\s+(?:l[oa]s\s+|os\s+|as\s+)?|sur\s+|von\s+)\d", I)  # (the match may start at the whole: "8 texts")
 # a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
@@ -297,7 +302,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re is DESCRIBED[3] and BARE.fullmatch(m.group(0)):
         return True
     # "agrees on 2 of 4 prompts", "closer on 139 of the 140 prompts": a result counted over the texts, not which texts
-    if m.re in (DESCRIBED[1], DESCRIBED[3]) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
+    if m.re in (DESCRIBED[1], DESCRIBED[3], eval_text_forms.COUNTED) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
         return True
     # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
     if m.re in DESCRIBED and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
