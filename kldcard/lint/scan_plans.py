@@ -492,6 +492,7 @@ PLANS = {
     '57251b9ac77aa88e853ab6eeb1b1aa22': ((('against', 'agree', 'close', 'compar', 'deviate', 'differ', 'drift', 'faithful', 'fidelity', 'relative to', 'versus', 'vs'), 4611686018427387904, 15),),
     '58a90b45c9026f601e088fac0d77546f': ((('f16', 'f32', 'float16', 'fp16', 'fp32', 'original', 'unquantized'), 4611686018427387904, 160), (('f16', 'f32', 'float16', 'fp16', 'fp32', 'original', 'unquantized'), 4611686018427387904, 366)),
     '5a832c5356b340f7994dc232e01eec19': ((('imatrix-mix.txt',), 16, 294),),
+    '5aaf5d1aa1f61f664ac8a92ee215ecf0': ((('artigos', 'consignes', 'conversaciones', 'conversas', 'culos', 'dialogues', 'documentos', 'fragmentos', 'fragments', 'grafos', 'invites', 'logos', 'paragraphes', 'perguntas', 'preguntas', 'questions', 'rrafos', 'sesiones', 'sess', 'textes', 'textos'), 4611686018427387904, 158),),
     '5b1b474f16f49f6910c1578f884664bc': ((('cuda\t', 'cuda ', 'hip\t', 'hip ', 'rocm\t', 'rocm '), 4611686018427387904, 350),),
     '5cb0272b4c4c3621e05991a5468448e5': ((('eval', 'fidelity', 'from\t', 'from\n', 'from\x0b', 'from\x0c', 'from\r', 'from ', 'held', 'portion', 'qualification', 'sample', 'slice', 'subset', 'suite', 'test', 'tokens', 'validation'), 4611686018427387904, 45),),
     '5eb000c4b8e998dc6c30129b860fc743': None,
