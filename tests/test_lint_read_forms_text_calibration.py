@@ -112,11 +112,10 @@ def test_a_benchmark_heading_a_score_column_is_not():
 @pytest.mark.parametrize(
     "text",
     [
-        # a count of text units in Spanish, Portuguese and French, of questions in English
+        # a count of text units in Spanish, Portuguese and French
         "El autor informa de una divergencia KL media de 0,0089 sobre 256 sesiones fijas.\n",
         "KL médio de 0,031 medido em 512 artigos do conjunto retido.\n",
         "La KL moyenne est de 0,0012, mesurée sur 11 invites.\n",
-        f"{CLAIM}, measured on 26 questions of three types.\n",
     ],
 )
 def test_a_count_of_text_units_in_the_card_languages_describes_the_text(text):
@@ -131,10 +130,23 @@ def test_a_count_of_text_units_in_the_card_languages_describes_the_text(text):
         "KL media de 0,0089 frente al modelo base; mejora en 12 de los 100 textos.\n",
         f"{CLAIM_VS_BF16}\n\nChanging `prompts.json` breaks comparison with banked runs.\n",
         f"{CLAIM_VS_BF16}\n\nI also replay 25 held-out tool-use sessions and score each turn.\n",
+        f"{CLAIM_VS_BF16}\n\nA separate 200-question MMLU-Pro cross-check scores BF16 at 87.0%.\n",
     ],
 )
 def test_a_count_of_text_units_elsewhere_is_not_read(text):
     assert reading(text, 3).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a parity check is a measurement: its counted samples are the text compared
+        "### F0 untrained, 16-sample parity\n\nMean KL 0.0123 after the fix, student vs teacher.\n",
+        "Student vs teacher mean KL 0.0123.\n\nThe 16-sample compression parity passed.\n",
+    ],
+)
+def test_a_counted_parity_set_describes_the_text(text):
+    assert reading(text, 3).status == "incomplete"
 
 
 # ---- D4: the calibration -----------------------------------------------------------------------------------------

@@ -154,7 +154,8 @@ MEASUREMENT = re.compile(
     # (the card languages' words for measuring and comparing: "medida", "mesurée", "comparación", "métricas";
     # not "comparison": "changing prompts.json breaks comparison with banked runs" is no measurement)
     r"\bmedi(?:d[oa]s?|ci[óo]n|[çc][ãa]o)\b|\bmiden?\b|\bmesur|\bm[ée]tri(?:cas?|ques?)\b|\bcompara(?:ci[óo]n|[çc][ãa]o)\b|"
-    r"\bcompared\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価|평가|측정",
+    # a parity check compares two runs' outputs ("16-sample parity", "the 16-sample compression parity passed")
+    r"\bcompared\b|\bparity\b|\bteacher\b|\blogits?\b|\bfidelity\b|fidelidad|fidélité|ダイバージェンス|散度|divergen|測定|测量|评测|評価|평가|측정",
     I,
 )
 # what DESCRIBED[3] reads with nothing that tells the text apart: an article and a word of size, number or realness

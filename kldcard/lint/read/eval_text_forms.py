@@ -9,11 +9,11 @@
 - the texts described in Spanish, Portuguese and French ("sobre secuencias fijas de tokens", "en esos mismos
   textos", "12 fragmentos de 512 tokens por texto", "sur les mêmes textes"), as "on the same texts" is
   in English (kldcard.lint.read.eval_text.DESCRIBED);
-- a count of text units in Spanish, Portuguese and French, and of questions in English ("sobre 256 sesiones
-  fijas", "256 artigos", "20 fragmentos de 512 tokens", "11 invites", "on 26 questions"), as "200 validation
-  documents" in English (:data:`COUNTED`, one of kldcard.lint.read.eval_text.DESCRIBED: read as described, not
-  named); not English "sessions" ("replay 25 held-out tool-use sessions and score each turn" counts another test's
-  inputs).
+- a count of text units in Spanish, Portuguese and French ("sobre 256 sesiones fijas", "256 artigos", "20 fragmentos
+  de 512 tokens", "11 invites"), as "200 validation documents" in English (:data:`COUNTED`, one of
+  kldcard.lint.read.eval_text.DESCRIBED: read as described, not named); not English "sessions" ("replay 25 held-out
+  tool-use sessions and score each turn" counts another test's inputs), nor questions in any language (a benchmark's:
+  "a separate 200-question MMLU-Pro cross-check", "854 preguntas de ARC-Challenge").
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE = PATTERNS
 # which count a calibration's or a batch's rows as often as a text
 COUNTED = re.compile(
     r"(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+)(?![.,]\d)\s+(?:[^\W\d_][\w-]*\s+){0,2}?"
-    r"(?:sesiones|sess[õo]es|preguntas|perguntas|questions|fragmentos|fragments|art[íi]culos|artigos|invites|"
+    r"(?:sesiones|sess[õo]es|fragmentos|fragments|art[íi]culos|artigos|invites|"
     r"consignes|textos|textes|documentos|conversaciones|conversas|di[áa]logos|dialogues|p[áa]rrafos|par[áa]grafos|paragraphes)\b",
     I,
 )
