@@ -42,8 +42,15 @@ PATTERNS = [
 PATTERNS += statistic_forms.PATTERNS  # identifiers, reductions, max/percentile before KL, sigmas (read.statistic_forms)
 
 KL_WORD = re.compile(r"KL|divergen|散度", I)
-# statistic words that name no metric themselves: another metric's unless the sentence names the KL
-OTHER_STATISTIC = re.compile(r"^(?:median|(?:averaged|mean|average) over|\d{2}(?:\.\d)?% CI|percentiles?)$", I)
+# statistic words that name no metric themselves: another metric's unless the sentence names the KL. A bare
+# percentile ("p50", "P99") and the median in the card languages ("mediana") are such words too: "TTFT P50 (ms)",
+# "(mean, stddev, min, max, p50, p95)", "median 2 / p99 ~82" of kept-set sizes, "p95 TTFT", "(mediana -8%, ...)" of
+# a layer error (riley h13/d, phantom h13/a, primerl h13/b, zh_digest_ornith h7/c, es_idiotsavant h13/f)
+OTHER_STATISTIC = re.compile(
+    r"^(?:median|(?:averaged|mean|average) over|\d{2}(?:\.\d)?% CI|percentiles?|p\d{2}(?:\.\d+)?|"
+    + "|".join(STATISTIC_WORDS["median"]) + r")$",
+    I,
+)
 SPEED = re.compile(r"\btok(?:ens)?/s\b|\bt/s\b|\bpass@\d|\blatency\b|\bthroughput\b", I)
 NOT_RUN = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|\bsin\b|\bsans\b|\bohne\b|\bnão\b|\bни\b|未)[^.\n]{0,80}$", I)
 
