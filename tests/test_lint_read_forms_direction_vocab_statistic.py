@@ -271,6 +271,7 @@ def test_the_acronym_sem_is_a_standard_error():
         "The bench records real distributions (mean, stddev, min, max, p50, p95) for every run.\n",
         "Kept-set sizes came to median 2 / p99 ~82 tokens per step.\n",
         "El error local de las capas baja en todas (mediana -8%, capa 0 -43%).\n",  # the median in Spanish, of a layer error
+        "量化后分布基本没变。基准测了吞吐量和 p95 TTFT。\n",  # after a CJK full stop: another sentence
     ],
 )
 def test_a_bare_percentile_or_median_of_another_quantity_is_not_the_kls(other):
@@ -307,3 +308,9 @@ def test_a_statistic_word_labelling_another_value_does_not_label_the_kld():
 )
 def test_a_statistic_word_labelling_the_kld_itself_stays(text):
     assert reading(text, 9).status == "stated"
+
+
+def test_a_percentile_after_a_cjk_full_stop_is_another_sentences():
+    text = "有人给这个量化版接上了草稿头，单流解码快了 1.3 倍，令牌分布基本没变（KLD 为 0.0012）。基准还测了吞吐量和 p95 TTFT。\n"
+    assert reading(text, 9).status == "missing"
+    assert reading("换了草稿头后令牌分布没变，KLD 为 0.0012，p95 为 0.0040。\n", 9).status == "stated"

@@ -13,6 +13,7 @@ from kldcard.lint.read import far_numbers
 
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
 # so that the work per number is constant, not the sentence's length (linear lint, issue 16).
+CJK_STOPS = "。！？"
 MAX_GAP = 400  # characters: 60 of text plus a few parentheticals of at most 80
 
 
@@ -74,6 +75,9 @@ def number_labelled(sentence: str, pos: int, length: int, terms: KldTerms, kld: 
     before, after = terms.before(pos), terms.after(pos + length)
     start = max(0, (before.start() if before else pos) - 20, pos - MAX_GAP)
     end = min((after.end() if after and not before else pos + length) + 25, pos + length + MAX_GAP)
+    # a CJK full stop ends the sentence the splitter (". " only) does not: "（KLD 为 0.0012）。基准还测了 p95 TTFT"
+    start = max([start] + [sentence.rfind(c, start, pos) + 1 for c in CJK_STOPS])
+    end = min([end] + [e for e in (sentence.find(c, pos + length, end) for c in CJK_STOPS) if e >= 0])
     return any(not _labels_other(sentence, m, pos, kld) for m in STAT_LABEL.finditer(sentence, start, end))
 
 

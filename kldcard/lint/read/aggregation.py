@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 
 from kldcard.lint.read import statistic_forms
+from kldcard.lint.read.context import cjk_sentence
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.reading import DisclosureReading, Evidence, NumberReading
 
@@ -87,8 +88,10 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
             return True
     if SPEED.search(sentence) and not KL_WORD.search(sentence):
         return True
-    if OTHER_STATISTIC.search(m.group(0)) and not KL_WORD.search(sentence):
-        return True  # "Bits/w is the average over the whole model", "median reconstruction error", "95% CI" of MMLU
+    if OTHER_STATISTIC.search(m.group(0)) and not KL_WORD.search(cjk_sentence(text, sentence, m)):
+        # "Bits/w is the average over the whole model", "median reconstruction error", "95% CI" of MMLU; the sentence
+        # cut at a CJK full stop too ("...KLD 为 0.0）。基准测了...吞吐量和 p95 TTFT": zh_digest_ornith h7/c)
+        return True
     return bool(NOT_RUN.search(text[max(0, m.start() - 80, start) : m.start()])) and not KL_WORD.search(sentence)
 
 
