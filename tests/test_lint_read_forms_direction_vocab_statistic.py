@@ -314,3 +314,21 @@ def test_a_percentile_after_a_cjk_full_stop_is_another_sentences():
     text = "有人给这个量化版接上了草稿头，单流解码快了 1.3 倍，令牌分布基本没变（KLD 为 0.0012）。基准还测了吞吐量和 p95 TTFT。\n"
     assert reading(text, 9).status == "missing"
     assert reading("换了草稿头后令牌分布没变，KLD 为 0.0012，p95 为 0.0040。\n", 9).status == "stated"
+
+
+def test_an_identifier_naming_a_bound_or_a_hyphenated_unit_is_no_statistic():
+    text = "The validator reloads the miner after the fix.\n\nIts KL check stayed at 0.0213 on the fixed prompts.\n\nMAX_KL_THRESHOLD is 0.5 here.\n"
+    assert reading(text, 9).status == "missing"
+    text = "The new mix reaches KLD 0.0213 on the same text.\n\nKeeping 20% of the tensors in bf16 costs ≈ 6.6 avg-bits, a worse deal.\n"
+    assert reading(text, 9).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The validator logged max_kl_div 0.0213 on the fixed prompts.\n",
+        "The gen KL error of the FP8 rollout was ~0.0031 mean-KL over 120 steps.\n",
+    ],
+)
+def test_a_statistic_identifier_or_a_mean_kl_compound_stays(text):
+    assert reading(text, 9).status == "stated"
