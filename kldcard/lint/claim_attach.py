@@ -13,8 +13,8 @@ from kldcard.lint.read import far_numbers
 
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
 # so that the work per number is constant, not the sentence's length (linear lint, issue 16).
-CJK_STOPS = "。！？"
 MAX_GAP = 400  # characters: 60 of text plus a few parentheticals of at most 80
+CJK_STOPS = "。！？"  # full stops of Chinese and Japanese, which the sentence splitter (". ") does not end sentences at
 
 
 class KldTerms:
