@@ -108,6 +108,30 @@ def test_amountless_tolerances_settings_and_definitions_are_no_claim(text):
     assert not claim_lines(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "새 양자화에서 파일 크기는 `6%` 늘었지만 최대 KLD는 `48%` 줄었다.\n",  # the verb after the amount (Korean)
+        "新しいスケールでは平均KLDが35%減少した。\n",  # (Japanese)
+        "换用新的缩放后，KL 散度降低了 40%。\n",  # the verb before the amount (Chinese)
+    ],
+)
+def test_a_relative_change_with_the_verb_where_the_language_puts_it(text):
+    assert claim_lines(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "새 양자화에서 파일 크기는 `6%` 늘었고 KLD 설명은 아래에 있다.\n",  # the change is the file size's
+        "KLD는 측정하지 않았고 속도는 20% 증가했다.\n",  # the verb's amount is the speed's, across a clause
+        "换用新的缩放后，推理速度提高了 40%，KL 散度见下表。\n",
+    ],
+)
+def test_a_change_of_another_quantity_in_those_languages_is_no_claim(text):
+    assert not claim_lines(text)
+
+
 def test_a_chinese_comparison_word_before_the_number_is_a_bound():
     assert not claim_lines('    else bad "KLD 变差超过 0.0005"; fi\n')
     assert not claim_lines("验收：量化后 KLD 低于 0.01 即可。\n")

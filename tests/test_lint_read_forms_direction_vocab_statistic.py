@@ -262,3 +262,73 @@ def test_portuguese_sem_is_not_a_standard_error():
 def test_the_acronym_sem_is_a_standard_error():
     text = "The KL came out at 0.023 ± 0.001 (SEM over 40 prompts).\n"
     assert reading(text, 9).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "The serving screen logged TTFT P50 (ms) at 10.4 and TPOT P50 at 2.9.\n",  # a percentile of a latency
+        "The bench records real distributions (mean, stddev, min, max, p50, p95) for every run.\n",
+        "Kept-set sizes came to median 2 / p99 ~82 tokens per step.\n",
+        "El error local de las capas baja en todas (mediana -8%, capa 0 -43%).\n",  # the median in Spanish, of a layer error
+        "量化后分布基本没变。基准测了吞吐量和 p95 TTFT。\n",  # after a CJK full stop: another sentence
+    ],
+)
+def test_a_bare_percentile_or_median_of_another_quantity_is_not_the_kls(other):
+    text = "Against the FP32 reference the KL divergence stayed at 0.0012.\n\n" + other
+    assert reading(text, 9).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Over the held-out slice the KLD came to 0.0213; its p99 was 0.41.\n",
+        "La KL frente al original quedó en 0,021 (mediana de las sesiones).\n",
+    ],
+)
+def test_a_percentile_or_median_in_a_sentence_with_the_kl_stays(text):
+    assert reading(text, 9).status == "stated"
+
+
+def test_a_statistic_word_labelling_another_value_does_not_label_the_kld():
+    # "mean 3056" is the layer error's mean; the KLD beside it is a bare value
+    text = "The earlier run (layer error mean 3056) measured KLD 0.028548 on the eval text.\n"
+    assert reading(text, 9).status == "missing"
+    text = "Step 3 on wikitext: KL(bf16||fp8)=0.0045, max|dlogit|=4.7, both gates failed.\n"
+    assert reading(text, 9).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The earlier run measured a mean KLD of 0.028548 on the eval text.\n",
+        "Step 3 on wikitext: KL mean/max 0.0045/0.12 over the slice.\n",
+        "Step 3 on wikitext: KLD 0.0045 (max 0.12).\n",
+    ],
+)
+def test_a_statistic_word_labelling_the_kld_itself_stays(text):
+    assert reading(text, 9).status == "stated"
+
+
+def test_a_percentile_after_a_cjk_full_stop_is_another_sentences():
+    text = "有人给这个量化版接上了草稿头，单流解码快了 1.3 倍，令牌分布基本没变（KLD 为 0.0012）。基准还测了吞吐量和 p95 TTFT。\n"
+    assert reading(text, 9).status == "missing"
+    assert reading("换了草稿头后令牌分布没变，KLD 为 0.0012，p95 为 0.0040。\n", 9).status == "stated"
+
+
+def test_an_identifier_naming_a_bound_or_a_hyphenated_unit_is_no_statistic():
+    text = "The validator reloads the miner after the fix.\n\nIts KL check stayed at 0.0213 on the fixed prompts.\n\nMAX_KL_THRESHOLD is 0.5 here.\n"
+    assert reading(text, 9).status == "missing"
+    text = "The new mix reaches KLD 0.0213 on the same text.\n\nKeeping 20% of the tensors in bf16 costs ≈ 6.6 avg-bits, a worse deal.\n"
+    assert reading(text, 9).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The validator logged max_kl_div 0.0213 on the fixed prompts.\n",
+        "The gen KL error of the FP8 rollout was ~0.0031 mean-KL over 120 steps.\n",
+    ],
+)
+def test_a_statistic_identifier_or_a_mean_kl_compound_stays(text):
+    assert reading(text, 9).status == "stated"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Collection
 
 from kldcard.lint.claims_patterns import AFTER_GAP, NUMBER, OTHER_METRIC, PARENTHETICAL, STAT_LABEL, UNCERTAINTY
 from kldcard.lint.read import far_numbers
@@ -13,6 +14,7 @@ from kldcard.lint.read import far_numbers
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
 # so that the work per number is constant, not the sentence's length (linear lint, issue 16).
 MAX_GAP = 400  # characters: 60 of text plus a few parentheticals of at most 80
+CJK_STOPS = "。！？"  # full stops of Chinese and Japanese, which the sentence splitter (". ") does not end sentences at
 
 
 class KldTerms:
@@ -49,12 +51,34 @@ def _near(gap: str) -> bool:
     return len(PARENTHETICAL.sub("", gap)) <= 60
 
 
-def number_labelled(sentence: str, pos: int, length: int, terms: KldTerms) -> bool:
-    """Whether a statistic label stands near the number and its KLD term ("mean KLD of 0.02 nats")."""
+# A statistic word right before a value, at most a short name between ("mean 3056", "max|Δlogit|=4.7"), labels that
+# value: when the value is not the KLD number, the word is another quantity's label, not the KLD's ("(internal MLP
+# error mean 3056) measured KLD 0.028548", "KL(bf16||fp8)=0.0045, max|Δlogit|=4.7": gptq_attempt3 h13/a, cipher h4/b;
+# plain grammar of a label and its value)
+OWN_VALUE = re.compile(r"[^\s,;()]{0,12}[ \t]*[=:]?[ \t]*[~≈]?(?=[-−]?\d)")
+# the values of a slashed list share their labels ("median/p99: 0.01/0.3")
+SLASH_LIST = re.compile(r"[\d.,eE+\-−]+(?:[ \t]*/[ \t]*[\d.,eE+\-−]+)*[ \t]*/[ \t]*")
+
+
+def _labels_other(sentence: str, label: re.Match[str], pos: int, kld: Collection[int]) -> bool:
+    """Whether the statistic ``label`` labels a value of its own that is neither the number at ``pos`` nor another
+    KLD number of the claim (``kld``: their positions; "KLD 0.0045 (max 0.12)" states the KLD's max)."""
+    own = OWN_VALUE.match(sentence, label.end())
+    if own is None or own.end() == pos or own.end() in kld:
+        return False
+    return not (own.end() < pos and SLASH_LIST.fullmatch(sentence, own.end(), pos))
+
+
+def number_labelled(sentence: str, pos: int, length: int, terms: KldTerms, kld: Collection[int] = ()) -> bool:
+    """Whether a statistic label stands near the number and its KLD term ("mean KLD of 0.02 nats"); ``kld``: the
+    positions of the claim's other KLD numbers in ``sentence``."""
     before, after = terms.before(pos), terms.after(pos + length)
     start = max(0, (before.start() if before else pos) - 20, pos - MAX_GAP)
     end = min((after.end() if after and not before else pos + length) + 25, pos + length + MAX_GAP)
-    return bool(STAT_LABEL.search(sentence[start:end]))
+    # a CJK full stop ends the sentence the splitter (". " only) does not: "（KLD 为 0.0012）。基准还测了 p95 TTFT"
+    start = max([start] + [sentence.rfind(c, start, pos) + 1 for c in CJK_STOPS])
+    end = min([end] + [e for e in (sentence.find(c, pos + length, end) for c in CJK_STOPS) if e >= 0])
+    return any(not _labels_other(sentence, m, pos, kld) for m in STAT_LABEL.finditer(sentence, start, end))
 
 
 def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bool:

@@ -207,7 +207,8 @@ def _cell_sentences(doc: Doc, t: Table) -> list[Claim]:
                        and claim_numbers.is_kld(text, n.offset - off, len(n.text)) and not _in_range(text, n.offset - off, len(n.text))
                        and not stated_bounds.not_measured(text, n.offset - off)]
             if numbers:
-                labelled = all(number_labelled(text, n.offset - off, len(n.text), near) for n in numbers)
+                at = {n.offset - off for n in numbers}
+                labelled = all(number_labelled(text, n.offset - off, len(n.text), near, at) for n in numbers)
                 claims.append(Claim("sentence", numbers[0].offset, text, labelled, numbers))
                 break
     return claims

@@ -86,7 +86,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
         numbers = enumerations.listed(sentence, start, candidates, numbers, OTHER_METRIC) if numbers else numbers
         if not numbers:
             continue
-        labelled = all(number_labelled(sentence, n.offset - start, len(n.text), near) for n in numbers)
+        at = {n.offset - start for n in numbers}
+        labelled = all(number_labelled(sentence, n.offset - start, len(n.text), near, at) for n in numbers)
         for n in numbers:
             line = doc.line_index(n.offset)
             if training_output.training_list(doc, line):  # "- Rewards/chosen: 1.54" ... "- Kl: 1080.3": a trainer's metrics

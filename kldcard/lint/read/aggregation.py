@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 
 from kldcard.lint.read import statistic_forms
+from kldcard.lint.read.context import cjk_sentence
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.reading import DisclosureReading, Evidence, NumberReading
 
@@ -42,8 +43,15 @@ PATTERNS = [
 PATTERNS += statistic_forms.PATTERNS  # identifiers, reductions, max/percentile before KL, sigmas (read.statistic_forms)
 
 KL_WORD = re.compile(r"KL|divergen|散度", I)
-# statistic words that name no metric themselves: another metric's unless the sentence names the KL
-OTHER_STATISTIC = re.compile(r"^(?:median|(?:averaged|mean|average) over|\d{2}(?:\.\d)?% CI|percentiles?)$", I)
+# statistic words that name no metric themselves: another metric's unless the sentence names the KL. A bare
+# percentile ("p50", "P99") is such a word too: "TTFT P50 (ms)", "(mean, stddev, min, max, p50, p95)", "median 2 /
+# p99 ~82" of kept-set sizes, "p95 TTFT" (riley h13/d, phantom h13/a, primerl h13/b, zh_digest_ornith h7/c)
+OTHER_STATISTIC = re.compile(r"^(?:median|(?:averaged|mean|average) over|\d{2}(?:\.\d)?% CI|percentiles?|p\d{2}(?:\.\d+)?)$", I)
+# the median in the card languages, apart from the KL term, states the KL's median ("The 中央値 is given for each
+# quant"); followed by a value of its own in a sentence without the KL it is that value's ("(mediana -8%, capa 0
+# -43%)" of a layer error: es_idiotsavant h13/f)
+OTHER_MEDIAN = re.compile(r"^(?:" + "|".join(STATISTIC_WORDS["median"]) + r")$", I)
+OWN_VALUE = re.compile(r"\s*[:=]?\s*[~≈]?[-−+]?\d")
 SPEED = re.compile(r"\btok(?:ens)?/s\b|\bt/s\b|\bpass@\d|\blatency\b|\bthroughput\b", I)
 NOT_RUN = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|\bsin\b|\bsans\b|\bohne\b|\bnão\b|\bни\b|未)[^.\n]{0,80}$", I)
 
@@ -80,8 +88,11 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
             return True
     if SPEED.search(sentence) and not KL_WORD.search(sentence):
         return True
-    if OTHER_STATISTIC.search(m.group(0)) and not KL_WORD.search(sentence):
-        return True  # "Bits/w is the average over the whole model", "median reconstruction error", "95% CI" of MMLU
+    other = OTHER_STATISTIC.search(m.group(0)) or (OTHER_MEDIAN.search(m.group(0)) and OWN_VALUE.match(text, m.end()))
+    if other and not KL_WORD.search(cjk_sentence(text, sentence, m)):
+        # "Bits/w is the average over the whole model", "median reconstruction error", "95% CI" of MMLU; the sentence
+        # cut at a CJK full stop too ("...KLD 为 0.0）。基准测了...吞吐量和 p95 TTFT": zh_digest_ornith h7/c)
+        return True
     return bool(NOT_RUN.search(text[max(0, m.start() - 80, start) : m.start()])) and not KL_WORD.search(sentence)
 
 

@@ -5,7 +5,9 @@ tests/data/real_cards/labels.yaml), beyond claims_patterns.RELATIVE:
 - the verb, a few words, the term, then "by" and the amount, across a line break: "lowers held-out forward KLD
   relative to the published NVFP4 by 10.00%", "cuts the turbo3 mean KLD by a third";
 - the verb, the term and a factor: "cuts KLD 6x";
-- the amount, the term, then the noun of change: "causes a 4.4x KLD increase".
+- the amount, the term, then the noun of change: "causes a 4.4x KLD increase";
+- the languages that put the verb after the amount (Korean, Japanese: "Maximum KLD는 `51%` 줄었다", "KLDが30%減少")
+  or right before it (Chinese: "KL 散度降低了 51%"), the term first, a particle between (read.terms.CHANGE_*).
 
 The claim is at the amount (its line, R3/R5). Not a target or a training objective (the sentence's
 claims_patterns.TRAINING_CONTEXT rules it out, as for RELATIVE). Samples in tests/test_lint_claim_detection.py."""
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from kldcard.lint.read.terms import KL_WORD
+from kldcard.lint.read.terms import CHANGE_AFTER_AMOUNT, CHANGE_BEFORE_AMOUNT, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
 _TERM = KL_WORD
@@ -37,6 +39,11 @@ CHANGES = (
     re.compile(_TERM + r"[\s*_`]+(?:" + _NOUN + r")[\s*_`:=]*(?:of\s+|by\s+)?[+−-]?" + _AMOUNT, I),
     # the amount first, then the term and the noun of change ("causes a 4.4x KLD increase", "a 12% mean KL reduction")
     re.compile(r"(?<![\w.])" + _AMOUNT + r"\s+(?:(?:mean|median)\s+)?" + _TERM + r"[\s*_`]+(?:" + _NOUN + r")\b", I),
+    # the term, a topic or subject particle, the amount, then the verb (Korean, Japanese; general grammar of the languages)
+    re.compile(_TERM + r"[\s*_`]*(?:[은는이가도]|[はがも])?[\s*_`]*" + _AMOUNT + r"[*_`]*\s*(?:정도|가량|ほど|程度|近く)?\s*(?:"
+               + alternation(CHANGE_AFTER_AMOUNT) + ")", I),
+    # the term, the verb, then the amount (Chinese: "KL 散度降低了 51%", "KLD 下降约 30%")
+    re.compile(_TERM + r"(?:\s*散度)?[\s*_`]*(?:" + alternation(CHANGE_BEFORE_AMOUNT) + r")了?\s*(?:约|大约|近|將近|将近)?\s*" + _AMOUNT, I),
 )
 
 

@@ -28,8 +28,11 @@ from kldcard.lint.read.terms import KL_MENTION
 I = re.IGNORECASE
 
 STAT = r"(?:mean|avg|average|median|max|min|p\d{2}(?:\.\d+)?)"
+# (not an identifier that names a bound: "MAX_KL_THRESHOLD", "max_kl_div_limit" is a constant a check is given, as
+# read.metric_keys leaves "kld_threshold" out)
+_BOUND = r"(?!\w*?(?:thresh|limit|toler|target|budget|gate))"
 IDENTIFIER = re.compile(
-    r"(?<![A-Za-z])" + STAT + r"_(?:kl|kld)(?:_\w+)?(?![A-Za-z])|(?<![A-Za-z])(?:kl|kld)(?:_div)?_" + STAT + r"(?![A-Za-z])", I
+    r"(?<![A-Za-z])" + STAT + r"_(?:kl|kld)" + _BOUND + r"(?:_\w+)?(?![A-Za-z])|(?<![A-Za-z])(?:kl|kld)(?:_div)?_" + STAT + _BOUND + r"(?![A-Za-z])", I
 )
 REDUCTION = re.compile(r"\bbatchmean\b|\breduction\s*=\s*['\"](?:mean|batchmean)['\"]|\bexpected value\b|\bin expectation\b", I)
 BEFORE_KL = re.compile(
@@ -50,7 +53,8 @@ PAREN_AFTER_KL = re.compile(
 )
 # the statistic's name right after a value: "~0.0031 mean / 0.0050 max over 126 steps" (general grammar of a figure
 # and its label; read only in a sentence with a KL term, :func:`vetoed`)
-AFTER_VALUE = re.compile(r"(?<![\w.])[~≈]?\d+(?:\.\d+)?(?:e[-+]?\d+)?[ \t]+(?:mean|median|max|maximum|avg|average)\b(?![ \t]+(?:of|is|was)\b)", I)
+# (not a hyphenated compound, a unit: "≈ 6.6 avg-bits")
+AFTER_VALUE = re.compile(r"(?<![\w.])[~≈]?\d+(?:\.\d+)?(?:e[-+]?\d+)?[ \t]+(?:mean|median|max|maximum|avg|average)\b(?!-(?!kl)\w)(?![ \t]+(?:of|is|was)\b)", I)
 NEAR = 200  # characters before a value in which its KL term may stand
 # a spread given as a value or a column ("σd ≈ 0.006", "| σd |"); a count of sigmas alone ("7.8σ paired") is the
 # significance of a difference, not an uncertainty model of the numbers (real_cards/dev2 vramfit_readme_acceptance_test)

@@ -44,6 +44,16 @@ TRAINING_WORDS: dict[str, tuple[str, ...]] = {
     "vi": ("hệ số(?! tương quan)", "phần thưởng", "tốc độ học"),
 }
 
+# Verbs of a change in the card languages that write the verb after its amount (Korean, Japanese: "Maximum KLD는 `51%`
+# 줄었다", "KLDが30%減少した") or before it (Chinese: "KL 散度降低了 51%"): read.relative_changes, as English "fell 12%".
+CHANGE_AFTER_AMOUNT: dict[str, tuple[str, ...]] = {
+    "ko": ("줄었", "줄어", "감소", "증가", "늘었", "늘어", "낮아", "높아", "개선", "악화"),
+    "ja": ("減少", "増加", "低下", "上昇", "減っ", "増え", "下が", "上が", "改善", "悪化"),
+}
+CHANGE_BEFORE_AMOUNT: dict[str, tuple[str, ...]] = {
+    "zh": ("降低", "减少", "減少", "下降", "增加", "增長", "增长", "上升", "提高", "减小", "減小", "增大"),
+}
+
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
 # "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
 VERSUS_WORDS: dict[str, tuple[str, ...]] = {
