@@ -320,3 +320,46 @@ def test_final_logits_are_no_position_scheme(text):
 )
 def test_the_last_position_is_still_a_scheme(row):
     assert reading(f"{CLAIM_VS_BF16} {row}\n", 6).status != "missing"
+
+
+# ---- round 14: a mode of every token, windows counted by their source, a length in another step's section ---------
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16. The per-token KL can be taken at every token of the text and then averaged.\n",
+        f"{CLAIM} vs BF16.\n\nThe kernel loads the weights once, not again for each token.\n",
+    ],
+)
+def test_every_token_alone_is_a_mode_not_positions(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_every_token_with_a_count_near_it_is_read():
+    text = f"{CLAIM} vs BF16, scored at every token of 2,048 held-out tokens.\n"
+    assert reading(text, 6).status != "missing"
+
+
+def test_windows_counted_by_their_source_then_a_length_give_positions():
+    text = "Mean KL vs fp32 over 100 Simple English Wikipedia\npassages x 256 tokens: 0.0231.\n"
+    assert reading(text, 6).status != "missing"
+
+
+def test_a_source_times_a_length_without_a_measurement_is_no_count():
+    text = f"{CLAIM} vs BF16.\n\nThe training mix held 100 Simple English Wikipedia passages x 256 tokens.\n"
+    assert reading(text, 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BASE}## Arquitectura y entrenamiento\n\nEl pool de replay reúne 2.048 sesiones, con límite de contexto 8.192.\n",
+        f"{CLAIM_VS_BASE}## Deployment\n\n### Pins\n\n- Profile: 131,072-token context, FP16 cache, 512-token chunks, one slot\n",
+    ],
+)
+def test_a_length_in_a_training_or_deployment_section_is_no_context(text):
+    assert reading(text, 5).status == "missing"
+
+
+def test_a_length_in_a_measuring_subsection_of_a_deployment_is_read():
+    text = f"{CLAIM_VS_BASE}## Deployment\n\n### KL measurement\n\n- Profile: 512-token chunks, one slot\n"
+    assert reading(text, 5).status != "missing"

@@ -82,8 +82,9 @@ SCHEMES = [
     # ("final logits" are the output layer's logits, whatever position: "final-logit KLD", "| final-logit L2 |")
     ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|position)s?\b|\blast[- ]logits?\b", I)),
     ("first-token", re.compile(r"(?<!time to )(?<!time-to-)\bfirst[- ](?:token|generated token|position)s?\b", I)),  # not TTFT
-    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
-                       r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
+    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
+    # "every token", "each position": a mode as "teacher-forced" is (see EVERY below)
+    ("all", EVERY := re.compile(r"\b(?:every|each) (?:scored )?(?:token|position)\b", I)),
     # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
     ("tail", re.compile(r"\b(?:last|final)\s+\d+\s+tokens\s+of\s+(?:each|every)\b", I)),
     ("range", re.compile(r"\bpositions?\s+\d+\s*(?:-|–|\.\.|to)\s*\d+\b", I)),
@@ -102,6 +103,9 @@ SCHEMES = [
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
 PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
+# windows counted by what they were cut from, then their length ("100 Simple English Wikipedia passages x 256 tokens",
+# as evidence_patterns' "40×512 tokens"): a count of scored windows, D5's form (context.TOKENS_PRODUCT) read for D6
+PATTERNS.append(context.TOKENS_PRODUCT)
 PATTERNS += record_fields.PATTERNS[6]  # a record's field: `"prediction_positions": 2047`, `chunks: 80` (read.record_fields)
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
@@ -163,7 +167,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
-    if m.re is TEACHER_FORCED and not NEAR_COUNT.search(near_lines(text, m)):
+    if m.re in (TEACHER_FORCED, EVERY) and not NEAR_COUNT.search(near_lines(text, m)):
         return True
     if m.re is STRIDED and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
@@ -173,7 +177,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return position_forms.vetoed(sentence, m)
     if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
         return record_fields.vetoed(text, m)
-    if m.re in (STEPS, SEQUENCES, PREDICTIONS, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+    if m.re in (STEPS, SEQUENCES, PREDICTIONS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
         # an option of a command written over several lines: its script's name, lines above, says what it measures
         lo, hi = command_lines.span(text, m.start(), m.end())
         command = text[lo:hi] if "\n" in text[lo:hi] else ""
