@@ -363,3 +363,43 @@ def test_a_length_in_a_training_or_deployment_section_is_no_context(text):
 def test_a_length_in_a_measuring_subsection_of_a_deployment_is_read():
     text = f"{CLAIM_VS_BASE}## Deployment\n\n### KL measurement\n\n- Profile: 512-token chunks, one slot\n"
     assert reading(text, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL vs BF16 0.0231; the quant's top-1 agreed on 61/64 tokens at 2K and on 59/64 at 8K.\n",
+        "KLD against the f16 cache, 12 chunks at 2K: mean 0.0231.\n",
+    ],
+)
+def test_units_counted_at_a_length_give_the_context(text):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 2048, d
+
+
+def test_a_count_at_a_length_with_a_unit_after_is_no_context():
+    assert reading(f"{CLAIM} vs BF16; decode ran 64 tokens at 2048 MHz.\n", 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16; the KL is read at the next token alone, over twelve prompts.\n",
+        f"{CLAIM} vs BF16, scoring only the next-token distribution of each prompt.\n",
+    ],
+)
+def test_the_next_token_alone_is_a_scheme_of_positions(text):
+    assert reading(text, 6).status != "missing"
+
+
+def test_a_next_token_distribution_alone_is_no_scheme():
+    assert reading(f"{CLAIM}: the KL between the two next-token distributions.\n", 6).status == "missing"
+
+
+def test_a_quantizations_block_size_is_no_window():
+    assert reading(f"{CLAIM} vs BF16; with a block size of 128 the INT4 recipe is worse.\n", 5).status == "missing"
+
+
+def test_a_long_block_size_is_still_a_window():
+    d = reading(f"{CLAIM} vs BF16, measured with a block size of 1024.\n", 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 1024, d

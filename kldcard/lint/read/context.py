@@ -129,6 +129,7 @@ MEASUREMENT = re.compile(
 )
 
 
+QUANT_BLOCK_MAX = 512  # a quantization block holds 16 to 256 weights (k-quant super-blocks, GPTQ/AWQ groups, FP8 tiles)
 KILO = re.compile(r"^\s*\d{1,3}\s*[kK]\s*$")
 
 
@@ -209,6 +210,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     length = numbers[-1] if numbers else 0
     if m.re in SHORT and length % 64:
         return True
+    if m.re is SIZE and m.group(0).lower().startswith("block") and length < QUANT_BLOCK_MAX:
+        return True  # "with a block size of 128": a quantization's block (32 to 256 weights), not a window
     return m.re is FIRST and not MEASUREMENT.search(sentence)
 
 

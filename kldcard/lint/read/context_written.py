@@ -9,7 +9,8 @@
 - "sequence length" and "window length" in the card languages before the number: "序列长度 2048",
   "シーケンス長 1024", "시퀀스 길이 2048", "longitud de secuencia 2048", "longueur de séquence 1024",
   "Sequenzlänge 2048", "длина последовательности 2048", "comprimento de sequência 2048", "窗口长度 512".
-- prompts or samples counted, then each one's length: "210 samples of 512 tokens", "16 prompts de 512 tokens".
+- prompts or samples counted, then each one's length: "210 samples of 512 tokens", "16 prompts de 512 tokens";
+- units counted, then the length they were taken at: "61/64 tokens at 2K", "12 chunks at 2K".
 
 Each pattern's last group is the length (k = 1024 tokens: :func:`kldcard.lint.read.context.kilo`); the D5 vetoes
 of kldcard.lint.evidence (serving sentences, calibration-only sentences, long contexts without a measuring word)
@@ -76,6 +77,10 @@ PATTERNS: list[re.Pattern[str]] = [
                + N + r"[- ]tokens?\b|"
                r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:prompts|samples|texts|passages|documents|excerpts)\s+(?:of|de)\s+~?"
                + N + r"[- ]tokens?\b", re.I),
+    # units counted, then the length they were taken at: "agreed on 61/64 tokens at 2K", "12 chunks at 2K", "512 tokens
+    # at 92k" (yesno h11, metal h13, kvcache dev; a bare number only before a stop: "40 windows at 4096.")
+    re.compile(r"(?<![\w.,])\d[\d/,]*\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
+               r"(?:(\d{1,3}\s*[kK])(?![\w-])|(\d{3,6})(?=\s*[,;.)\]](?!\d)|\s*$))", re.I | re.M),
 ]
 # a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
 # context"), in the card languages

@@ -93,6 +93,9 @@ SCHEMES = [
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
         r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
+    # "KL is read at the next token alone", "only the next-token endpoint": one scored position per prompt, as the
+    # first-token scheme (holdout12 finance and enoch; the labels' next-token precedent, holdout13 f)
+    ("next-token", re.compile(r"\b(?:only|just)\s+(?:the\s+)?next[- ]token\b|\bnext[- ]token\s+(?:\w+\s+)?(?:alone|only)\b", I)),
     # "context 2048, stride 512", "--stride 512", "window=1024, stride=1024": windows laid over the text at a stride
     # score the positions past the overlap, a scheme of positions (holdout12 b12x and the Reddit vLLM score-mode post,
     # two authors; holdout9 rtx6kpro and dev festr2 state it beside a count); a perplexity-only stride is vetoed
