@@ -403,3 +403,33 @@ def test_a_quantizations_block_size_is_no_window():
 def test_a_long_block_size_is_still_a_window():
     d = reading(f"{CLAIM} vs BF16, measured with a block size of 1024.\n", 5)
     assert d.status != "missing" and d.value.get("n_ctx") == 1024, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The FP32-reference screen, with eight passages and 256 targets, gives a mean KL of 0.0231.\n",
+        "Each next token is predicted from the text before it: 48 distinct targets, mean KL 0.0231 vs BF16.\n",
+    ],
+)
+def test_a_count_of_targets_is_a_count_of_positions(text):
+    assert reading(text, 6).status != "missing"
+
+
+def test_targets_of_a_plan_without_a_measurement_are_no_count():
+    assert reading(f"{CLAIM} vs BF16.\n\nThe roadmap lists 12 quarterly targets for the team.\n", 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La KL media frente a BF16 sobre los tokens: 0,511 nats; sin podar queda en 0,089 nats.\n",
+        "La KL media es 0,0231. Arquitectura: dimension intermedia 1024, posiciones rotatorias (RoPE).\n",
+    ],
+)
+def test_a_decimal_comma_or_a_list_item_is_no_count_of_positions(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_a_count_of_positions_in_spanish_is_still_read():
+    assert reading("La KL media es 0,0231 sobre 1.024 posiciones puntuadas.\n", 6).status != "missing"

@@ -56,6 +56,9 @@ COUNTS = [
     # "4,080 WikiText next-token predictions", "15520 independent predictions", "19 456 scored predictions": each prediction
     # is a scored position (in a sentence about the measurement)
     PREDICTIONS := re.compile(r"(?<![\w.,])(\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:[\w-]+\s+){0,2}?predictions\b", I),
+    # "256 targets", "48 distinct targets", "29,955 targets": each target token is a scored position (riley h13, mxwave
+    # h12, autotrust dev: three authors); in a sentence about the measurement or a KL table, as predictions
+    TARGETS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:[a-z][\w-]*\s+)?targets\b", I),
     # "65.536 previsões por modelo", "78 de las 952 predicciones": the same count in the Romance card languages (a "."
     # between thousands); holdout11 pt_dcg1 and holdout12 es_licitaciones, two authors. Not gated by a measuring word:
     # both sentences state the count plainly beside a table or a paragraph of KL values
@@ -123,6 +126,10 @@ MEASUREMENT = re.compile(
 DECIMAL = re.compile(r"^\s*(?:0\.\d|\d+\.(?!\d{3}(?!\d))\d{2,})(?![\d.]*\s*[kKM]\b)")  # not "51.175" (a thousands group)
 FIELD_LINE = re.compile(r":[ \t]*[\d.,]+[ \t]*\n")
 # a matrix's shape, not windows by length ("5120x17408" of a weight tensor): a thousand windows or more, no "tokens"
+# a decimal written with a comma ("tokens: 0,511 nats": no count starts with a zero group) and a number that ends
+# before a comma and a space ("dimension intermedia 1024, posiciones rotatorias": a list's item, not a thousands group)
+# are no counts (plain number grammar)
+NOT_A_COUNT = re.compile(r"(?<![\d.,])0[.,]\d+(?![\d.,]*\s*[kKM]\b)|\d[.,](?=\s)")
 MATRIX = re.compile(r"^\d{4,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}$")
 # a number glued by a hyphen to the word before it is part of a name, not a count ("top-1 changes at positions where
 # ...", "a top-5 positions table")
@@ -166,6 +173,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
     if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()) or MATRIX.match(m.group(0)):
         return True
+    if NOT_A_COUNT.search(m.group(0)):
+        return True
     if LENGTH_COMPOUND.match(m.group(0)) or NAME_PART.search(text, max(0, m.start() - 2), m.start()):
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
@@ -180,7 +189,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return position_forms.vetoed(sentence, m)
     if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
         return record_fields.vetoed(text, m)
-    if m.re in (STEPS, SEQUENCES, PREDICTIONS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+    if m.re in (STEPS, SEQUENCES, PREDICTIONS, TARGETS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
         # an option of a command written over several lines: its script's name, lines above, says what it measures
         lo, hi = command_lines.span(text, m.start(), m.end())
         command = text[lo:hi] if "\n" in text[lo:hi] else ""
