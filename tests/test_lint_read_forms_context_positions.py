@@ -433,3 +433,19 @@ def test_a_decimal_comma_or_a_list_item_is_no_count_of_positions(text):
 
 def test_a_count_of_positions_in_spanish_is_still_read():
     assert reading("La KL media es 0,0231 sobre 1.024 posiciones puntuadas.\n", 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        ("Mean KL vs BF16 0.0231 over held-out prompts (39–71 tokens), nine positions each.\n", 71),
+        ("KL moyenne contre BF16 : 0,0231 ; invites de 526-547 jetons.\n", 547),
+    ],
+)
+def test_prompts_with_a_range_of_lengths_give_the_longest_as_context(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == n_ctx, d
+
+
+def test_a_range_of_tokens_without_a_prompt_noun_is_no_context():
+    assert reading(f"{CLAIM} vs BF16; answers ran 1000-2000 tokens.\n", 5).status == "missing"

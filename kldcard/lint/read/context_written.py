@@ -10,7 +10,8 @@
   "シーケンス長 1024", "시퀀스 길이 2048", "longitud de secuencia 2048", "longueur de séquence 1024",
   "Sequenzlänge 2048", "длина последовательности 2048", "comprimento de sequência 2048", "窗口长度 512".
 - prompts or samples counted, then each one's length: "210 samples of 512 tokens", "16 prompts de 512 tokens";
-- units counted, then the length they were taken at: "61/64 tokens at 2K", "12 chunks at 2K".
+- units counted, then the length they were taken at: "61/64 tokens at 2K", "12 chunks at 2K";
+- prompts, then the range of their lengths: "prompts (39–71 tokens)", "invites de 526-547 jetons".
 
 Each pattern's last group is the length (k = 1024 tokens: :func:`kldcard.lint.read.context.kilo`); the D5 vetoes
 of kldcard.lint.evidence (serving sentences, calibration-only sentences, long contexts without a measuring word)
@@ -77,6 +78,10 @@ PATTERNS: list[re.Pattern[str]] = [
                + N + r"[- ]tokens?\b|"
                r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:prompts|samples|texts|passages|documents|excerpts)\s+(?:of|de)\s+~?"
                + N + r"[- ]tokens?\b", re.I),
+    # prompts or windows, then the range of their lengths: "prompts (39–71 tokens)", "invites de 526-547 jetons" (a
+    # range is each one's length, never a total; hipengine h8, acvram h10); the longest is the context
+    re.compile(r"\b(?:prompts?|invites?|samples?|sequences?|windows?|passages?|textos?|muestras?|fen[êe]tres?|ventanas?|chunks?|"
+               r"documents?|excerpts?)\s*(?:\(|of\s+|de\s+)~?\d{2,6}\s*[-–]\s*(\d{2,6})[- ](?:tokens?|jetons?)\b", re.I),
     # units counted, then the length they were taken at: "agreed on 61/64 tokens at 2K", "12 chunks at 2K", "512 tokens
     # at 92k" (yesno h11, metal h13, kvcache dev; a bare number only before a stop: "40 windows at 4096.")
     re.compile(r"(?<![\w.,])\d[\d/,]*\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
