@@ -84,7 +84,8 @@ PATTERNS: list[re.Pattern[str]] = [
                r"documents?|excerpts?)\s*(?:\(|of\s+|de\s+)~?\d{2,6}\s*[-–]\s*(\d{2,6})[- ](?:tokens?|jetons?)\b", re.I),
     # units counted, then the length they were taken at: "agreed on 61/64 tokens at 2K", "12 chunks at 2K", "512 tokens
     # at 92k" (yesno h11, metal h13, kvcache dev; a bare number only before a stop: "40 windows at 4096.")
-    re.compile(r"(?<![\w.,])\d[\d/,]*\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
+    # (the count is bounded, "61/64" or "1,024": an unbounded run of digits and separators backtracks quadratically)
+    re.compile(r"(?<![\w.,/])(?:\d{1,3}(?:,\d{3})+|\d{1,6})(?:/\d{1,6})?\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
                r"(?:(\d{1,3}\s*[kK])(?![\w-])|(\d{3,6})(?=\s*[,;.)\]](?!\d)|\s*$))", re.I | re.M),
 ]
 # a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
