@@ -320,3 +320,132 @@ def test_final_logits_are_no_position_scheme(text):
 )
 def test_the_last_position_is_still_a_scheme(row):
     assert reading(f"{CLAIM_VS_BF16} {row}\n", 6).status != "missing"
+
+
+# ---- round 14: a mode of every token, windows counted by their source, a length in another step's section ---------
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16. The per-token KL can be taken at every token of the text and then averaged.\n",
+        f"{CLAIM} vs BF16.\n\nThe kernel loads the weights once, not again for each token.\n",
+    ],
+)
+def test_every_token_alone_is_a_mode_not_positions(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_every_token_with_a_count_near_it_is_read():
+    text = f"{CLAIM} vs BF16, scored at every token of 2,048 held-out tokens.\n"
+    assert reading(text, 6).status != "missing"
+
+
+def test_windows_counted_by_their_source_then_a_length_give_positions():
+    text = "Mean KL vs fp32 over 100 Simple English Wikipedia\npassages x 256 tokens: 0.0231.\n"
+    assert reading(text, 6).status != "missing"
+
+
+def test_a_source_times_a_length_without_a_measurement_is_no_count():
+    text = f"{CLAIM} vs BF16.\n\nThe training mix held 100 Simple English Wikipedia passages x 256 tokens.\n"
+    assert reading(text, 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BASE}## Arquitectura y entrenamiento\n\nEl pool de replay reúne 2.048 sesiones, con límite de contexto 8.192.\n",
+        f"{CLAIM_VS_BASE}## Deployment\n\n### Pins\n\n- Profile: 131,072-token context, FP16 cache, 512-token chunks, one slot\n",
+    ],
+)
+def test_a_length_in_a_training_or_deployment_section_is_no_context(text):
+    assert reading(text, 5).status == "missing"
+
+
+def test_a_length_in_a_measuring_subsection_of_a_deployment_is_read():
+    text = f"{CLAIM_VS_BASE}## Deployment\n\n### KL measurement\n\n- Profile: 512-token chunks, one slot\n"
+    assert reading(text, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL vs BF16 0.0231; the quant's top-1 agreed on 61/64 tokens at 2K and on 59/64 at 8K.\n",
+        "KLD against the f16 cache, 12 chunks at 2K: mean 0.0231.\n",
+    ],
+)
+def test_units_counted_at_a_length_give_the_context(text):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 2048, d
+
+
+def test_a_count_at_a_length_with_a_unit_after_is_no_context():
+    assert reading(f"{CLAIM} vs BF16; decode ran 64 tokens at 2048 MHz.\n", 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16; the KL is read at the next token alone, over twelve prompts.\n",
+        f"{CLAIM} vs BF16, scoring only the next-token distribution of each prompt.\n",
+    ],
+)
+def test_the_next_token_alone_is_a_scheme_of_positions(text):
+    assert reading(text, 6).status != "missing"
+
+
+def test_a_next_token_distribution_alone_is_no_scheme():
+    assert reading(f"{CLAIM}: the KL between the two next-token distributions.\n", 6).status == "missing"
+
+
+def test_a_quantizations_block_size_is_no_window():
+    assert reading(f"{CLAIM} vs BF16; with a block size of 128 the INT4 recipe is worse.\n", 5).status == "missing"
+
+
+def test_a_long_block_size_is_still_a_window():
+    d = reading(f"{CLAIM} vs BF16, measured with a block size of 1024.\n", 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 1024, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The FP32-reference screen, with eight passages and 256 targets, gives a mean KL of 0.0231.\n",
+        "Each next token is predicted from the text before it: 48 distinct targets, mean KL 0.0231 vs BF16.\n",
+    ],
+)
+def test_a_count_of_targets_is_a_count_of_positions(text):
+    assert reading(text, 6).status != "missing"
+
+
+def test_targets_of_a_plan_without_a_measurement_are_no_count():
+    assert reading(f"{CLAIM} vs BF16.\n\nThe roadmap lists 12 quarterly targets for the team.\n", 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La KL media frente a BF16 sobre los tokens: 0,511 nats; sin podar queda en 0,089 nats.\n",
+        "La KL media es 0,0231. Arquitectura: dimension intermedia 1024, posiciones rotatorias (RoPE).\n",
+    ],
+)
+def test_a_decimal_comma_or_a_list_item_is_no_count_of_positions(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_a_count_of_positions_in_spanish_is_still_read():
+    assert reading("La KL media es 0,0231 sobre 1.024 posiciones puntuadas.\n", 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        ("Mean KL vs BF16 0.0231 over held-out prompts (39–71 tokens), nine positions each.\n", 71),
+        ("KL moyenne contre BF16 : 0,0231 ; invites de 526-547 jetons.\n", 547),
+    ],
+)
+def test_prompts_with_a_range_of_lengths_give_the_longest_as_context(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == n_ctx, d
+
+
+def test_a_range_of_tokens_without_a_prompt_noun_is_no_context():
+    assert reading(f"{CLAIM} vs BF16; answers ran 1000-2000 tokens.\n", 5).status == "missing"

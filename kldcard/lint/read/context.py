@@ -129,6 +129,7 @@ MEASUREMENT = re.compile(
 )
 
 
+QUANT_BLOCK_MAX = 512  # a quantization block holds 16 to 256 weights (k-quant super-blocks, GPTQ/AWQ groups, FP8 tiles)
 KILO = re.compile(r"^\s*\d{1,3}\s*[kK]\s*$")
 
 
@@ -197,8 +198,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
     if context_written.calibration_sentence(sentence):
         return True  # "Para la calibracion se usan ventanas de 2048 tokens": the calibration's windows
-    if context_written.in_calibration_section(text, m.start(), sentence):
-        return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024")
+    if context_written.in_step_section(text, m.start(), sentence):
+        return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024"), a training or deployment
     if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
     if m.re is CARD_LANGUAGES and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
@@ -209,6 +210,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     length = numbers[-1] if numbers else 0
     if m.re in SHORT and length % 64:
         return True
+    if m.re is SIZE and m.group(0).lower().startswith("block") and length < QUANT_BLOCK_MAX:
+        return True  # "with a block size of 128": a quantization's block (32 to 256 weights), not a window
     return m.re is FIRST and not MEASUREMENT.search(sentence)
 
 

@@ -9,7 +9,9 @@
 - "sequence length" and "window length" in the card languages before the number: "序列长度 2048",
   "シーケンス長 1024", "시퀀스 길이 2048", "longitud de secuencia 2048", "longueur de séquence 1024",
   "Sequenzlänge 2048", "длина последовательности 2048", "comprimento de sequência 2048", "窗口长度 512".
-- prompts or samples counted, then each one's length: "210 samples of 512 tokens", "16 prompts de 512 tokens".
+- prompts or samples counted, then each one's length: "210 samples of 512 tokens", "16 prompts de 512 tokens";
+- units counted, then the length they were taken at: "61/64 tokens at 2K", "12 chunks at 2K";
+- prompts, then the range of their lengths: "prompts (39–71 tokens)", "invites de 526-547 jetons".
 
 Each pattern's last group is the length (k = 1024 tokens: :func:`kldcard.lint.read.context.kilo`); the D5 vetoes
 of kldcard.lint.evidence (serving sentences, calibration-only sentences, long contexts without a measuring word)
@@ -76,6 +78,15 @@ PATTERNS: list[re.Pattern[str]] = [
                + N + r"[- ]tokens?\b|"
                r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:prompts|samples|texts|passages|documents|excerpts)\s+(?:of|de)\s+~?"
                + N + r"[- ]tokens?\b", re.I),
+    # prompts or windows, then the range of their lengths: "prompts (39–71 tokens)", "invites de 526-547 jetons" (a
+    # range is each one's length, never a total; hipengine h8, acvram h10); the longest is the context
+    re.compile(r"\b(?:prompts?|invites?|samples?|sequences?|windows?|passages?|textos?|muestras?|fen[êe]tres?|ventanas?|chunks?|"
+               r"documents?|excerpts?)\s*(?:\(|of\s+|de\s+)~?\d{2,6}\s*[-–]\s*(\d{2,6})[- ](?:tokens?|jetons?)\b", re.I),
+    # units counted, then the length they were taken at: "agreed on 61/64 tokens at 2K", "12 chunks at 2K", "512 tokens
+    # at 92k" (yesno h11, metal h13, kvcache dev; a bare number only before a stop: "40 windows at 4096.")
+    # (the count is bounded, "61/64" or "1,024": an unbounded run of digits and separators backtracks quadratically)
+    re.compile(r"(?<![\w.,/])(?:\d{1,3}(?:,\d{3})+|\d{1,6})(?:/\d{1,6})?\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
+               r"(?:(\d{1,3}\s*[kK])(?![\w-])|(\d{3,6})(?=\s*[,;.)\]](?!\d)|\s*$))", re.I | re.M),
 ]
 # a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
 # context"), in the card languages
@@ -97,29 +108,50 @@ def not_measured(text: str, m: re.Match[str]) -> bool:
     return bool(NOT_MEASURED.search(rest[: end.start() if end else len(rest)]))
 
 
-# a section about making the calibration (its heading names calibration or an imatrix and no KL term): a window,
-# stride or -c there is the calibration run's, not the measurement's
-CALIBRATION_HEADING = re.compile(r"calibrat|imatrix|importance matrix|校正|校准|キャリブレーション|étalonnage|Kalibrier", re.I)
+# a section about another step than the measurement (its heading names calibration or an imatrix, training, or a
+# deployment, and no KL term): a window, stride or context there is that step's, not the measurement's ("### 校正" then
+# "window=1024, stride=1024"; "## Arquitectura y entrenamiento" then "límite de contexto 8.192"; "## Deployment" /
+# "### Pins" then "262,144-token context, ... 256-token chunks"). A subheading that names no step either way is read
+# by its parent heading's words (plain document structure).
+STEP_HEADING = re.compile(
+    r"calibrat|imatrix|importance matrix|校正|校准|キャリブレーション|étalonnage|Kalibrier|"
+    r"\btrain(?:ing)?\b|fine-?tun|entrenamiento|treinamento|entraînement|训练|訓練|学習|학습|обучени|"
+    r"\bdeploy(?:ment|ing)?\b|despliegue|déploiement|部署|デプロイ|배포",
+    re.I,
+)
 KL_HEADING = re.compile(KL_MENTION + r"|perplex|PPL|evaluat|measur|精度|评估|評価", re.I)
 # the calibration word in the card languages (the English "calibrat..." is evidence._calibration_only's): a sentence
 # that speaks of calibration and of no measurement gives the calibration's windows ("Para la calibracion se usan
 # ventanas de 2048 tokens"), as its English form does
 CALIBRATION_WORDS = re.compile(r"calibraci[óo]n|calibra[çc][ãa]o|étalonnage|Kalibrier|калибровк|キャリブレーション|캘리브레이션|校正|校准", re.I)
 MEASURED_WORDS = re.compile(KL_MENTION + r"|perplej|perplex|PPL|evalua|[ée]valu|medi[dr]|mesur|gemessen|измер|評価|评估|测量|測定", re.I)
-HEADING = re.compile(r"^[ \t]{0,3}#{2,6}[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
+HEADING = re.compile(r"^[ \t]{0,3}(#{2,6})[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
 
 
-def in_calibration_section(text: str, at: int, sentence: str = "") -> bool:
-    """Whether ``at`` lies under a (sub)heading about calibration that names no KL term or evaluation, in a
-    sentence that names none either."""
+def in_step_section(text: str, at: int, sentence: str = "") -> bool:
+    """Whether ``at`` lies under a (sub)heading about another step (calibration, training, deployment) that names no KL
+    term or evaluation, in a sentence that names none either; a subheading that names neither is read by its parent."""
     if KL_HEADING.search(sentence):
         return False
-    start = text.rfind("\n#", 0, at)
-    line_start = start + 1 if start >= 0 else (0 if text.startswith("#") else -1)
-    if line_start < 0:
-        return False
-    h = HEADING.match(text, line_start)
-    return bool(h) and bool(CALIBRATION_HEADING.search(h.group(0))) and not KL_HEADING.search(h.group(0))
+    level = 7
+    end = at
+    while level > 2:
+        start = text.rfind("\n#", 0, end)
+        line_start = start + 1 if start >= 0 else (0 if text.startswith("#") else -1)
+        if line_start < 0:
+            return False
+        h = HEADING.match(text, line_start)
+        end = max(line_start - 1, 0)
+        if not h or len(h.group(1)) >= level:
+            if line_start == 0:
+                return False
+            continue
+        if KL_HEADING.search(h.group(0)):
+            return False
+        if STEP_HEADING.search(h.group(0)):
+            return True
+        level = len(h.group(1))
+    return False
 
 
 def calibration_sentence(sentence: str) -> bool:

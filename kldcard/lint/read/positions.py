@@ -56,6 +56,9 @@ COUNTS = [
     # "4,080 WikiText next-token predictions", "15520 independent predictions", "19 456 scored predictions": each prediction
     # is a scored position (in a sentence about the measurement)
     PREDICTIONS := re.compile(r"(?<![\w.,])(\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:[\w-]+\s+){0,2}?predictions\b", I),
+    # "256 targets", "48 distinct targets", "29,955 targets": each target token is a scored position (riley h13, mxwave
+    # h12, autotrust dev: three authors); in a sentence about the measurement or a KL table, as predictions
+    TARGETS := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:[a-z][\w-]*\s+)?targets\b", I),
     # "65.536 previsões por modelo", "78 de las 952 predicciones": the same count in the Romance card languages (a "."
     # between thousands); holdout11 pt_dcg1 and holdout12 es_licitaciones, two authors. Not gated by a measuring word:
     # both sentences state the count plainly beside a table or a paragraph of KL values
@@ -82,8 +85,9 @@ SCHEMES = [
     # ("final logits" are the output layer's logits, whatever position: "final-logit KLD", "| final-logit L2 |")
     ("last-token", re.compile(r"\b(?:last|final)[- ](?:token|position)s?\b|\blast[- ]logits?\b", I)),
     ("first-token", re.compile(r"(?<!time to )(?<!time-to-)\bfirst[- ](?:token|generated token|position)s?\b", I)),  # not TTFT
-    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\bevery (?:scored )?token\b|\beach token\b|"
-                       r"\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
+    ("all", re.compile(r"\bfull[- ]window\b|\bwhole[- ]window\b|\ball (?:scored )?tokens\b(?!\s+(?:of|in)\s+the\s+vocab)", I)),
+    # "every token", "each position": a mode as "teacher-forced" is (see EVERY below)
+    ("all", EVERY := re.compile(r"\b(?:every|each) (?:scored )?(?:token|position)\b", I)),
     # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
     ("tail", re.compile(r"\b(?:last|final)\s+\d+\s+tokens\s+of\s+(?:each|every)\b", I)),
     ("range", re.compile(r"\bpositions?\s+\d+\s*(?:-|–|\.\.|to)\s*\d+\b", I)),
@@ -92,6 +96,9 @@ SCHEMES = [
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
         r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
+    # "KL is read at the next token alone", "only the next-token endpoint": one scored position per prompt, as the
+    # first-token scheme (holdout12 finance and enoch; the labels' next-token precedent, holdout13 f)
+    ("next-token", re.compile(r"\b(?:only|just)\s+(?:the\s+)?next[- ]token\b|\bnext[- ]token\s+(?:\w+\s+)?(?:alone|only)\b", I)),
     # "context 2048, stride 512", "--stride 512", "window=1024, stride=1024": windows laid over the text at a stride
     # score the positions past the overlap, a scheme of positions (holdout12 b12x and the Reddit vLLM score-mode post,
     # two authors; holdout9 rtx6kpro and dev festr2 state it beside a count); a perplexity-only stride is vetoed
@@ -102,6 +109,9 @@ SCHEMES = [
 ]
 PATTERNS = COUNTS + [p for _, p in SCHEMES] + position_counts.PATTERNS  # plain token and window counts (read.position_counts)
 PATTERNS += position_forms.PATTERNS  # "n=256" beside a KL (read.position_forms)
+# windows counted by what they were cut from, then their length ("100 Simple English Wikipedia passages x 256 tokens",
+# as evidence_patterns' "40×512 tokens"): a count of scored windows, D5's form (context.TOKENS_PRODUCT) read for D6
+PATTERNS.append(context.TOKENS_PRODUCT)
 PATTERNS += record_fields.PATTERNS[6]  # a record's field: `"prediction_positions": 2047`, `chunks: 80` (read.record_fields)
 MEASUREMENT = re.compile(
     KL_MENTION + r"|\bscor(?:e|ed|es|ing)\b|\bmeasur|\bevaluat|\bcompar|\bcomput(?:ed|ing)\b|"
@@ -116,6 +126,10 @@ MEASUREMENT = re.compile(
 DECIMAL = re.compile(r"^\s*(?:0\.\d|\d+\.(?!\d{3}(?!\d))\d{2,})(?![\d.]*\s*[kKM]\b)")  # not "51.175" (a thousands group)
 FIELD_LINE = re.compile(r":[ \t]*[\d.,]+[ \t]*\n")
 # a matrix's shape, not windows by length ("5120x17408" of a weight tensor): a thousand windows or more, no "tokens"
+# a decimal written with a comma ("tokens: 0,511 nats": no count starts with a zero group) and a number that ends
+# before a comma and a space ("dimension intermedia 1024, posiciones rotatorias": a list's item, not a thousands group)
+# are no counts (plain number grammar)
+NOT_A_COUNT = re.compile(r"(?<![\d.,])0[.,]\d+(?![\d.,]*\s*[kKM]\b)|\d[.,](?=\s)")
 MATRIX = re.compile(r"^\d{4,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}$")
 # a number glued by a hyphen to the word before it is part of a name, not a count ("top-1 changes at positions where
 # ...", "a top-5 positions table")
@@ -159,11 +173,13 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     field = FIELD_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.end())
     if DECIMAL.match(m.group(0)) or (field is not None and field.end() > m.start()) or MATRIX.match(m.group(0)):
         return True
+    if NOT_A_COUNT.search(m.group(0)):
+        return True
     if LENGTH_COMPOUND.match(m.group(0)) or NAME_PART.search(text, max(0, m.start() - 2), m.start()):
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
-    if m.re is TEACHER_FORCED and not NEAR_COUNT.search(near_lines(text, m)):
+    if m.re in (TEACHER_FORCED, EVERY) and not NEAR_COUNT.search(near_lines(text, m)):
         return True
     if m.re is STRIDED and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
@@ -173,7 +189,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return position_forms.vetoed(sentence, m)
     if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
         return record_fields.vetoed(text, m)
-    if m.re in (STEPS, SEQUENCES, PREDICTIONS, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+    if m.re in (STEPS, SEQUENCES, PREDICTIONS, TARGETS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
         # an option of a command written over several lines: its script's name, lines above, says what it measures
         lo, hi = command_lines.span(text, m.start(), m.end())
         command = text[lo:hi] if "\n" in text[lo:hi] else ""
