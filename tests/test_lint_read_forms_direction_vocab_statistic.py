@@ -142,6 +142,7 @@ def test_an_n_entry_table_is_no_vocabulary():
     [
         "The KL vs BF16 KV at 8192 ctx / top-500: 0.0121 (top-1 99%).\n",
         "The knee metric is KLD(bf16‖quant) from the patched\n`score --kl-ref` (top-64): the KLD was 0.021 at the knee.\n",
+        "We score KL(bf16 || quant) over the answer tokens, top-32.\nThe mean KLD is 0.0187.\n",  # a direction's bar is no cell border
     ],
 )
 def test_a_top_k_qualifying_the_kl(text):
@@ -159,6 +160,32 @@ def test_a_top_k_qualifying_the_kl(text):
     ],
 )
 def test_a_top_k_of_another_metric_or_a_loss(text):
+    assert reading(text, 8).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "KL_t = sum_v p(v|x_t) * log(p(v|x_t) / q(v|x_t))",
+        "D_{\\mathrm{KL}}(P\\|Q) = \\sum_{v \\in V} P(v) \\log \\frac{P(v)}{Q(v)}",
+    ],
+)
+def test_a_kl_formula_summing_over_the_vocabulary(formula):
+    assert reading(formula + "\nThe mean KL over the test set is 0.0213.\n", 8).status != "missing"
+
+
+def test_another_quantitys_sum_over_the_vocabulary_is_no_kls():
+    text = "Overlap = sum_v min(p(v), q(v)), averaged over positions.\n\nThe mean KL over the test set is 0.0213.\n"
+    assert reading(text, 8).status == "missing"
+
+
+def test_a_softmax_over_a_logits_shape_gives_the_vocabulary():
+    text = "Each eval runs one fp32 log-softmax over `[256, 151936]` per prompt; mean KL 0.0213.\n"
+    assert reading(text, 8).status != "missing"
+
+
+def test_a_shape_far_from_logits_or_softmax_is_no_vocabulary():
+    text = "The embedding table has shape `[256, 151936]`; mean KL 0.0213.\n"
     assert reading(text, 8).status == "missing"
 
 
