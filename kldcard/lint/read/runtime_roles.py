@@ -10,13 +10,19 @@ in its own clause gives it another job.
   about speed, latency, memory or support by its label or a latency figure ("| Primer token en RTX 4090 | 35 ms |");
 - the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
 - for serving or recommended ("vLLM for serving", "we recommend llama.cpp"), or under a heading about usage,
-  serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term.
+  serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term;
+- under a heading about training ("## Arquitectura y entrenamiento", "## Training details", "### 训练过程"), in a
+  sentence that measures no KL (one without a KL term, or whose KL is a training loss's): the hardware and engines
+  there trained or made the model, another step than the measurement (CONVENTIONS round 11, point 3: hardware "for
+  another step (serving, quantizing, training) does not give D2"); labelled so for violetxi (holdout13/c),
+  augustine223 and johneeee (holdout9/c), the NeMo-RL and verl rollout texts (holdout7/b).
 """
 
 from __future__ import annotations
 
 import re
 
+from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import runtime_targets
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -113,3 +119,23 @@ def speed_table_row(text: str, at: int) -> bool:
     row = text[line_start : row_end if row_end >= 0 else len(text)]
     label = row.lstrip("| \t").split("|", 1)[0]
     return start != line_start and bool(SPEED_LABEL.search(label) or LATENCY.search(row)) and not KL_HEADER.search(row)
+
+
+# a heading about training the model (not "post-training quantization", which is the quantizing the card measures)
+TRAINING_HEADING = re.compile(
+    r"(?<!post-)(?<!post )\b(?:training|trained|fine-?tuning|entrenamiento|treinamento|treino|entra[iî]nement)\b|训练|訓練|学習", I
+)
+
+# ... unless it sets training against inference ("Training-Inference Mismatch", "Treino-Inferência", "training vs
+# rollout"): the RL mismatch the KL measures between the trainer's and the inference engine's probabilities
+INFERENCE_TOO = re.compile(r"\b(?:inf[eé]r[eêé]n\w*|rollouts?)\b|推理|推論", I)  # inference, inferência, inférence
+
+
+def training_section(text: str, m: re.Match[str], sentence: str) -> bool:
+    """Whether ``m`` lies under a (sub)heading about training, in a sentence that measures no KL (no KL term, or a
+    training loss's KL): the device or engine trained or made the model."""
+    start = text.rfind("\n#", 0, m.start())
+    h = SECTION_HEADING.match(text, start + 1) if start >= 0 else None
+    if h is None or not TRAINING_HEADING.search(h.group(0)) or INFERENCE_TOO.search(h.group(0)):
+        return False
+    return not LINE_KL.search(sentence) or bool(TRAINING_CONTEXT.search(sentence))
