@@ -67,6 +67,24 @@ def test_an_arrow_between_roles_is_a_direction(text):
     assert reading(text, 7).status != "missing"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Check | Value |\n|---|---|\n| KL(ref \\|\\| port) | 2.1e-07 |\n",  # Markdown's escaped bars inside a cell
+        "The mean KL is 0.0123, where\n\n$$\nD_{\\mathrm{KL}}(P\\|Q) = \\sum_i P(i) \\log(P(i)/Q(i))\n$$\n",  # LaTeX's double bar
+        # a settings column named "Policy" beside the formula's own header cell
+        "| Policy | Mean KL(BF16 ref || cand) | Rows |\n|---|---|---|\n| keep-8 | 0.0123 | 512 |\n",
+    ],
+)
+def test_a_kl_formula_escaped_or_beside_a_policy_column(text):
+    assert reading(text, 7).status != "missing"
+
+
+def test_a_kl_formula_in_a_policy_cell_is_still_trainings():
+    text = "| Run | KL(pi || pi_ref) under the policy loss |\n|---|---|\n| r1 | 0.0123 |\n"
+    assert reading(text, 7).status == "missing"
+
+
 # ---- D8: the vocabulary ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text",

@@ -267,9 +267,9 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
 
 
 def _d7_all(doc: Doc) -> list[re.Match[str]]:
-    out = _all(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
+    out = _all(doc, D7, direction.in_training)
     # and (kldcard.lint.read.direction) a formula under another name or joined by an arrow, roles, code, words
-    out += _all(doc, direction.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or not direction.is_formula(m))
+    out += _all(doc, direction.PATTERNS, lambda s, m: direction.in_training(s, m) or not direction.is_formula(m))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
     # (between roles: "(hf->tt)" next to "(tt->hf)" are two conversions, not two directions of KL)
