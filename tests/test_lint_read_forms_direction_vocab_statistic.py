@@ -85,6 +85,16 @@ def test_a_kl_formula_in_a_policy_cell_is_still_trainings():
     assert reading(text, 7).status == "missing"
 
 
+def test_a_written_out_sum_with_a_conditioned_argument_gives_the_direction():
+    text = "KL_t = sum_v p_ref(v|x_t) × log(p_ref(v|x_t) / p_q(v|x_t))\nThe mean KL is 0.0123.\n"
+    assert reading(text, 7).status != "missing"
+
+
+def test_a_sum_without_a_log_gives_no_direction():
+    text = "Overlap_t = sum_v p_ref(v|x_t) × min(1, p_q(v|x_t))\nThe mean KL is 0.0123.\n"
+    assert reading(text, 7).status == "missing"
+
+
 # ---- D8: the vocabulary ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text",
