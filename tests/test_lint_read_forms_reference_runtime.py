@@ -374,3 +374,20 @@ def test_an_engine_in_a_conversion_checked_by_its_kl_is_the_checks():
 def test_an_engine_that_converted_the_files_is_still_the_quantizers():
     text = "The files were converted with llama.cpp and its conversion script; the mean KL to bf16 is 0.0213.\n"
     assert reading(text, 2).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Against the standard Q4_K_M of llama.cpp (247 MB) the KL is 0.0255; ours gets 0.0142.\n",
+        "Con el Q4_K_M estándar de llama.cpp la KL media es de 0,0255 y con el nuestro de 0,0142.\n",
+        "The mean KL of llama.cpp's Q4_0 format against bf16 is 0.0255.\n",
+    ],
+)
+def test_an_engine_owning_a_quant_type_is_not_the_runtime(text):
+    assert reading(text, 2).status == "missing"
+
+
+def test_an_engine_that_scored_a_quant_type_is_still_the_runtime():
+    text = "We scored the Q4_K_M file with llama.cpp: the mean KL against bf16 is 0.0255.\n"
+    assert reading(text, 2).status != "missing"
