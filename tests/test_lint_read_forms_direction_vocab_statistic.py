@@ -67,6 +67,34 @@ def test_an_arrow_between_roles_is_a_direction(text):
     assert reading(text, 7).status != "missing"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Check | Value |\n|---|---|\n| KL(ref \\|\\| port) | 2.1e-07 |\n",  # Markdown's escaped bars inside a cell
+        "The mean KL is 0.0123, where\n\n$$\nD_{\\mathrm{KL}}(P\\|Q) = \\sum_i P(i) \\log(P(i)/Q(i))\n$$\n",  # LaTeX's double bar
+        # a settings column named "Policy" beside the formula's own header cell
+        "| Policy | Mean KL(BF16 ref || cand) | Rows |\n|---|---|---|\n| keep-8 | 0.0123 | 512 |\n",
+    ],
+)
+def test_a_kl_formula_escaped_or_beside_a_policy_column(text):
+    assert reading(text, 7).status != "missing"
+
+
+def test_a_kl_formula_in_a_policy_cell_is_still_trainings():
+    text = "| Run | KL(pi || pi_ref) under the policy loss |\n|---|---|\n| r1 | 0.0123 |\n"
+    assert reading(text, 7).status == "missing"
+
+
+def test_a_written_out_sum_with_a_conditioned_argument_gives_the_direction():
+    text = "KL_t = sum_v p_ref(v|x_t) × log(p_ref(v|x_t) / p_q(v|x_t))\nThe mean KL is 0.0123.\n"
+    assert reading(text, 7).status != "missing"
+
+
+def test_a_sum_without_a_log_gives_no_direction():
+    text = "Overlap_t = sum_v p_ref(v|x_t) × min(1, p_q(v|x_t))\nThe mean KL is 0.0123.\n"
+    assert reading(text, 7).status == "missing"
+
+
 # ---- D8: the vocabulary ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text",
@@ -142,6 +170,7 @@ def test_an_n_entry_table_is_no_vocabulary():
     [
         "The KL vs BF16 KV at 8192 ctx / top-500: 0.0121 (top-1 99%).\n",
         "The knee metric is KLD(bf16‖quant) from the patched\n`score --kl-ref` (top-64): the KLD was 0.021 at the knee.\n",
+        "We score KL(bf16 || quant) over the answer tokens, top-32.\nThe mean KLD is 0.0187.\n",  # a direction's bar is no cell border
     ],
 )
 def test_a_top_k_qualifying_the_kl(text):
@@ -159,6 +188,32 @@ def test_a_top_k_qualifying_the_kl(text):
     ],
 )
 def test_a_top_k_of_another_metric_or_a_loss(text):
+    assert reading(text, 8).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "KL_t = sum_v p(v|x_t) * log(p(v|x_t) / q(v|x_t))",
+        "D_{\\mathrm{KL}}(P\\|Q) = \\sum_{v \\in V} P(v) \\log \\frac{P(v)}{Q(v)}",
+    ],
+)
+def test_a_kl_formula_summing_over_the_vocabulary(formula):
+    assert reading(formula + "\nThe mean KL over the test set is 0.0213.\n", 8).status != "missing"
+
+
+def test_another_quantitys_sum_over_the_vocabulary_is_no_kls():
+    text = "Overlap = sum_v min(p(v), q(v)), averaged over positions.\n\nThe mean KL over the test set is 0.0213.\n"
+    assert reading(text, 8).status == "missing"
+
+
+def test_a_softmax_over_a_logits_shape_gives_the_vocabulary():
+    text = "Each eval runs one fp32 log-softmax over `[256, 151936]` per prompt; mean KL 0.0213.\n"
+    assert reading(text, 8).status != "missing"
+
+
+def test_a_shape_far_from_logits_or_softmax_is_no_vocabulary():
+    text = "The embedding table has shape `[256, 151936]`; mean KL 0.0213.\n"
     assert reading(text, 8).status == "missing"
 
 

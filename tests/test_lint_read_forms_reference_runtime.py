@@ -348,3 +348,46 @@ def test_a_contrasted_tool_is_not_recognised(text):
 def test_a_tool_that_ran_is_recognised(text):
     tool = recognise(CLAIM + text)
     assert tool is not None and tool.name == "llama-perplexity"
+
+
+# a device or engine under a training heading trained the model: another step than the measurement (runtime_roles)
+TRAINED = (
+    "# tiny-coder\n\nMean KL against the base model: 0.018.\n\n## Training details\n\n"
+    "The run took two epochs with a cosine schedule on four H100 GPUs.\n"
+)
+
+
+def test_hardware_in_a_training_section_is_not_the_runtime():
+    assert reading(TRAINED, 2).status == "missing"
+
+
+def test_hardware_in_a_training_sections_kl_measurement_is_still_read():
+    text = TRAINED + "After training, the KL against the base model was measured on one H100: mean 0.018.\n"
+    assert reading(text, 2).status != "missing"
+
+
+def test_an_engine_in_a_conversion_checked_by_its_kl_is_the_checks():
+    text = "The conversion was checked in two steps: between the F16 logits in llama.cpp and the HF ones the mean KL is 7.6e-6.\n"
+    assert reading(text, 2).status != "missing"
+
+
+def test_an_engine_that_converted_the_files_is_still_the_quantizers():
+    text = "The files were converted with llama.cpp and its conversion script; the mean KL to bf16 is 0.0213.\n"
+    assert reading(text, 2).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Against the standard Q4_K_M of llama.cpp (247 MB) the KL is 0.0255; ours gets 0.0142.\n",
+        "Con el Q4_K_M estándar de llama.cpp la KL media es de 0,0255 y con el nuestro de 0,0142.\n",
+        "The mean KL of llama.cpp's Q4_0 format against bf16 is 0.0255.\n",
+    ],
+)
+def test_an_engine_owning_a_quant_type_is_not_the_runtime(text):
+    assert reading(text, 2).status == "missing"
+
+
+def test_an_engine_that_scored_a_quant_type_is_still_the_runtime():
+    text = "We scored the Q4_K_M file with llama.cpp: the mean KL against bf16 is 0.0255.\n"
+    assert reading(text, 2).status != "missing"

@@ -240,6 +240,16 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
                   key=lambda m: m.start())
 
 
+# a conversion checked by its KL ("the conversion was verified stage by stage: ... a mean KL of 7.6e-6 between the GGUF
+# and the HF logits"): the engine named in that sentence ran the check, not the converter (port parity, general)
+CONVERSION = re.compile(r"\bconver(?:sion|ter)\b", I)
+
+
+def _checked_conversion(sentence: str) -> bool:
+    """Whether the only quantizer word of ``sentence`` is a conversion, and a KL term measures it there."""
+    return bool(CONVERSION.search(sentence)) and not QUANTIZER.search(CONVERSION.sub(" ", sentence)) and bool(KL_MENTIONED.search(sentence))
+
+
 def _d2_all(doc: Doc) -> list[re.Match[str]]:
     # an engine with its version, or hardware; and (kldcard.lint.read.runtime) the engine named without a
     # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
@@ -247,9 +257,11 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
     def veto(s: str, m: re.Match[str]) -> bool:
         hardware = m.re is D2[2] or m.re is runtime.DEVICE
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
-        quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s))
+        quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s)) and not _checked_conversion(s)
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
         if m.re is not runtime.NAMED_TOOL and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
+            return True
+        if runtime_roles.training_section(doc.text, m, s):  # in a training section, for training
             return True
         return quantizer or (hardware and (_deployed(s, m) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near, title=runtime.in_title(doc.text, m.start()))
 
@@ -257,9 +269,9 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
 
 
 def _d7_all(doc: Doc) -> list[re.Match[str]]:
-    out = _all(doc, D7, lambda s, _: bool(TRAINING_CONTEXT.search(s)))
+    out = _all(doc, D7, direction.in_training)
     # and (kldcard.lint.read.direction) a formula under another name or joined by an arrow, roles, code, words
-    out += _all(doc, direction.PATTERNS, lambda s, m: bool(TRAINING_CONTEXT.search(s)) or not direction.is_formula(m))
+    out += _all(doc, direction.PATTERNS, lambda s, m: direction.in_training(s, m) or not direction.is_formula(m))
     arrows = list(finditer(ARROW, doc.scanned))  # "(q→o)" next to "(o→q)": both directions, labelled
     pairs = {(a.group(1), a.group(2)) for a in arrows}
     # (between roles: "(hf->tt)" next to "(tt->hf)" are two conversions, not two directions of KL)

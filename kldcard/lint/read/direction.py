@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import direction_forms
 from kldcard.lint.read.terms import KL_WORD
 
@@ -31,12 +32,13 @@ PREFIX = r"^\W*(?:log[_ ]?)?(?:[PQ]_)?\{?"  # "p_ref", "log_q", "P_{teacher}"
 REF_SIDE = re.compile(PREFIX + r"(?:" + REF_WORDS + r")(?![a-z0-9])", I)
 CAND_SIDE = re.compile(PREFIX + r"(?:" + CAND_WORDS + r")(?![a-z0-9])", I)
 
-SEP = r"(?:‖|\|\||∥|→|->|,)"
+# (Markdown escapes a bar inside a table cell, "KL(ref \\|\\| ours)", and LaTeX writes the double bar "\\|": "D_{\\mathrm{KL}}(P\\|Q)")
+SEP = r"(?:‖|\|\||∥|\\\|\\\||\\\||→|->|,)"
 SIDE = r"[^()\[\]\n‖∥|,]{1,40}?"
-# a KL formula whose name the base pattern does not take ("KLD(", "KL-div(", "D_KL[") or whose sides are
+# a KL formula whose name the base pattern does not take ("KLD(", "KL-div(", "D_KL[", LaTeX's "D_{\\mathrm{KL}}(") or whose sides are
 # joined by an arrow ("KL(base→quant)"); a record key's prefix may stand before it ("mean_kld(f32 kernel || fp64 oracle)")
 FORMULA = re.compile(
-    r"(?<![A-Za-z])(?:D_?KL|KL(?:D|[- ]?div(?:ergence)?)?)\s*(?:[\(\[]\s*(?P<a>" + SIDE + r")\s*(?P<sep>" + SEP + r")\s*"
+    r"(?<![A-Za-z])(?:D_?KL|KL(?:D|[- ]?div(?:ergence)?)?)\}*\s*(?:[\(\[]\s*(?P<a>" + SIDE + r")\s*(?P<sep>" + SEP + r")\s*"
     r"(?P<b>" + SIDE + r")\s*[\)\]])",
     I,
 )
@@ -148,3 +150,16 @@ def in_words(text: str) -> str | None:
         if m is not None and is_formula(m):
             return classify(m.group(0)) or "as-written"
     return None
+
+
+def in_training(sentence: str, m: re.Match[str]) -> bool:
+    """Whether the statement around ``m`` speaks of training (a penalty, a policy, a loss: the KL is no measurement's);
+    in a table row only the match's own cell counts, as a "Policy" column beside a "Mean KL(ref || cand)" header names
+    the row's settings, not an RL policy (table layout)."""
+    if sentence.lstrip().startswith("|"):
+        at = sentence.find(m.group(0))
+        if at >= 0:
+            left = sentence.rfind("|", 0, at)
+            right = sentence.find("|", at + len(m.group(0)))
+            sentence = sentence[left + 1 : right if right >= 0 else len(sentence)]
+    return bool(TRAINING_CONTEXT.search(sentence))

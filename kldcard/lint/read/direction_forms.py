@@ -27,7 +27,8 @@ CAND_SIDE = re.compile(r"^\W*(?:q(?!\w)|quant\w*|cand\w*|test|student|new|compre
 
 ROLE = r"(?:reference|ref|teacher|original|base(?:line)?|parent|BF16|FP16|F16|FP32|full[- ]precision|unquantized|quant\w*|candidate|student|compressed|Q\d\w*)"
 WEIGHT = re.compile(
-    r"(?:\bsum|Σ|∑)_?\{?\w{0,6}\}?\s*(?P<a>[pq]_?\{?\w{1,12}\}?)\s*\(\s*\w{0,4}\s*\)\s*[*·]?\s*(?:\\?log|ln)\b|"
+    # (the argument may carry its condition, "p_ref(v|context_t)", and × multiply as * and · do: probability notation)
+    r"(?:\bsum|Σ|∑)_?\{?\w{0,6}\}?\s*(?P<a>[pq]_?\{?\w{1,12}\}?)\s*\(\s*\w{0,4}(?:\s*\|\s*[\w,]{1,16})?\s*\)\s*[*·×]?\s*(?:\\?log|ln)\b|"
     r"\bE_?\{?(?P<b>[pq](?:_?\{?\w{1,12}\}?)?)\}?\s*\[[^\]\n]{0,40}\][^.\n]{0,20}?\bwith\s+[pq]\s+(?:the\s+|being\s+the\s+)?(?P<c>" + ROLE + r")",
     I,
 )

@@ -8,15 +8,22 @@ in its own clause gives it another job.
 - an engine's own artefacts, not a run: "the existing llama.cpp quantizations", "vLLM quant types", "MLX affine";
 - a row of a table whose header is about speed and names no KL term ("| M1 Max | 64 GB | ~350 tok/s |"), or a row
   about speed, latency, memory or support by its label or a latency figure ("| Primer token en RTX 4090 | 35 ms |");
+- the owner of a quantization type or preset: "el Q4_K_M estándar de llama.cpp", "llama.cpp's Q4_0 format";
 - the text of an HTML link ("<a href=…>Quantized KV Cache - vLLM</a>"), which names a page;
 - for serving or recommended ("vLLM for serving", "we recommend llama.cpp"), or under a heading about usage,
-  serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term.
+  serving or installation ("## Usage", "## How to run", "## 使い方") on a line without a KL term;
+- under a heading about training ("## Arquitectura y entrenamiento", "## Training details", "### 训练过程"), in a
+  sentence that measures no KL (one without a KL term, or whose KL is a training loss's): the hardware and engines
+  there trained or made the model, another step than the measurement (CONVENTIONS round 11, point 3: hardware "for
+  another step (serving, quantizing, training) does not give D2"); labelled so for violetxi (holdout13/c),
+  augustine223 and johneeee (holdout9/c), the NeMo-RL and verl rollout texts (holdout7/b).
 """
 
 from __future__ import annotations
 
 import re
 
+from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import runtime_targets
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -44,6 +51,14 @@ ROLE_AFTER = re.compile(
     r"(?:\s+\S+){0,2}?\s+for\s+(?:serving|deployment|production)\b)",
     I,
 )
+# the engine as the owner of a quantization type or preset, not a run: "el Q4_K_M estándar de llama.cpp", "un preset de
+# llama.cpp", "la heurística de Q4_K_M de llama.cpp", "llama.cpp's Q4_0 format" (atomicchat holdout13/c, openmed holdout9/c,
+# the Gemma QAT thread holdout13/e); a quant type's name (Q4_K_M, IQ3_XXS) and a possessive are general grammar
+QUANT_TYPE = r"(?:I?Q\d(?:_[0-9A-Z]+)*|presets?|heur[ií]stic\w*|formats?|quant(?:s|ization)?\s+types?)"
+FORMAT_OWNER_BEFORE = re.compile(
+    QUANT_TYPE + r"\s+(?:(?:est[aá]ndar|standard|stock|default|por\s+defecto)\s+)?(?:de|of|from)\s+(?:la\s+|the\s+)?[*_`]*$", I
+)
+FORMAT_OWNER_AFTER = re.compile(r"[*_`]*'s\s+(?:(?:standard|stock|default)\s+)?" + QUANT_TYPE + r"\b", I)
 SERVED = re.compile(r"(?:serv|deploy|host)", I)
 CLAUSE_START = re.compile(r"[.;:!?\n](?=[^.;:!?\n]*$)")
 SPEED_HEADER = re.compile(r"tok(?:ens)?/s|\bt/s\b|\bspeed\b|\bthroughput\b|\blatency\b|\bprefill\b", I)
@@ -66,6 +81,8 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     role = ROLE_BEFORE.search(clause_before)
     if role and SERVED.match(role.group(0)) and KL_HEADER.search(clause_before):
         role = None  # "the KLD of the model served with vLLM 0.9": a measurement through a served engine
+    if FORMAT_OWNER_BEFORE.search(head) or FORMAT_OWNER_AFTER.match(text, m.end()):  # the engine owns a quant format
+        return True
     if role or ROLE_AFTER.match(text, m.end()) or runtime_targets.aimed(text, m):  # targeted, fitted, needed
         return True
     if HTML_LINK_OPEN.search(text, max(0, m.start() - 200), m.start()) and HTML_LINK_CLOSE.match(text[m.end() : m.end() + 200]):
@@ -113,3 +130,23 @@ def speed_table_row(text: str, at: int) -> bool:
     row = text[line_start : row_end if row_end >= 0 else len(text)]
     label = row.lstrip("| \t").split("|", 1)[0]
     return start != line_start and bool(SPEED_LABEL.search(label) or LATENCY.search(row)) and not KL_HEADER.search(row)
+
+
+# a heading about training the model (not "post-training quantization", which is the quantizing the card measures)
+TRAINING_HEADING = re.compile(
+    r"(?<!post-)(?<!post )\b(?:training|trained|fine-?tuning|entrenamiento|treinamento|treino|entra[iî]nement)\b|训练|訓練|学習", I
+)
+
+# ... unless it sets training against inference ("Training-Inference Mismatch", "Treino-Inferência", "training vs
+# rollout"): the RL mismatch the KL measures between the trainer's and the inference engine's probabilities
+INFERENCE_TOO = re.compile(r"\b(?:inf[eé]r[eêé]n\w*|rollouts?)\b|推理|推論", I)  # inference, inferência, inférence
+
+
+def training_section(text: str, m: re.Match[str], sentence: str) -> bool:
+    """Whether ``m`` lies under a (sub)heading about training, in a sentence that measures no KL (no KL term, or a
+    training loss's KL): the device or engine trained or made the model."""
+    start = text.rfind("\n#", 0, m.start())
+    h = SECTION_HEADING.match(text, start + 1) if start >= 0 else None
+    if h is None or not TRAINING_HEADING.search(h.group(0)) or INFERENCE_TOO.search(h.group(0)):
+        return False
+    return not LINE_KL.search(sentence) or bool(TRAINING_CONTEXT.search(sentence))

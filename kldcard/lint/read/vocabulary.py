@@ -53,7 +53,8 @@ OPTION = re.compile(r"--(?=[\w-]*(?:score|kl|logit|logprob))(?=[\w-]*top-?k)[\w-
 VOCAB_SIZE = re.compile(
     r"\bvocab(?:ulary)?(?:[ _-]size)?\s*(?:of|=|:|is)?\s*(?P<v>" + COUNT + r")\b(?!\s*(?:tokens?\s+(?:of|from)|positions))", I
 )
-# a logits tensor's shape, positions by vocabulary ("[2047, 154880]", "(1, 512, 151936)"); read only near "logits"
+# a logits tensor's shape, positions by vocabulary ("[2047, 154880]", "(1, 512, 151936)"); read only near "logits" or
+# "softmax"
 SHAPE = re.compile(r"[\[(]\s*\d{1,7}\s*,\s*(?:\d{1,7}\s*,\s*)?(?P<v>\d{5,6})\s*[\])]")
 # the whole vocabulary in other words: "over the entire vocabulary", "all 151,936 tokens of the vocabulary"
 WHOLE = re.compile(
@@ -116,7 +117,9 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     if m.re in record_fields.PATTERNS[8]:
         return record_fields.vetoed(text, m)
     if m.re is SHAPE:
-        return "logit" not in text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
+        # the logits, or their softmax (its input is the logits row: "one fp32 log-softmax over `[200, 151936]`")
+        near = text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
+        return "logit" not in near and "softmax" not in near
     if m.re is VOCAB_SIZE:  # the model's size in a list of its architecture ("Vocab: 248,320, max context: ...")
         start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - ARCHITECTURE_NEAR)
         end = min((text.find("\n", m.end()) + 1 or len(text) + 1) - 1, m.end() + ARCHITECTURE_NEAR)
@@ -125,6 +128,8 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return not BOUND.search(sentence)
     if m.re is FULL_READ:  # "bit-identical full logits are needed": no KL, no vocabulary statement
         return not KL_TERM.search(sentence)
+    if m.re is vocabulary_forms.FORMULA:
+        return vocabulary_forms.formula_vetoed(text, m)
     if m.re is vocabulary_forms.QUALIFIER:  # a training loss's top-k ("the loss is the KL ..., top-256 plus tail") is no measurement's
         return bool(TRAINING_CONTEXT.search(sentence))
     if m.re is LOGRATIO or m.re is SAMPLED or m.re in vocabulary_forms.PATTERNS:

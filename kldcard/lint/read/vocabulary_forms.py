@@ -8,7 +8,13 @@
   vocabulary", "词表的最小交集", "共通語彙";
 - a top-k written as a qualifier of the KL, after it in its clause as a context length is: "KLD(bf16‖candidate) from
   the new `perplexity --kld-ref` (top-128)" (holdout10/c roughquant), "KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"
-  (holdout7/d jasonboukheir); k of two digits or more, not another metric's ("top-10 agreement", "top-5 93%").
+  (holdout7/d jasonboukheir); k of two digits or more, not another metric's ("top-10 agreement", "top-5 93%"); a
+  direction's double bar inside the KL's parentheses is no cell border ("KL(BF16 || model) over ... top-20": holdout13/f
+  idiotsavant; the notation is general);
+- the KL's formula summing over the vocabulary's index ("KLD_t = sum_v p(v) log(p(v)/q(v))", "\\sum_{v \\in V}",
+  "\\sum_{v\\in\\mathcal V}"): the sum runs over every token, the whole vocabulary (holdout7/c zh_hant notes, holdout12/f
+  serving benchmark, holdout13/e baa_ai; labelled D8 S); read only where a KL term precedes it in its paragraph, as
+  another quantity's sum ("restore rate = Σ_v min(p, q)") is no KL's.
 """
 
 from __future__ import annotations
@@ -31,17 +37,33 @@ SHARED = re.compile(
 )
 # (a wrapped line continues the clause; a blank line, a cell border or a full stop ends it)
 QUALIFIER = re.compile(
-    r"(?<![A-Za-z_])(?:KLD?|KL[- ]?div\w*)(?![A-Za-z_])(?:[^\n|.;]|\n(?![ \t]*\n)){0,80}?(?<![\w-])top[- _]?(?P<k>[1-9]\d{1,5})\b"
+    r"(?<![A-Za-z_])(?:KLD?|KL[- ]?div\w*)(?![A-Za-z_])(?:[^\n|.;]|\|\||\n(?![ \t]*\n)){0,80}?(?<![\w-])top[- _]?(?P<k>[1-9]\d{1,5})\b"
     r"(?![- _.,]?\d)(?![ \t]*(?:%|\d|[\w-]*[ \t]*(?:accura|agree|match|overlap|hits?\b|recall|precision)))",
     I,
 )
-PATTERNS = [WHOLE, SUPPORT, SHARED, QUALIFIER]
+# the sum's index is the vocabulary's token: "sum_v", "Σ_v", "\\sum_{v \\in V}", "\\sum_{v\\in\\mathcal V}" (v or w, the
+# letters formulas give a token of the vocabulary; an index over positions, "sum_t", "\\sum_i", is D9's mean)
+FORMULA = re.compile(
+    r"(?:\\sum|∑|Σ|(?<![A-Za-z\\])sum)\s*_\s*(?:\{\s*)?[vw](?![A-Za-z0-9])(?:\s*(?:\\in|∈)\s*(?:\\mathcal\s*\{?\s*V\s*\}?|V)(?![A-Za-z]))?"
+)
+PATTERNS = [WHOLE, SUPPORT, SHARED, QUALIFIER, FORMULA]
+# a KL term before the formula in its paragraph (the quantity the sum defines): "KLD_t =", "D_{\\mathrm{KL}}(P\\|Q) ="
+KL_BEFORE = re.compile(r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|Kullback|divergen", re.IGNORECASE)
+PARAGRAPH = re.compile(r"\n[ \t]*\n")
+
+
+def formula_vetoed(text: str, m: re.Match[str]) -> bool:
+    """Whether a vocabulary sum has no KL term before it in its paragraph (another quantity's sum)."""
+    start = max(0, m.start() - 300)
+    breaks = list(PARAGRAPH.finditer(text, start, m.start()))
+    start = breaks[-1].end() if breaks else start
+    return not KL_BEFORE.search(text, start, m.start())
 
 
 def value(span: str) -> dict[str, object] | None:
     m = SUPPORT.search(span) or QUALIFIER.search(span)
     if m is not None:
         return {"scheme": "top-k", "k": int(m.group("k"))}
-    if WHOLE.search(span) or SHARED.search(span):
+    if WHOLE.search(span) or SHARED.search(span) or FORMULA.search(span):
         return {"scheme": "full"}
     return None
