@@ -16,6 +16,7 @@ from kldcard.lint.read import calibration_data
 from kldcard.lint.read import context as context_forms
 from kldcard.lint.read import direction as more_direction
 from kldcard.lint.read import engine_names
+from kldcard.lint.read import percent_labels
 from kldcard.lint.read import eval_text as eval_text_forms
 from kldcard.lint.read import positions as position_forms
 from kldcard.lint.read import runtime as more_runtime
@@ -318,35 +319,8 @@ def vocabulary(span: str, around: str) -> dict[str, Any]:
     return {"scheme": "full"}
 
 
-# a percentile as labelled: "p99", "99th percentile", "q99", or a percentage written as a label (PERCENT_LABEL)
+# a percentile as labelled: "p99", "99th percentile", "q99", or a percentage written as a label (read.percent_labels)
 PERCENTILE = re.compile(r"\bp(\d{1,2}(?:\.\d+)?)\b|\b(\d{1,2}(?:\.\d+)?)(?:st|nd|rd|th)?\s*-?\s*percentile|\bq(\d{2}(?:\.\d)?)\b", I)
-PERCENT = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d+)?)\s*%")
-# A percentage is a percentile only as a label: before the KL it ranks ("99.9%   KLD:"), a percentile word
-# ("99%-tile") or the tokens it counts ("99% of tokens"), before a colon ("99%: 0.41"), alone (a header cell
-# "99%"), or a tail right after the KL term ("KLD 99.9%", "KL-99.9%"). A percentage anywhere else is a share, a
-# change or a level ("top-1 agreement 92.9%", "34.4% cache", "KLD 42% lower", "95% CI"), not the statistic of the
-# number beside it. (ASCII pattern: a letter of another script is spelled out as any non-ASCII character.)
-PERCENTILE_WORD = r"percentil|perzentil|centile|quantil|分位|パーセンタイル|백분위|перцентил|квантил"
-PERCENT_LABEL = re.compile(
-    r"\s*-?(?:KL|tile|" + PERCENTILE_WORD + r")|\s*[:=]|"
-    r"\s+(?:of|de|der|des|du)\s+(?:the\s+|l[oae]s\s+)?(?:tokens?|positions?|posiciones|Positionen)\b",
-    I,
-)
-LABEL_BEFORE = re.compile(r"(?:KL\w*|" + PERCENTILE_WORD + r")\w*[\s(@_-]*$", I)
-LABEL_TRIM = " \t*_`|()[]:,;"
-TAIL_BEFORE = re.compile(r"(?:worst|cvar)[\s_-]*$", I)  # "worst-5%", "CVaR 1%": the tail's share (the "cvar" statistic)
-LEVEL = re.compile(r"\d{1,2}(?:\.\d{1,2})?")  # a percentile's level: "99", "99.9", "0.1"; not a share "52.027"
-
-
-def _percent_label(text: str) -> str | None:
-    for m in PERCENT.finditer(text):
-        value = m.group(1).replace(",", ".")  # "99,9 %": a decimal comma
-        if not LEVEL.fullmatch(value) or float(value) == 0 or TAIL_BEFORE.search(text, 0, m.start()):
-            continue
-        if (PERCENT_LABEL.match(text, m.end()) or text.strip(LABEL_TRIM) == m.group(0)
-                or (float(value) >= 90 and LABEL_BEFORE.search(text, 0, m.start()))):
-            return value
-    return None
 STATISTICS = [
     # Chinese and Japanese write no word boundary: their words match inside a run of characters ("前者的中位 KLD")
     ("median", re.compile(r"\bmedian\b|(?<![^\W\d_])(?:" + "|".join(STATISTIC_WORDS["median"]) + r")(?![^\W\d_])|中位|中央値", I)),
@@ -361,7 +335,7 @@ STATISTICS = [
 
 def _percentile(text: str) -> str | None:
     m = PERCENTILE.search(text)
-    value = _first_group(m) if m is not None else _percent_label(text)
+    value = _first_group(m) if m is not None else percent_labels.level(text)
     if value is None:
         return None
     if value.endswith(".0"):

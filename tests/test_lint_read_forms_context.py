@@ -1,0 +1,204 @@
+"""D5, the context length, as cards write it beyond the main patterns (kldcard.lint.read.context,
+.context_written): a run name, "at N tokens", the card languages, a code span, windows × length with a spaced "x",
+windows or prompts counted then each one's length (or the range of their lengths), units counted at a length, a
+prefill's length. Look-alikes next to each: a generation cap, a speed, a GPU count, a calibration's windows, a memory
+row, a training run's length, a quantization's block size, a length under a training or deployment heading."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_reading import reading
+
+CLAIM = "Q4_K_M reaches a KLD of 0.0231"
+CLAIM_VS_BF16 = "Q4_K_M reaches a mean KLD of 0.0231 against BF16."
+CLAIM_VS_BASE = "Mean KL to the base model: 0.042 nats.\n\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        (f"{CLAIM}.\n\nLog: `/runs/kld/q4_vs_bf16_ctx2048_w1_0516.log`\n", 2048),  # a run name in a path
+        (f"{CLAIM}; run `q4-c4096-s512`.\n", 4096),
+        (f"{CLAIM} at 2048 tokens.\n", 2048),
+        (f"{CLAIM} @ 1024 tokens.\n", 1024),
+        ("La KL moyenne vaut 6,9e-5 à 2 048 jetons.\n", 2048),  # a space as the French thousands separator
+        ("El KLD medio es 0.0231 (WikiText-2 raw, contexto 2048, 145 fragmentos).\n", 2048),
+        ("La KLD médiane est 0,0231 avec un contexte 4096.\n", 4096),
+        (f"{CLAIM} on WikiText at a `16k` context.\n", 16384),
+        (f"{CLAIM} over 100 Simple English Wikipedia passages x 256 tokens.\n", 256),
+    ],
+)
+def test_context_written_in_run_names_at_lengths_and_languages(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value["n_ctx"] == n_ctx, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}.\n\nReplies were capped at 256 tokens.\n",  # a generation's cap
+        f"{CLAIM}.\n\nDecode runs at 512 tokens/s.\n",  # a speed
+        f"{CLAIM}, on 3x3090 GPUs (`c4090` node).\n",  # no multiple of 64
+        f"{CLAIM}.\n\n**Rendimiento de servicio** (RTX PRO 6000, contexto 32.768 tokens, 128 prompts): 90 tok/s.\n",
+    ],
+)
+def test_context_lookalikes_are_not_read(text):
+    assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        (f"{CLAIM} against the Q8_0 on wikitext-2 (40 x 512; PPL of the Q8_0 = 8.49).\n", 512),
+        ("El KLD medio es 0,0231 sobre wikitext-2 (24 x 1024, PPL 8,4).\n", 1024),
+        ("La divergencia KL media es 0,0231 sobre seis ventanas de texto de 256 tokens.\n", 256),
+        ("La divergencia KL media es 0,0231; se comprobo con 512 tokens por ventana.\n", 512),
+        ("La KL moyenne vaut 0,0231, mesurée avec 1024 jetons par fenêtre.\n", 1024),
+        (f"{CLAIM} on wikitext-2-raw, 512–2048 token prefills.\n", 2048),
+    ],
+)
+def test_context_of_spaced_products_window_phrases_and_prefills(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value["n_ctx"] == n_ctx, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM}, measured on 2 x 3090 GPUs.\n",  # a GPU count: no multiple of 64
+        f"{CLAIM}; the images were resized to 3 x 224 pixels first.\n",
+        "La divergencia KL media es 0,0231; el servidor genera 60 tokens por segundo.\n",  # a speed, not a window
+    ],
+)
+def test_context_lookalikes_of_the_new_forms_are_not_read(text):
+    assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La KLD media es 0,0231 frente a BF16. Para la calibracion se usan ventanas de 4096 tokens y semillas fijas.\n",
+        "A KLD média é 0,0231 contra BF16. Na calibração usamos janelas de 4096 tokens.\n",
+    ],
+)
+def test_windows_of_a_calibration_in_a_card_language_are_no_context(text):
+    assert reading(text, 5).status == "missing"
+
+
+def test_windows_of_the_measurement_beside_calibration_are_still_read():
+    text = "La KLD media es 0,0231 frente a BF16. La KLD se midio con ventanas de 4096 tokens, sin datos de calibracion.\n"
+    assert reading(text, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        ("El KLD medio frente al bf16 es 0,0231: 24 prompts de 1024 tokens, puntuados hasta el final.\n", 1024),
+        ("Mean KLD vs BF16 is 0.0231, measured on 180 samples of 2048 tokens from our chat logs.\n", 2048),
+    ],
+)
+def test_counted_prompts_or_samples_of_a_length_give_the_context(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == n_ctx, d
+
+
+def test_prompts_counted_without_a_length_give_no_context():
+    assert reading("Mean KLD vs BF16 is 0.0231 over 24 prompts from our chat logs.\n", 5).status == "missing"
+
+
+def test_a_context_in_a_memory_row_is_the_deployments():
+    text = ("| Métrica | Valor |\n|---|---|\n| Divergencia KL vs bf16 | 0,0231 |\n"
+            "| Memoria a 8k de contexto (RTX 4090) | 2,1 GB |\n")
+    assert reading(text, 5).status == "missing"
+
+
+def test_a_context_in_a_measuring_row_stays():
+    text = ("| Métrica | Valor |\n|---|---|\n| Divergencia KL vs bf16 | 0,0231 |\n"
+            "| Evaluada a 8k de contexto | sí |\n")
+    assert reading(text, 5).status != "missing"
+
+
+def test_a_clause_with_an_equals_sign_is_no_field_line():
+    # "k=1024, ..." is a sentence's clause: the line is not a record's field, the hedge of its sentence still applies
+    text = (f"{CLAIM_VS_BF16}\n\n- Fitted on 900 calibration trajectories\n  with teacher targets at k=1024, sequence length 1024,"
+            " and it could be trained longer.\n")
+    assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "- **Brief run.** 900 steps of single 256-token chunks (~230k tokens).\n",
+        "The adapter was fine-tuned on 2048-token sequences from our chat logs.\n",
+    ],
+)
+def test_a_training_runs_length_is_no_context_length(sentence):
+    assert reading(CLAIM_VS_BASE + sentence, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The KL was measured on 2048-token sequences from our chat logs.\n",
+        "We trained the adapter, then scored the KL over 256-token chunks of held-out text.\n",
+    ],
+)
+def test_a_measurements_length_is_still_read(sentence):
+    assert reading(CLAIM_VS_BASE + sentence, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BASE}## Arquitectura y entrenamiento\n\nEl pool de replay reúne 2.048 sesiones, con límite de contexto 8.192.\n",
+        f"{CLAIM_VS_BASE}## Deployment\n\n### Pins\n\n- Profile: 131,072-token context, FP16 cache, 512-token chunks, one slot\n",
+    ],
+)
+def test_a_length_in_a_training_or_deployment_section_is_no_context(text):
+    assert reading(text, 5).status == "missing"
+
+
+def test_a_length_in_a_measuring_subsection_of_a_deployment_is_read():
+    text = f"{CLAIM_VS_BASE}## Deployment\n\n### KL measurement\n\n- Profile: 512-token chunks, one slot\n"
+    assert reading(text, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL vs BF16 0.0231; the quant's top-1 agreed on 61/64 tokens at 2K and on 59/64 at 8K.\n",
+        "KLD against the f16 cache, 12 chunks at 2K: mean 0.0231.\n",
+    ],
+)
+def test_units_counted_at_a_length_give_the_context(text):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 2048, d
+
+
+def test_a_count_at_a_length_with_a_unit_after_is_no_context():
+    assert reading(f"{CLAIM} vs BF16; decode ran 64 tokens at 2048 MHz.\n", 5).status == "missing"
+
+
+def test_a_quantizations_block_size_is_no_window():
+    assert reading(f"{CLAIM} vs BF16; with a block size of 128 the INT4 recipe is worse.\n", 5).status == "missing"
+
+
+def test_a_long_block_size_is_still_a_window():
+    d = reading(f"{CLAIM} vs BF16, measured with a block size of 1024.\n", 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 1024, d
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        ("Mean KL vs BF16 0.0231 over held-out prompts (39–71 tokens), nine positions each.\n", 71),
+        ("KL moyenne contre BF16 : 0,0231 ; invites de 526-547 jetons.\n", 547),
+    ],
+)
+def test_prompts_with_a_range_of_lengths_give_the_longest_as_context(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == n_ctx, d
+
+
+def test_a_range_of_tokens_without_a_prompt_noun_is_no_context():
+    assert reading(f"{CLAIM} vs BF16; answers ran 1000-2000 tokens.\n", 5).status == "missing"
