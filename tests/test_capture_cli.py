@@ -119,7 +119,10 @@ def _start_slow_capture(tiny_qwen3: dict, tmp_path: Path) -> tuple[subprocess.Po
     out = tmp_path / "cap"
     cmd = [sys.executable, "-m", "kldcard", "capture", "--engine", "llama.cpp", "--model", str(tiny_qwen3["gguf_f32"]),
            "--text", str(text), "--out", str(out), "--positions", "every:4", "--n-batch", "8", "--no-progress"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    # Ctrl-C as at a terminal: a job started in the background of a non-interactive shell (a CI runner's
+    # `cmd &`) inherits SIGINT ignored, and Python then rightly keeps ignoring it; the child gets the default back.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Wait until logits are being written into the hidden partial directory.
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
