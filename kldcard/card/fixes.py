@@ -15,7 +15,7 @@ card's own ``kld_evaluation`` block says into ``model-index``, or respells / mov
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from collections.abc import Iterable
 from dataclasses import dataclass
 

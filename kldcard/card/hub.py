@@ -8,7 +8,7 @@ when a remote card is linted.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from dataclasses import dataclass
 from pathlib import Path
 

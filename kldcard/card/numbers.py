@@ -9,7 +9,7 @@ with a signed exponent (``2.130e-05``); never ``1e-3``, which PyYAML loads as a 
 from __future__ import annotations
 
 import math
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.errors import InputError
 

@@ -16,7 +16,7 @@ An unclosed fence runs to the end of the document.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any

@@ -18,7 +18,7 @@ anchors, flow style and unknown model-index keys). Front matter is created when 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from dataclasses import dataclass
 from typing import Any
 

@@ -12,7 +12,7 @@ spelling YAML 1.1 reads back as a float (``1e-3`` loads as the *string* "1e-3"; 
 from __future__ import annotations
 
 import gc
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 import yaml

@@ -4,7 +4,7 @@ as words (:mod:`kldcard.lint.claim_tables`)."""
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 

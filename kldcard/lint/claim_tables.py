@@ -3,7 +3,7 @@ web mirror flattened to space-separated lines (R2), and table cells that give a 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_right
 
 from kldcard.lint.claim_attach import KldTerms, number_attached, number_labelled

@@ -10,7 +10,7 @@ Tables are read by :mod:`kldcard.lint.claim_tables`, pasted tool output by
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_attach import KldTerms, number_attached, number_labelled
 from kldcard.lint.claim_tables import flat_tables, table_claims

@@ -3,7 +3,7 @@ make a KL term no claim; the lines tools print are their grammars' (kldcard.lint
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
 from kldcard.lint.read import claim_terms

@@ -8,7 +8,7 @@ All divergences are in nats.
 """
 
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from collections.abc import Iterator
 from typing import Any
 

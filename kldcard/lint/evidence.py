@@ -9,7 +9,7 @@ the phrasings they cover.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -255,11 +255,11 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
     # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
     # runs, not where it was measured.
     def veto(s: str, m: re.Match[str]) -> bool:
-        hardware = m.re is D2[2] or m.re is runtime.DEVICE
+        hardware = m.re is D2[2].compiled or m.re is runtime.DEVICE.compiled
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
-        quantizer = m.re is not runtime.NAMED_TOOL and bool(QUANTIZER.search(s)) and not _checked_conversion(s)
+        quantizer = m.re is not runtime.NAMED_TOOL.compiled and bool(QUANTIZER.search(s)) and not _checked_conversion(s)
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
-        if m.re is not runtime.NAMED_TOOL and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
+        if m.re is not runtime.NAMED_TOOL.compiled and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
             return True
         if runtime_roles.training_section(doc.text, m, s):  # in a training section, for training
             return True
@@ -294,7 +294,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         4: _d4_all(doc),
         # a record's field line is its own statement (read.record_fields.statement)
         5: _all(doc, D5, lambda s, m: calib_only(record_fields.statement(doc.text, context.cjk_sentence(doc.text, s, m), m), m)
-                or (m.re is D5_K_CONTEXT and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
+                or (m.re is D5_K_CONTEXT.compiled and bool(SERVING.search(s))) or context.vetoed(doc.text, s, m)
                 or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),
         6: _all(doc, D6, lambda s, m: calib_only(record_fields.statement(doc.text, context.cjk_sentence(doc.text, s, m), m), m) or positions.vetoed(doc.text, s, m)
                 or (not both and context.perplexity_only(doc.text, m)) or tensor_shapes.is_shape(doc.text, m)),

@@ -3,7 +3,7 @@ that the module stays readable; see shared/reference/disclosure-patterns.md §2 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import context, engine_names, eval_text, positions
 from kldcard.lint.read.terms import (

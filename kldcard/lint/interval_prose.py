@@ -10,7 +10,7 @@ size), which accounts for the windows.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.scan import Text, finditer, search
 

@@ -6,7 +6,7 @@ body so that findings can name a 1-based file line and column.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field

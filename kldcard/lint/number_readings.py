@@ -14,7 +14,7 @@ not measured the way the claim says:
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_left
 from dataclasses import replace
 from functools import lru_cache

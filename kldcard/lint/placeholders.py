@@ -4,7 +4,7 @@ placeholder (KLD013) and otherwise left alone until they are filled."""
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 TODO = "TODO"

@@ -9,7 +9,7 @@ block is linted structurally elsewhere; here its prose numbers are only checked 
 from __future__ import annotations
 
 import math
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any

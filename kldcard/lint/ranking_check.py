@@ -10,7 +10,7 @@ other). The same-quantity rules and verdicts are :mod:`kldcard.lint.quantity` an
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.card.document import Card

@@ -18,7 +18,7 @@ looks its candidates up by bisection, and readings are shared between claims wit
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_left, bisect_right
 from typing import Any
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from collections import Counter
 from typing import Any
 from xml.etree import ElementTree as ET

@@ -13,7 +13,7 @@ changes; every other byte of the card stays) by ``kldcard lint --fix --scaffold`
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 

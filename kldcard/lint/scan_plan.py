@@ -7,7 +7,7 @@ table kldcard.lint.scan_plans that scripts/generate.py stores ahead."""
 from __future__ import annotations
 
 import hashlib
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 import sys
 from dataclasses import dataclass
 # re exposes no public parse-tree API: its own private modules (Python 3.11+, as requires-python

@@ -20,7 +20,7 @@ suppresses nothing is a KLD009 finding; a malformed one, or one naming an unknow
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 

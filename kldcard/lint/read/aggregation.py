@@ -19,7 +19,7 @@ tests/test_lint_read_d789.py.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from collections.abc import Iterable
 
 from kldcard.lint.read import statistic_forms

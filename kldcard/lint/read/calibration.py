@@ -19,7 +19,7 @@ The caller (kldcard.lint.evidence) applies the D4 vetoes (hypothetical and negat
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import calibration_data, calibration_statements, command_lines, eval_text
 
@@ -142,15 +142,15 @@ def passed_by_name(text: str, m: re.Match[str]) -> bool:
 def veto(sentence: str, m: re.Match[str], before: str, text: str) -> bool:
     """True when the match is not a statement of the candidates' calibration (``before``: the text right before
     it; ``text``: the whole body)."""
-    if m.re is FILE_PATTERN:  # a calibration text passed to the evaluation ("-f calibration_datav3.txt") is its eval text
+    if m.re is FILE_PATTERN.compiled:  # a calibration text passed to the evaluation ("-f calibration_datav3.txt") is its eval text
         name = re.escape(m.group(0).rsplit("/", 1)[-1])
         passed = [f for f in re.finditer(rf"(?:-f|--file)\s+\S*{name}", text) if not imatrix_command(text, f.start())]
         return bool((EVAL_FILE.search(before) and not imatrix_command(text, m.start())) or passed or passed_by_name(text, m))
-    if m.re is DESCRIBED and m.group(0).lower().startswith("calibrated") and before[before.rfind("\n") + 1 :].lstrip().startswith("|"):
+    if m.re is DESCRIBED.compiled and m.group(0).lower().startswith("calibrated") and before[before.rfind("\n") + 1 :].lstrip().startswith("|"):
         return True  # a table row's label ("| NVFP4, calibrated scales | ..."): a variant compared, not the quants' calibration
-    if m.re is LABELLED and m.group(0).rstrip(" *").endswith((":", "：")) and FIELD_AFTER_WORD.search(before):
+    if m.re is LABELLED.compiled and m.group(0).rstrip(" *").endswith((":", "：")) and FIELD_AFTER_WORD.search(before):
         return True  # "Arm chosen by calibration: `alpha025`": the word ends a phrase, it labels no field
-    if m.re is TRAIN_SPLIT:
+    if m.re is TRAIN_SPLIT.compiled:
         rest = sentence.replace(m.group(0), " ")
         return not TRAINING.search(rest)
     return False

@@ -19,7 +19,7 @@ an explicit "none", the data described by its kind, size or role ("calibration w
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 I = re.IGNORECASE
 

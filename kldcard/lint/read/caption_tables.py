@@ -13,7 +13,7 @@ heading names another quantity or training ("## Speed").
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, NUMBER, TRAINING_CONTEXT
 from kldcard.lint.markdown import HEADING, Doc

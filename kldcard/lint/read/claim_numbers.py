@@ -17,7 +17,7 @@ under the KLD header word: counted from the right, as the header's words and the
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS

@@ -18,7 +18,7 @@ KLD number before it by a comparison or another statistic is a KLD number too (:
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.read.numbers import SLASH

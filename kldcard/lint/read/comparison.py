@@ -27,7 +27,7 @@ metric or axis ("KLD vs PPL", "against size", "vs bpw"), or a quantized candidat
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
@@ -129,21 +129,21 @@ OTHERS = re.compile(r"\d[.,]\d|^[^\s/]+/[^\s/]+/[^\s/]+|(?:versions|quants|model
 def veto(sentence: str, m: re.Match[str]) -> bool:
     """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
     ref = (m.groupdict().get("ref") or m.groupdict().get("ref2") or m.groupdict().get("row") or "").strip()
-    if m.re is ZERO and m.group("row"):  # a table row: the KL term stands in the table's header
+    if m.re is ZERO.compiled and m.group("row"):  # a table row: the KL term stands in the table's header
         return not KL.search(table_header(m.string, m.start()))
-    if m.re is DASH_ROW:
+    if m.re is DASH_ROW.compiled:
         return not dash_under_kl(m)
-    if m.re is GOLDEN or m.re is EDITED_FROM:
+    if m.re is GOLDEN.compiled or m.re is EDITED_FROM.compiled:
         return False
-    if m.re is not COLUMN and not KL.search(sentence) and not (m.re is USED_AS and LOGITS.search(sentence)):
+    if m.re is not COLUMN.compiled and not KL.search(sentence) and not (m.re is USED_AS.compiled and LOGITS.search(sentence)):
         return True  # "f16 used as baseline for logits": the logits a KL is taken on
-    if m.re is COLUMN:  # the KL column stands in the same header row
+    if m.re is COLUMN.compiled:  # the KL column stands in the same header row
         return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
-    if m.re is KL_HYPHEN:  # a bare role is the compound's placeholder ("KLD-vs-ref is the rank column"), no reference
+    if m.re is KL_HYPHEN.compiled:  # a bare role is the compound's placeholder ("KLD-vs-ref is the rank column"), no reference
         return phrase_vetoed(ref) or ref.lower() in ("ref", "reference", "base", "baseline")
-    if m.re is VERSUS or m.re is KL_FROM:
+    if m.re is VERSUS.compiled or m.re is KL_FROM.compiled:
         text = m.string
-        if m.re is VERSUS and CONTEST.search(text, max(0, m.start() - 20), m.start()):
+        if m.re is VERSUS.compiled and CONTEST.search(text, max(0, m.start() - 20), m.start()):
             return True  # "the head-to-head against X": X is a rival in a contest, not the reference
         return bool(VALUE_AFTER.match(text, m.end())) or phrase_vetoed(ref)
     return False

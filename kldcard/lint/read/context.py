@@ -28,7 +28,7 @@ run (the caller keeps them when llama-perplexity, which scores both in one run, 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.read import context_written, eval_text, record_fields, runtime_roles
@@ -202,7 +202,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024"), a training or deployment
     if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
-    if m.re is CARD_LANGUAGES and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
+    if m.re is CARD_LANGUAGES.compiled and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
         return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's
     if m.re not in PATTERNS:
         return False
@@ -210,9 +210,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     length = numbers[-1] if numbers else 0
     if m.re in SHORT and length % 64:
         return True
-    if m.re is SIZE and m.group(0).lower().startswith("block") and length < QUANT_BLOCK_MAX:
+    if m.re is SIZE.compiled and m.group(0).lower().startswith("block") and length < QUANT_BLOCK_MAX:
         return True  # "with a block size of 128": a quantization's block (32 to 256 weights), not a window
-    return m.re is FIRST and not MEASUREMENT.search(sentence)
+    return m.re is FIRST.compiled and not MEASUREMENT.search(sentence)
 
 
 def read(span: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ apply to them as to every D5 pattern.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import KL_MENTION, alternation
 

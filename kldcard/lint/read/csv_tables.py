@@ -13,7 +13,7 @@ one row with a number in a KL column. Samples in tests/test_lint_key_values.py."
 from __future__ import annotations
 
 import csv
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim, KldNumber, numbers_in
 from kldcard.lint.claims_patterns import KLD_TERM, NUMBER, STAT_LABEL

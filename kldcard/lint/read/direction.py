@@ -16,7 +16,7 @@ evidence_patterns.D7's "KL(P ‖ Q)", "forward KL" and "teacher-to-student".
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import direction_forms
@@ -126,11 +126,11 @@ def is_formula(m: re.Match[str]) -> bool:
     An arrow names a direction of KL only between roles (the labels' rule: a single arrow is ambiguous): between
     two names that are no role it is a step of the work ("KL(0->m)": mode 0 to mode m; "kl_div (hf->tt) | kl_div
     (tt->hf)": the two conversions), and an arrow from a role to the same role ("BF16 → BF16") is a row's label."""
-    if m.re is ROLES and m.group("a") and _role(m.group("a")) == _role(m.group("b")):
+    if m.re is ROLES.compiled and m.group("a") and _role(m.group("a")) == _role(m.group("b")):
         return False
-    if m.re is direction_forms.BOTH_WAYS and ARROW.fullmatch(m.group("s")):
+    if m.re is direction_forms.BOTH_WAYS.compiled and ARROW.fullmatch(m.group("s")):
         return names_a_role(m.group("x"), m.group("y"))
-    if m.re is not FORMULA:
+    if m.re is not FORMULA.compiled:
         return True
     if m.group("sep") in ("→", "->"):  # "KL(base→quant)" is a formula; "KL divergence (BF16 → AWQ)" a label (ambiguous)
         return not re.match(r"[\w-]*\s", m.group(0)) and names_a_role(m.group("a"), m.group("b"))

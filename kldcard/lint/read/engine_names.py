@@ -15,7 +15,7 @@ measurement, where ``read.runtime`` vetoes background, citations and deployment.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from dataclasses import dataclass
 
 I = re.IGNORECASE | re.ASCII

@@ -7,7 +7,7 @@ paragraph break, at most MAX_STEP characters. Samples in tests/test_lint_claim_d
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 MAX_STEP = 32

@@ -30,7 +30,7 @@ alone is not read: it says there was a text, not which.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.claims_patterns import (
@@ -297,10 +297,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     before = max(0, m.start() - 40)
     if OUTPUT_BEFORE.search(text, before, m.start()) or SEE_BEFORE.search(text, before, m.start()) or DOCUMENT.search(m.group(0).strip("`'\" ")):
         return True
-    if m.re is SOURCE and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
+    if m.re is SOURCE.compiled and any(m.group(g) and MODEL_ID.search(m.group(g)) for g in ("measured", "tagged", "labelled")):
         return True
     # "over a finite text", "on single prompts", "over real text": words that tell no text apart (a bare corpus, CONVENTIONS.md)
-    if m.re is DESCRIBED[3] and BARE.fullmatch(m.group(0)):
+    if m.re is DESCRIBED[3].compiled and BARE.fullmatch(m.group(0)):
         return True
     # "agrees on 2 of 4 prompts", "closer on 139 of the 140 prompts": a result counted over the texts, not which texts
     if m.re in (DESCRIBED[1], DESCRIBED[3], eval_text_forms.COUNTED) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
@@ -311,9 +311,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
         return True
-    evident = m.re is DESCRIBED[0] and SELF_EVIDENT.search(m.group(0))
+    evident = m.re is DESCRIBED[0].compiled and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
-    evident = evident or (m.re is SOURCE and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
+    evident = evident or (m.re is SOURCE.compiled and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
     if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m):
         return True
     lo, hi = clause(text, m.start(), m.end())
@@ -336,7 +336,7 @@ def in_text_cell(text: str, m: re.Match[str]) -> bool:
     """For a match in a table row: its own cell or the row's label cell speaks of a text or of a
     measurement on one. A benchmark's name heading its own score column ("| GSM8K (%) |") is not the
     text a KLD in another column was scored on."""
-    if m.re is eval_text_forms.TEXTS_COLUMN:  # the header's own column of texts
+    if m.re is eval_text_forms.TEXTS_COLUMN.compiled:  # the header's own column of texts
         return True
     lo = text.rfind("\n", 0, m.start()) + 1
     hi = text.find("\n", m.end())

@@ -19,7 +19,7 @@ Three ways a name is written for something else:
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.evidence_patterns import HARDWARE
 from kldcard.lint.read import command_lines, eval_text
@@ -128,7 +128,7 @@ MACHINE = re.compile(HARDWARE, re.IGNORECASE)
 
 def machine(m: re.Match[str]) -> bool:
     """A Hub id the KL was "measured on" that names a device ("nix1/gfx1103"), not a text."""
-    return m.re is eval_text.SOURCE and bool(m.group("measured")) and MACHINE.search(m.group("measured")) is not None
+    return m.re is eval_text.SOURCE.compiled and bool(m.group("measured")) and MACHINE.search(m.group("measured")) is not None
 
 
 def other_text(text: str, m: re.Match[str]) -> bool:

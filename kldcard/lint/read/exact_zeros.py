@@ -8,7 +8,7 @@ Samples in tests/test_lint_exact_zeros.py."""
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim
 from kldcard.lint.claims_patterns import KLD_TERM

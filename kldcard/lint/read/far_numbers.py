@@ -5,7 +5,7 @@ and no sentence break (";", "。") in between. Samples in tests/test_lint_claim_
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.numbers import KLD_VALUE
 

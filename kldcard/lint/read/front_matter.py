@@ -17,7 +17,7 @@ embedding model's card lists thousands, none of them KL).
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from dataclasses import dataclass
 from typing import Any
 

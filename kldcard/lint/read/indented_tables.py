@@ -12,7 +12,7 @@ Samples in tests/test_lint_key_values.py."""
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim, numbers_in
 from kldcard.lint.claims_patterns import NUMBER, STAT_LABEL, TRAINING_CONTEXT

@@ -11,7 +11,7 @@ readers took. The claim is the value's line. Samples in tests/test_lint_key_valu
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim, numbers_in
 from kldcard.lint.claims_patterns import KLD_TERM, STAT_LABEL

@@ -11,7 +11,7 @@ ends at the first such item. Samples in tests/test_lint_claim_lead_in.py.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim, numbers_in
 from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, OTHER_METRIC, TRAINING_CONTEXT

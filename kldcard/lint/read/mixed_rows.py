@@ -8,7 +8,7 @@ reference row holds ("Q8_0 30.4 GB baseline baseline") — with two entries at l
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import NUMBER
 

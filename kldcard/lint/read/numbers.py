@@ -8,7 +8,7 @@ output) are in tests/test_lint_read.py.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 # Characters cards put between digit groups: comma, point, apostrophe, spaces (plain, no-break U+00A0,
 # narrow no-break U+202F, thin U+2009).

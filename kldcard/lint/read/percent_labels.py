@@ -8,7 +8,7 @@ written, in the card languages.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 I = re.IGNORECASE | re.ASCII  # ASCII: a letter of another script is spelled out as any non-ASCII character
 

@@ -21,7 +21,7 @@ positions.vetoed), and never in one about calibration (evidence.collect's veto f
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.read.numbers import parse_int
@@ -113,12 +113,12 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     """A token count that is a window's length, a count of something per batch or per second."""
     if NOT_COUNT_AFTER.match(text, m.end()):
         return True
-    if m.re is COLUMN or m.re is DATASET_COLUMN:  # the KL column in the same header row
+    if m.re is COLUMN.compiled or m.re is DATASET_COLUMN.compiled:  # the KL column in the same header row
         line = text[m.start() : text.find("\n", m.start()) if "\n" in text[m.start() :] else len(text)]
         return not re.search(KL_MENTION, line, I)
-    if m.re is TOKENS:
+    if m.re is TOKENS.compiled:
         return bool(LENGTH_BEFORE.search(text, max(0, m.start() - 24), m.start()))
-    if m.re is PARENTHESISED:  # the size of what the clause before names: "imatrix from calib.txt (300k tokens)"
+    if m.re is PARENTHESISED.compiled:  # the size of what the clause before names: "imatrix from calib.txt (300k tokens)"
         start = max(text.rfind("\n", 0, m.start()), text.rfind(";", 0, m.start()), text.rfind(". ", 0, m.start()), m.start() - 100)
         return bool(OTHER_SIZE.search(text, max(start, 0), m.start()))
     return False

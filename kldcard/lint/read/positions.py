@@ -18,7 +18,7 @@ positions scored: those past each window's overlap.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.read import command_lines, context, position_counts, position_forms, record_fields
@@ -181,7 +181,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
     if m.re in (TEACHER_FORCED, EVERY) and not NEAR_COUNT.search(near_lines(text, m)):
         return True
-    if m.re is STRIDED and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
+    if m.re is STRIDED.compiled and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True

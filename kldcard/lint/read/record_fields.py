@@ -23,7 +23,7 @@ architecture; a sampler's ``top_k`` stands beside ``temperature``). Samples in t
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.read.numbers import parse_int
@@ -98,15 +98,15 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     if not KL.search(record):
         return True
     key = (m.group("key") or m.groupdict().get("topkey") or "").lower()
-    if m.re is POSITIONS and m.group("n") and NOT_SCORED.search(key):
+    if m.re is POSITIONS.compiled and m.group("n") and NOT_SCORED.search(key):
         return True
-    if m.re is CONTEXT and (re.search(r"train|model|embed", key) or (parse_int(m.group("n")) or 0) < 64):
+    if m.re is CONTEXT.compiled and (re.search(r"train|model|embed", key) or (parse_int(m.group("n")) or 0) < 64):
         return True
-    if m.re is VOCABULARY and m.group("n") and (parse_int(m.group("n")) or 0) < 1000:
+    if m.re is VOCABULARY.compiled and m.group("n") and (parse_int(m.group("n")) or 0) < 1000:
         return True  # a vocabulary has thousands of entries ("vocab: 3" is something else)
     line_start = text.rfind("\n", 0, m.start()) + 1
     near = text[max(line_start, m.start() - 120) : m.end() + 120]
-    return m.re is not POSITIONS and bool(CONFIG.search(near))
+    return m.re is not POSITIONS.compiled and bool(CONFIG.search(near))
 
 
 WINDOW_KEY = re.compile(r"chunks|windows|samples|sequences", I)

@@ -14,7 +14,7 @@ dtype are given (issue 28: "a reference named without revision or dtype", never 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import comparison, reference_columns, reference_forms, reference_words
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD
@@ -64,6 +64,6 @@ def veto(sentence: str, m: re.Match[str], after: str) -> bool:
         return reference_forms.vetoed(sentence, m)
     if m.re in reference_columns.PATTERNS:  # tied to its table by structure (read.reference_scope checks the table's KL)
         return False
-    if m.re is CODE_SPAN_REF or m.re in KL_ONLY:
+    if m.re is CODE_SPAN_REF.compiled or m.re in KL_ONLY:
         return not KL.search(sentence)
     return bool(NOT_MODEL.match(after))

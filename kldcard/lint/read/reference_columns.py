@@ -14,7 +14,7 @@ Such a reference is ``incomplete`` unless the cell or the phrase carries a repo 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 I = re.IGNORECASE
 

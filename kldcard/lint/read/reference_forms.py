@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 
@@ -51,7 +51,7 @@ NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|pape
 
 def vetoed(sentence: str, m: re.Match[str]) -> bool:
     """A copula in a sentence or paragraph that names no KL ("the baseline is the old kernel's speed")."""
-    if m.re is COPULA:
+    if m.re is COPULA.compiled:
         ref = next((g for g in m.groups() if g), "")
         return bool(NOT_MODEL.match(ref)) or not KL.search(sentence) and not _kl_nearby(m)
     return False

@@ -21,7 +21,7 @@ a revision and a dtype. Labelled authors who write each form (two-author rule):
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import comparison
 
@@ -73,6 +73,6 @@ def vetoed(sentence: str, m: re.Match[str]) -> bool:
     another metric or a rival (the vetoes of "vs", read.comparison), or a value given right after it ("frente a X = 0.1")."""
     if not comparison.KL.search(sentence):
         return True
-    if m.re is BEFORE and comparison.VALUE_AFTER.match(m.string, m.end()):
+    if m.re is BEFORE.compiled and comparison.VALUE_AFTER.match(m.string, m.end()):
         return True
     return comparison.phrase_vetoed(reference(m))

@@ -14,7 +14,7 @@ claims_patterns.TRAINING_CONTEXT rules it out, as for RELATIVE). Samples in test
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import CHANGE_AFTER_AMOUNT, CHANGE_BEFORE_AMOUNT, KL_WORD, alternation
 

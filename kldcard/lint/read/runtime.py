@@ -19,7 +19,7 @@ The caller (kldcard.lint.evidence.collect) applies the D2 vetoes (a quantizer, s
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.evidence_patterns import D2, VERSION
@@ -176,19 +176,19 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
     """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
     right before and after the match; ``title``: the match is on the title line, where no measurement word is
     needed)."""
-    if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL and speed_only(sentence, m)):
+    if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL.compiled and speed_only(sentence, m)):
         return True
     # a tool or engine said to be of no use, or contrasted with the card's run ("`llama-perplexity` no sirve aquí",
     # "unlike llama.cpp"); right at the name only, as "used llama.cpp instead of vLLM" names the run's engine
     if m.re in (NAMED_TOOL, ENGINE_IN_SENTENCE) and (dismissed.negated(m.string, m) or dismissed.contrasted(m.string, m)):
         return True
-    if m.re is D2[1] and REQUIREMENT_AFTER.match(after):  # a build as a minimum
+    if m.re is D2[1].compiled and REQUIREMENT_AFTER.match(after):  # a build as a minimum
         return True
-    if m.re is D2[0]:  # an engine with a version: not a requirement, not a version inside a model's name
+    if m.re is D2[0].compiled:  # an engine with a version: not a requirement, not a version inside a model's name
         v = re.search(VERSION + r"$", m.group(0), I)
         head = m.group(0)[: v.start()] if v else ""
         return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head))
-    if m.re is ENGINE_IN_SENTENCE:
+    if m.re is ENGINE_IN_SENTENCE.compiled:
         return ((not title and not MEASUREMENT.search(sentence) and not in_kl_table(m)) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
     return False

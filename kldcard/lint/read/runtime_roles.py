@@ -21,7 +21,7 @@ in its own clause gives it another job.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import runtime_targets

@@ -17,7 +17,7 @@ And an engine as the owner of a corpus's files ("source files from the <engine> 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import KL_MENTION
 

@@ -6,7 +6,7 @@ numbers (kldcard.lint.claims reads them). Samples in tests/test_lint_read_d789.p
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_right
 
 from kldcard.lint.markdown import Table

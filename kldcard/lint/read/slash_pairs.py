@@ -6,7 +6,7 @@ grammar of values joined by slashes (prose reads it too: "mean KLD 0.164/0.172")
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.numbers import KLD_VALUE, SLASH_LIST
 

@@ -9,7 +9,7 @@ measurement "against a 0.03 limit" is not one (read.claim_terms.GATE). Readings 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 # a label of a bound: "limits:", "tolerance =", "acceptance band:", "(typical):", "typical range"; the Japanese,
 # Chinese and Korean words for an acceptance width, a tolerance and a threshold

@@ -21,7 +21,7 @@ The statistic's name is read by values.statistic (the reading's ``statistic``).
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -85,16 +85,16 @@ SEPARATOR_NEXT = re.compile(r"[^\n]*\n[ \t]*\|?[ \t]*:?-{3,}")
 def vetoed(sentence: str, m: re.Match[str]) -> bool:
     """A sigma in a sentence without a KL term is another metric's (a PPL's, a benchmark's); a percentile cell
     counts only in a table's header row, right after its KL column (a value cell "96.3%" is an agreement)."""
-    if m.re is PERCENTILE_CELL:
+    if m.re is PERCENTILE_CELL.compiled:
         text = m.string
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start : end if end >= 0 else len(text)]
         header = SEPARATOR_NEXT.match(text, start) is not None
         return not (header and after_kl_column(line, m.start() - start - 1))
-    if m.re is AFTER_VALUE:  # the KL term in its sentence or in the lines just before (a wrapped, quoted diff line)
+    if m.re is AFTER_VALUE.compiled:  # the KL term in its sentence or in the lines just before (a wrapped, quoted diff line)
         return not KL_CELL.search(sentence) and not KL_CELL.search(m.string, max(0, m.start() - NEAR), m.start())
-    return m.re is SIGMA and not KL.search(sentence)
+    return m.re is SIGMA.compiled and not KL.search(sentence)
 
 
 def after_kl_column(line: str, left: int) -> bool:

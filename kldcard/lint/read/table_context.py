@@ -15,7 +15,7 @@ tests/test_lint_claim_detection.py."""
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, TRAINING_CONTEXT
 from kldcard.lint.markdown import HEADING, Doc, Table

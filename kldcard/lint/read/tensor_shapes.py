@@ -9,7 +9,7 @@ written next to its windows ("20 x 2048 tokens", "64 chunks × 512"), which none
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 I = re.IGNORECASE
 

@@ -10,7 +10,7 @@ labels) but is too weak to name the engine of the run: a column of that name is 
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import TYPE_CHECKING
 
 from kldcard.lint.read.tools import llama_perplexity as lp

@@ -7,7 +7,7 @@ holds a reward among its row labels or header cells is such a run's table of met
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.markdown import Doc, Table
 

@@ -13,7 +13,7 @@ read as sentences). At least two rows. Samples in tests/test_lint_claim_detectio
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim, numbers_in
 from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, NUMBER, OTHER_METRIC, STAT_LABEL, TRAINING_CONTEXT

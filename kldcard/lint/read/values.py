@@ -8,7 +8,7 @@ below (dtypes upper case, engines by their project name, directions as words).
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
@@ -134,7 +134,7 @@ def reference(span: str, around: str) -> dict[str, Any]:
     if d is None and found:  # "Reference: org/model at revision abc, BF16 safetensors": the sentence's dtype
         d = UNQUANTIZED.search(around)
     if d is not None:
-        out["dtype"] = DTYPES.get(d.group(1).lower(), f"{d.group(1)}bpw" if d.re is BPW else d.group(1).upper())
+        out["dtype"] = DTYPES.get(d.group(1).lower(), f"{d.group(1)}bpw" if d.re is BPW.compiled else d.group(1).upper())
         out["quantized"] = out["dtype"] not in ("BF16", "F16", "F32")
     elif ORIGINAL.search(span):
         out["dtype"] = None  # "the original": unquantized, precision unstated

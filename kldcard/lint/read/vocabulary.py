@@ -20,7 +20,7 @@ vocabulary, logits, top-k or softmax in its sentence ("needs no truncation" of a
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import record_fields, vocabulary_forms
@@ -116,40 +116,40 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return True
     if m.re in record_fields.PATTERNS[8]:
         return record_fields.vetoed(text, m)
-    if m.re is SHAPE:
+    if m.re is SHAPE.compiled:
         # the logits, or their softmax (its input is the logits row: "one fp32 log-softmax over `[200, 151936]`")
         near = text[max(0, m.start() - LOGITS_NEAR) : m.end() + LOGITS_NEAR].lower()
         return "logit" not in near and "softmax" not in near
-    if m.re is VOCAB_SIZE:  # the model's size in a list of its architecture ("Vocab: 248,320, max context: ...")
+    if m.re is VOCAB_SIZE.compiled:  # the model's size in a list of its architecture ("Vocab: 248,320, max context: ...")
         start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - ARCHITECTURE_NEAR)
         end = min((text.find("\n", m.end()) + 1 or len(text) + 1) - 1, m.end() + ARCHITECTURE_NEAR)
         return bool(ARCHITECTURE.search(text, start, end))
     if re.fullmatch(r"no\s+truncation", m.group(0), I):  # "needs no truncation" of a long input is no vocabulary's
         return not BOUND.search(sentence)
-    if m.re is FULL_READ:  # "bit-identical full logits are needed": no KL, no vocabulary statement
+    if m.re is FULL_READ.compiled:  # "bit-identical full logits are needed": no KL, no vocabulary statement
         return not KL_TERM.search(sentence)
-    if m.re is vocabulary_forms.FORMULA:
+    if m.re is vocabulary_forms.FORMULA.compiled:
         return vocabulary_forms.formula_vetoed(text, m)
-    if m.re is vocabulary_forms.QUALIFIER:  # a training loss's top-k ("the loss is the KL ..., top-256 plus tail") is no measurement's
+    if m.re is vocabulary_forms.QUALIFIER.compiled:  # a training loss's top-k ("the loss is the KL ..., top-256 plus tail") is no measurement's
         return bool(TRAINING_CONTEXT.search(sentence))
-    if m.re is LOGRATIO or m.re is SAMPLED or m.re in vocabulary_forms.PATTERNS:
+    if m.re is LOGRATIO.compiled or m.re is SAMPLED.compiled or m.re in vocabulary_forms.PATTERNS:
         return False
-    if m.re is TOP_K and SERVED_TOP_N.search(m.group(0)):  # a server's top-N: the agreement line beside it is another metric's
+    if m.re is TOP_K.compiled and SERVED_TOP_N.search(m.group(0)):  # a server's top-N: the agreement line beside it is another metric's
         return False
-    if m.re is TOP_K_AFTER and SAMPLER.search(sentence):
+    if m.re is TOP_K_AFTER.compiled and SAMPLER.search(sentence):
         return True
     if any(m.group(g) == "1" for g in m.re.groupindex if m.group(g)):  # "top-1" is an agreement, never a vocabulary
         return True
-    if m.re is TOP_K and re.search(r"tokens?$", m.group(0), I) and not KL_TERM.search(sentence) \
+    if m.re is TOP_K.compiled and re.search(r"tokens?$", m.group(0), I) and not KL_TERM.search(sentence) \
             and not OVER.search(text[max(0, m.start() - 30) : m.start()]):
         return True
-    if m.re is TOP_K and m.group(0).lower().endswith("support"):  # "top-8,192 token support": what was summed over
+    if m.re is TOP_K.compiled and m.group(0).lower().endswith("support"):  # "top-8,192 token support": what was summed over
         return False
-    if m.re is TOP_K and m.group("k6"):  # "KL over the original's top-64": what the KL summed over, whatever metric stands beside
+    if m.re is TOP_K.compiled and m.group("k6"):  # "KL over the original's top-64": what the KL summed over, whatever metric stands beside
         return False
-    if "top" in m.group(0).lower() or m.re is OPTION:
+    if "top" in m.group(0).lower() or m.re is OPTION.compiled:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
-        return bool(OTHER_METRIC.search(near)) and m.re is not OPTION
+        return bool(OTHER_METRIC.search(near)) and m.re is not OPTION.compiled
     return False
 
 

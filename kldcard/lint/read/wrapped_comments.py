@@ -12,7 +12,7 @@ tests/test_lint_claim_detection.py.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.markdown import HEADING, SENTENCE_END, Doc

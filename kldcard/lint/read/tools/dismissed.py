@@ -6,7 +6,7 @@ in the card languages, so no single card's phrasing.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.terms import FORMER_USE
 

@@ -9,7 +9,7 @@ where cards often replace A and B by the models' labels ("-- KL divergence (3.0b
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 I = re.IGNORECASE | re.ASCII
 

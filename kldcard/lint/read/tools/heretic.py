@@ -20,7 +20,7 @@ are the first 100 of mlabonne/harmless_alpaca's test split (``split="test[:100]"
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.tools.grammar import NUMBER, PASTE_PREFIX, Grammar
 

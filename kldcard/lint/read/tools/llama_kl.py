@@ -18,7 +18,7 @@ text is whatever ``-t`` names (no default).
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.tools.grammar import NUMBER, PASTE_PREFIX, Grammar
 

@@ -13,7 +13,7 @@ Pasted output is often quoted, indented or turned into list items ("> - Mean    
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 I = re.IGNORECASE | re.ASCII  # ASCII: ~3x faster case-insensitive matching; the keywords are ASCII
 

@@ -17,7 +17,7 @@ maximum is over the same tokens. The golden prompts vary by model, so the text i
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.tools.grammar import NUMBER, PASTE_PREFIX, Grammar
 

@@ -12,7 +12,7 @@ protocol, which the reader reads as stated), so nothing is inferred: the reading
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.tools.grammar import Grammar
 

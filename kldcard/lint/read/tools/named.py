@@ -16,7 +16,7 @@ not inferred without their output and documentation.
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.tools.heretic import GRAMMAR as HERETIC
 from kldcard.lint.read.tools.llama_kl import GRAMMAR as LLAMA_KL

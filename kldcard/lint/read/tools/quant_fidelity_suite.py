@@ -20,7 +20,7 @@ stated; no user documentation of the suite's defaults was found, so nothing is i
 
 from __future__ import annotations
 
-import re
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.tools.grammar import PASTE_PREFIX, Grammar
 
