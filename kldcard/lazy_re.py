@@ -1,7 +1,7 @@
 """``re`` with patterns compiled on first use. A module switches by its import line alone
 (``from kldcard import lazy_re as re``): ``re.compile`` then returns a :class:`LazyPattern`, which keeps
-``pattern`` and compiles on the first other attribute (``search``, ``finditer``, ``flags``, ...); the rest of
-``re`` passes through. Why: a one-card ``kldcard lint`` compiled some 200 patterns at import, about 40% of its
+``pattern`` (and ``flags`` where re's follow from the given ones) and compiles on the first other attribute
+(``search``, ``finditer``, ...); the rest of ``re`` passes through. Why: a one-card ``kldcard lint`` compiled some 200 patterns at import, about 40% of its
 start-up, and used a fifth of them (issue 28).
 
 A match's ``.re`` is the compiled pattern, never the lazy one: ask ``m.re is X.compiled`` (``m.re is X`` is
@@ -38,11 +38,13 @@ class LazyPattern:
         if name.startswith("__") or name == "_flags":
             raise AttributeError(name)
         if name == "flags" and _plain(self.pattern, self._flags):  # the scan plans key on it before any search
-            return self._flags if self._flags & _re.ASCII else self._flags | _re.UNICODE
+            return self._flags if self._flags & _ASCII else self._flags | _UNICODE  # ints, as re's (not RegexFlag)
         key = (type(self.pattern), self.pattern, self._flags)
         compiled = _COMPILED.get(key)
-        if compiled is None:
-            compiled = _COMPILED[key] = _re.compile(self.pattern, self._flags)
+        if compiled is None:  # setdefault: two threads compiling at once still share one object
+            if len(_COMPILED) > 4096:  # patterns built per card (dataset names) must not grow it forever
+                _COMPILED.clear()
+            compiled = _COMPILED.setdefault(key, _re.compile(self.pattern, self._flags))
         d = self.__dict__
         d["compiled"] = compiled
         for n in _DELEGATED:
@@ -68,7 +70,8 @@ class LazyPattern:
         return compile, (self.pattern, self._flags)
 
 
-_SIMPLE_FLAGS = _re.IGNORECASE | _re.MULTILINE | _re.DOTALL | _re.UNICODE | _re.ASCII
+_ASCII, _UNICODE = _re.ASCII.value, _re.UNICODE.value
+_SIMPLE_FLAGS = (_re.IGNORECASE | _re.MULTILINE | _re.DOTALL | _re.UNICODE | _re.ASCII).value
 
 
 def _plain(pattern, flags: int) -> bool:
@@ -76,7 +79,7 @@ def _plain(pattern, flags: int) -> bool:
     pattern, no flag but I, M, S, U, A given (not both U and A), and none set inline (3.11 takes global inline
     flags only at the start)."""
     return (type(pattern) is str and not flags & ~_SIMPLE_FLAGS
-            and flags & (_re.UNICODE | _re.ASCII) != _re.UNICODE | _re.ASCII
+            and flags & (_UNICODE | _ASCII) != _UNICODE | _ASCII
             and (not pattern.startswith("(?") or pattern[2:3] in (":", "P", "=", "!", "<")))
 
 
