@@ -111,6 +111,18 @@ def names_no_data(sentence: str, hint: re.Match[str]) -> bool:
                 or SOURCE_FILE.search(token))
 
 
+def data_ids(around: str, ids: list[str]) -> list[str]:
+    """The Hub ids of ``ids`` (found in ``around``) that can name calibration data: not a model's, by its size or format
+    ("acme/Falcon-3B-Instruct") or as the model after "quantizations of" ("imatrix Quantizations of acme-lab/Orca")."""
+    out = []
+    for name in ids:
+        at = around.find(name)
+        if eval_text.MODEL_ID.search(name) or (at >= 0 and MODEL_OF.search(around, max(0, at - 40), at)):
+            continue
+        out.append(name)
+    return out
+
+
 def in_link(text: str, m: re.Match[str]) -> bool:
     """Whether ``m`` stands inside a Markdown link's text."""
     return bool(LINK_OPEN.search(text, max(0, m.start() - 80), m.start()) and LINK_CLOSE.match(text[m.end() : m.end() + 120]))
