@@ -156,6 +156,7 @@ def test_a_counted_parity_set_describes_the_text(text):
         f"{CLAIM}.\n\nArm chosen by calibration: **`alpha025`**.\n",  # the word ends a phrase: no field label
         # scales merely called calibrated: no data (CONVENTIONS.md; an imatrix is data's role, rule 15a.1, read below)
         f"{CLAIM}.\n\nThe NVFP4 build keeps calibrated power-of-two scales.\n",
+        f"{CLAIM}.\n\nIt feeds this calibration bar: turbo3 mean 0.0115 nats (8K wikitext).\n",  # a target, not data
     ],
 )
 def test_calibration_words_that_describe_no_data_are_not_read(text):
@@ -364,4 +365,14 @@ def test_quants_called_imatrix_quants_state_a_calibration_in_part(text):
     ],
 )
 def test_an_imatrix_for_another_build_or_inside_a_name_is_not_read(text):
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_after_a_sentence_closed_by_emphasis_is_not_hypothetical():
+    text = f"{CLAIM_VS_BF16}\n\n- **If it has to be 4-bit, take Q4_K_M.** Its files were calibrated on similar prose.\n"
+    assert reading(text, 4).status == "incomplete"
+
+
+def test_a_conditional_calibration_in_its_own_sentence_stays_hypothetical():
+    text = f"{CLAIM_VS_BF16}\n\n- **Note.** If the files were calibrated on similar prose, the perplexity flatters them.\n"
     assert reading(text, 4).status == "missing"
