@@ -40,7 +40,7 @@ def test_calibration_used_or_named_by_its_file_is_found(text):
         "The gap is in line with the imatrix calibration differences between uploaders.\n",
         "If an imatrix was built from wikitext, the numbers look better than they are.\n",  # hypothetical
         "The analysis runs on wiki.train.raw with the perplexity tool.\n",  # the train split as the eval text
-        "It beats a community imatrix quant of the same size.\n",  # a candidate, not this file's calibration
+        "See org/Model-9B-NEO-Imatrix-GGUF for the other quants.\n",  # a name, not a calibration statement
         "The cost is in [the calibration table](#calibration-costs) below, see data/a.json.\n",  # a link's text
         "| Variant | KLD |\n|---|---|\n| FP8, calibrated scales | 0.031 |\n",  # a compared variant's label
         "The calibrated 32-layer FP8 scales ship with the weights.\n",  # calibrated scales, no data described (R8')

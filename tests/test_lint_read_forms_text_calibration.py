@@ -154,7 +154,9 @@ def test_a_counted_parity_set_describes_the_text(text):
     "text",
     [
         f"{CLAIM}.\n\nArm chosen by calibration: **`alpha025`**.\n",  # the word ends a phrase: no field label
-        f"{CLAIM}.\n\nAll the others are imatrix-calibrated K-quants.\n",  # a method, no data (CONVENTIONS.md)
+        # scales merely called calibrated: no data (CONVENTIONS.md; an imatrix is data's role, rule 15a.1, read below)
+        f"{CLAIM}.\n\nThe NVFP4 build keeps calibrated power-of-two scales.\n",
+        f"{CLAIM}.\n\nIt feeds this calibration bar: turbo3 mean 0.0115 nats (8K wikitext).\n",  # a target, not data
     ],
 )
 def test_calibration_words_that_describe_no_data_are_not_read(text):
@@ -280,15 +282,26 @@ def test_a_calibration_used_is_still_read(sentence):
     "row",
     [
         # a model's Hub id, the model after "quantizations of", a link to a model's page or a source file: no data
-        "## llama.cpp imatrix Quantizations of acme-lab/Orca-Large\n",
-        "The imatrix quants start from the base weights in acme/Falcon-3B-Instruct.\n",
-        "Our imatrix quants are up: [7B](https://huggingface.co/someone/Model-7B-GGUF), [14B](https://huggingface.co/someone/Model-14B-GGUF).\n",
         "The calibration step lives in ../../tools/quantize-all.nix with the rest of the build.\n",
         "Calibration is skipped on the 0-1/100 refusal rows.\n",
     ],
 )
 def test_a_model_page_or_source_file_is_no_calibration_data(row):
     assert reading(f"{CLAIM_VS_BF16}\n\n{row}", 4).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # imatrix quants: a calibration used, its data not given (rule 15a.1); the model's id or page is not its data
+        "## llama.cpp imatrix Quantizations of acme-lab/Orca-Large\n",
+        "The imatrix quants start from the base weights in acme/Falcon-3B-Instruct.\n",
+        "Our imatrix quants are up: [7B](https://huggingface.co/someone/Model-7B-GGUF), [14B](https://huggingface.co/someone/Model-14B-GGUF).\n",
+    ],
+)
+def test_imatrix_quants_of_a_model_name_no_calibration_data(row):
+    d = reading(f"{CLAIM_VS_BF16}\n\n{row}", 4)
+    assert d.status == "incomplete" and "dataset" not in d.value, d
 
 
 @pytest.mark.parametrize(
@@ -301,3 +314,65 @@ def test_a_model_page_or_source_file_is_no_calibration_data(row):
 )
 def test_a_dataset_link_beside_the_calibration_word_is_read(row):
     assert reading(f"{CLAIM_VS_BF16}\n\n{row}", 4).status != "missing"
+
+
+# ---- round 15 (lane a): the units of a text as data (kldcard.lint.read.eval_text_units), an imatrix used ----------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Quality (ctx 512, 4 chunks of project docs, 1020 scored tokens)\n\nMean KLD 0.0231 against Q8_0.\n",
+        "Ladder B as measured (same 3 条 prompt, last-token logits vs bf16): mean KL 0.0231.\n",
+    ],
+)
+def test_counted_docs_and_a_counted_loan_word_prompt_describe_the_text(text):
+    assert reading(text, 3).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Changelog entry, 2026-09-18\nDocs only. The rows show 16x q8's KLD, 0.002 absolute.\n",  # a date's day, not a count
+        "## Quality (ctx 512, 4 chunks of 512 tokens)\n\nMean KLD 0.0231 against Q8_0.\n",  # chunks of tokens: D6's, no text
+    ],
+)
+def test_a_date_or_chunks_of_tokens_describe_no_text(text):
+    assert reading(text, 3).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16} All the other quants in the chart are imatrix-calibrated K-quants.\n",
+        f"## llama.cpp imatrix Quantizations of org/Model-9B\n\n{CLAIM_VS_BF16}\n",
+        f"{CLAIM_VS_BF16} La receta también usa imatrix para repartir el error.\n",
+        # a compared candidate with its own KL (rule 15a.1; before round 15 "a community imatrix quant" was read as no
+        # calibration of this file, tests/test_lint_read_calibration.py)
+        f"{CLAIM_VS_BF16} It beats a community imatrix quant of the same size, whose KLD is 0.0259.\n",
+        f"{CLAIM_VS_BF16}\n\nMLP weights: NVFP4 via GPTQ (imatrix observer, static actorder).\n",
+        f"{CLAIM_VS_BF16} El método es activation-aware, con calibración imatrix.\n",
+    ],
+)
+def test_quants_called_imatrix_quants_state_a_calibration_in_part(text):
+    assert reading(text, 4).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16} The menu's other build was re-quantized with an importance matrix for code.\n",
+        f"{CLAIM_VS_BF16} See org/Model-9B-NEO-Imatrix-GGUF for the files.\n",  # inside a repository's name
+        f"{CLAIM_VS_BF16} GPTQ and AWQ need calibration; the imatrix of llama.cpp does the same job.\n",  # in general
+    ],
+)
+def test_an_imatrix_for_another_build_or_inside_a_name_is_not_read(text):
+    assert reading(text, 4).status == "missing"
+
+
+def test_a_calibration_after_a_sentence_closed_by_emphasis_is_not_hypothetical():
+    text = f"{CLAIM_VS_BF16}\n\n- **If it has to be 4-bit, take Q4_K_M.** Its files were calibrated on similar prose.\n"
+    assert reading(text, 4).status == "incomplete"
+
+
+def test_a_conditional_calibration_in_its_own_sentence_stays_hypothetical():
+    text = f"{CLAIM_VS_BF16}\n\n- **Note.** If the files were calibrated on similar prose, the perplexity flatters them.\n"
+    assert reading(text, 4).status == "missing"

@@ -204,7 +204,7 @@ def _dataset_hint(sentence: str) -> bool:
 
 def _d4_all(doc: Doc) -> list[re.Match[str]]:
     def veto(sentence: str, m: re.Match[str]) -> bool:
-        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(sentence):
+        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(calibration.own_sentence(sentence, m)):
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
@@ -213,7 +213,8 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
         return bool(NEGATED.search(sentence)) or not _dataset_hint(sentence) or calibration.in_link(doc.text, m)
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
-        if HYPOTHETICAL.search(sentence) or NEGATED.search(sentence) or calibration.required(doc.text, m):
+        # (a conditional is the match's own sentence's: one ended by "**" before it is another, read.calibration.own_sentence)
+        if HYPOTHETICAL.search(calibration.own_sentence(sentence, m)) or NEGATED.search(sentence) or calibration.required(doc.text, m):
             return True
         return calibration.veto(sentence, m, doc.text[max(0, m.start() - 200) : m.start()], doc.text)
 

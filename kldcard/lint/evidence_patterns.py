@@ -184,7 +184,9 @@ D4_WORD = re.compile(
 DATASET_HINT = re.compile(
     r"(?<!\S)\S+\.(?:txt|parquet|json|jsonl|dat)\b|(?<![\w.\-])(?!(?-i:[A-Z]{1,5}/[A-Z]{1,5})\b)[\w.\-]+/[\w.\-]+|\]\(|wiki\.train|wikitext|pile-val|ultrachat|c4\b|"
     r"groups_merged|\bdefault\b|built-in|(?<![\d.,*])\d[\d.,*]*\s*[KkM]?\s*(?:tokens?|samples|rows|chunks)\b|(?<!\d)\d+\*\d+|"
-    r"(?<!\d)\d+\s*条|样本",
+    r"(?<!\d)\d+\s*条|样本|"
+    # a size in Chinese number words: "用 187 万个 token 做了 imatrix" (1.87 M tokens)
+    r"(?<![\d.,])\d[\d.,]*\s*(?:万|千|亿|億)\s*(?:个|個)?\s*tokens?\b",
     I,
 )
 

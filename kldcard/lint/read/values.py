@@ -12,6 +12,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.read import calibration as calibration_forms
 from kldcard.lint.read import calibration_data
 from kldcard.lint.read import context as context_forms
 from kldcard.lint.read import direction as more_direction
@@ -216,7 +217,7 @@ def calibration(span: str, around: str) -> dict[str, Any]:
     if D4_NONE.search(span) or calibration_data.NONE.search(span):
         return {"none": True}
     out: dict[str, Any] = {}
-    hit = repos(around) or FILE.findall(around)
+    hit = calibration_forms.data_ids(around, repos(around)) or FILE.findall(around)  # a model's id is not its data
     if hit:
         out["dataset"] = hit[0]
     else:

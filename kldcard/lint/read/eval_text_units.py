@@ -1,0 +1,32 @@
+"""D3: the nouns that count units of a text, by language (data for :mod:`kldcard.lint.read.eval_text`).
+
+A count joined to one of these ("200 validation documents", "8 chunks of llama.cpp docs", "5 条 prompt") describes
+the text scored without naming it (``incomplete``). Nouns that count a batch, a calibration set or a benchmark's
+items as often as a text are left out: "sequences" (llama-perplexity's "packed 4 sequences"), "windows" and
+"chunks" alone (a position count, D6's: "KLD on 100 chunks of 512 tokens"), "tasks" and "questions" (a benchmark's:
+"HellaSwag on 400 tasks", "200-question MMLU-Pro"); a block, chunk or window counts text only with what it is made
+of (:data:`MADE_OF`: "357 blocks of public-domain text").
+"""
+
+from __future__ import annotations
+
+# units of text after a count: "8 prompts", "200 validation documents", "12 new seqs", "16 shared prefixes" ("seqs"
+# and "prefixes" are a text's units; "sequences" is not, above)
+UNITS: dict[str, tuple[str, ...]] = {
+    "en": ("prompts", "documents", "docs", "conversations", "requests", "queries", "passages", "articles", "excerpts",
+           "transcripts", "texts", "pages", "books", "stories", "posts", "threads", "dialogues", "dialogs", "chats",
+           "snippets", "READMEs", "essays", "emails", "reviews", "chapters", "paragraphs", "sentences", "seqs", "prefixes"),
+}
+
+# what a counted block, chunk or window is made of: "357 blocks of public-domain text", "8 chunks of llama.cpp docs"
+# ("docs" is the everyday short form of "documents" / "documentation")
+MADE_OF: dict[str, tuple[str, ...]] = {
+    "en": ("text", "texts", "prose", "documents", "docs", "documentation", "articles", "transcripts", "conversations", "code"),
+}
+
+# the units in Chinese and Japanese after a counter word ("200 条提示", "8 件のプロンプト"); Chinese writes the English
+# loan word as well ("同 5 条 prompt")
+CJK_UNITS: dict[str, tuple[str, ...]] = {
+    "zh": ("前缀", "前綴", "提示词", "提示詞", "提示", "样本", "樣本", "文档", "文檔", "文章", "段落", "对话", "對話", "prompts", "prompt"),
+    "ja": ("プロンプト", "文書", "テキスト", "サンプル"),
+}
