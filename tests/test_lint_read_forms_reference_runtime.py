@@ -265,6 +265,15 @@ def test_a_runs_engine_and_a_threads_repository_line(text, status):
     assert reading(text, 2).status == status
 
 
+@pytest.mark.parametrize(("text", "status"), [
+    # a tool said to be of no use names no engine of the run, also where it stands in for its defaults
+    ("`llama-perplexity` does not apply here: the model has no LM head.\n\nThe KL over the decision tokens is 0.0031.\n", "missing"),
+    ("We used `llama-perplexity` here, with the BF16 file as the base.\n\nThe KL over the decision tokens is 0.0031.\n", "incomplete"),
+])
+def test_a_tool_of_no_use_names_no_engine(text, status):
+    assert reading(text, 2).status == status
+
+
 def test_torchtitan_in_a_background_sentence_is_not_the_engine():
     text = (
         "This repository is a fork of torchtitan.\n\n"
