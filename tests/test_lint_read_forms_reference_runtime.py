@@ -274,6 +274,15 @@ def test_a_tool_of_no_use_names_no_engine(text, status):
     assert reading(text, 2).status == status
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    # "measured on <GPU>" names the measurement's hardware, whatever the sentence also runs; measured speeds do not
+    ("All of it runs on one CUDA host (measured on an RTX 4090) with the same build.\n\nThe mean KL of the 3-bit file is 0.0213.\n", True),
+    ("Speeds measured on an RTX 4090 with the same build.\n\nThe mean KL of the 3-bit file is 0.0213.\n", False),
+])
+def test_hardware_measured_on(text, found):
+    assert (reading(text, 2).status != "missing") is found
+
+
 def test_torchtitan_in_a_background_sentence_is_not_the_engine():
     text = (
         "This repository is a fork of torchtitan.\n\n"

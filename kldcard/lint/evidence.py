@@ -266,6 +266,8 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if runtime_roles.training_section(doc.text, m, s):  # in a training section, for training
             return True
+        if hardware and runtime.measured_on(doc.text, m):
+            quantizer = False  # "measured on an RTX 4090": the measurement's hardware, whatever else the sentence runs
         return quantizer or (hardware and (_deployed(s, m) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near, title=runtime.in_title(doc.text, m.start()))
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())

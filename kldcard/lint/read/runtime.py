@@ -114,6 +114,22 @@ PATTERNS: list[re.Pattern[str]] = [
 ]
 
 
+# a measurement's verb with "on" right before hardware ("measured on an RTX 4090", "Measured on an RTX 5090, ...",
+# "evaluated on one H100"): the run's hardware (general grammar; a dozen labelled authors write "measured on <GPU>")
+MEASURED_ON = re.compile(
+    r"\b(?:measured|evaluated|scored|computed|tested|benchmarked)\s+(?:live\s+)?on\s+(?:an?\s+|one\s+|the\s+|our\s+|two\s+|four\s+|\d+\s*[x×]\s*)?$", I
+)
+# ... unless what was measured there is speed ("Speeds measured on an Apple M3 Max")
+SPEED_MEASURED = re.compile(r"\b(?:speeds?|throughput|latency|tok/s|t/s|decode|timings?)\b[^.;\n]{0,30}$", I)
+
+
+def measured_on(text: str, m: re.Match[str]) -> bool:
+    """Whether the hardware at ``m`` follows "measured on" (:data:`MEASURED_ON`) of a measurement that is not speed."""
+    before = text[max(0, m.start() - 80) : m.start()]
+    verb = MEASURED_ON.search(before)
+    return verb is not None and not SPEED_MEASURED.search(before[: verb.start()])
+
+
 # a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
 REQUIREMENT = re.compile(r"(?:[≥>]=?|\bat least|\bor (?:newer|later))\s*(?:v(?=\d))?$", I)
 # ... or written after the version: "b10355 or later", "b10355 o posterior", "b10685+", "ou supérieure"
