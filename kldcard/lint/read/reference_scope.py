@@ -6,7 +6,7 @@
 - the reference by its role with words that name nothing: "against the saved reference logits";
 - a comparison word right after another metric's figure: "PPL 14.28 (+5.3% vs FP32)" is the perplexity's
   baseline, even in a sentence that mentions KLD elsewhere;
-- a "Base model:" field (or "base:") names the model the card's model derives from, not what its KL is measured
+- a "Base model:" field names the model the card's model derives from, not what its KL is measured
   against: it counts only next to a statement that the KL is against the base / original (rule 15c.2 of
   real_cards/CONVENTIONS.md; the caller drops it when it is the card's only D1 statement).
 
@@ -98,8 +98,9 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
             or bool(COMPARISON_WORD.match(m.group(0)) and ROLE_ONLY.fullmatch(ref.strip()) and not NOUN_AFTER.match(text, m.end())))
 
 
-# a labelled field whose label is the base ("Base model: Qwen/Qwen3-4B", "**Base Model**: ...", "base: `image`")
-BASE_FIELD = re.compile(r"base(?:[ \t]+model)?\W*[:：]", I)
+# a labelled field whose label is the base model ("Base model: Qwen/Qwen3-4B", "**Base Model**: ..."); a bare "base:" is
+# llama-perplexity's word for the KL's reference ("base: f16", "Base: the BF16 GGUF")
+BASE_FIELD = re.compile(r"base[ \t]+model\W*[:：]", I)
 
 
 def base_field(m: re.Match[str]) -> bool:
