@@ -75,6 +75,7 @@ def test_a_reference_with_what_names_it_is_read(text):
     # rule 15c.2: a "Base model:" field is the parent, the reference only beside words that say the KL is against it
     ("Base model: Qwen/Qwen3-4B\n\nResult: 9/10 refusals removed, KL divergence: 0.0388\n", False),
     ("Base model: Qwen/Qwen3-4B\n\nResult: KL divergence from the original model: 0.0388\n", True),
+    ("base: f16\n\n| quant | KLD (mean) |\n|---|---|\n| Q4_K_M | 0.0301 |\n", True),  # llama-perplexity's "base" is the reference
     # "KL of P to Q": Q is the reference (the preposition of a divergence); a range "of 2 to 6" is no model
     ("Night 7 gives a KL of 0.0121 (kl_S, the KL of the S adapter to base).\n", True),
     ("The edits cost a KL of 2 to 6 thousandths: 0.004 on the last run.\n", False),
