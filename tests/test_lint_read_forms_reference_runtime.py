@@ -71,6 +71,19 @@ def test_a_reference_with_what_names_it_is_read(text):
     assert reading(text, 1).status != "missing"
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    # rule 15c.2: a "Base model:" field is the parent, the reference only beside words that say the KL is against it
+    ("Base model: Qwen/Qwen3-4B\n\nResult: 9/10 refusals removed, KL divergence: 0.0388\n", False),
+    ("Base model: Qwen/Qwen3-4B\n\nResult: KL divergence from the original model: 0.0388\n", True),
+    ("base: f16\n\n| quant | KLD (mean) |\n|---|---|\n| Q4_K_M | 0.0301 |\n", True),  # llama-perplexity's "base" is the reference
+    # "KL of P to Q": Q is the reference (the preposition of a divergence); a range "of 2 to 6" is no model
+    ("Night 7 gives a KL of 0.0121 (kl_S, the KL of the S adapter to base).\n", True),
+    ("The edits cost a KL of 2 to 6 thousandths: 0.004 on the last run.\n", False),
+])
+def test_a_base_model_field_and_the_kl_of_p_to_q(text, found):
+    assert (reading(text, 1).status != "missing") is found
+
+
 def test_a_teacher_field_names_the_reference():
     text = "Setup:\n\n- Teacher: the frozen 1.5B checkpoint\n- Student: its 4-bit copy\n\nHeld-out KL after 300 steps: 0.0142.\n"
     assert reading(text, 1).status != "missing"
@@ -239,6 +252,36 @@ def test_forward_passes_in_torchtitan_name_the_engine():
         "The average KL divergence came out at 0.00012.\n"
     )
     assert reading(text, 2).status == "incomplete"
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    # a run's engine after its verb, whatever background the sentence also gives; a download alone names no run
+    ("I downloaded the model from the hub, converted it, and ran forward passes in torchtitan.\n\nThe average KL was 0.00012.\n", "incomplete"),
+    ("I downloaded the GGUF build for llama.cpp from the hub.\n\nThe average KL was 0.00012.\n", "missing"),
+    # rule 15c.1: a thread's repository line is where it is filed, not the engine (the title still counts)
+    ("pytorch/torchtitan · pull request #9 · merged · Python\n# conversion check\n\nThe average KL was 0.00012.\n", "missing"),
+    ("pytorch/torchtitan · pull request #9 · merged · Python\n# check the vLLM rollout\n\nThe average KL was 0.00012.\n", "incomplete"),
+])
+def test_a_runs_engine_and_a_threads_repository_line(text, status):
+    assert reading(text, 2).status == status
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    # a tool said to be of no use names no engine of the run, also where it stands in for its defaults
+    ("`llama-perplexity` does not apply here: the model has no LM head.\n\nThe KL over the decision tokens is 0.0031.\n", "missing"),
+    ("We used `llama-perplexity` here, with the BF16 file as the base.\n\nThe KL over the decision tokens is 0.0031.\n", "incomplete"),
+])
+def test_a_tool_of_no_use_names_no_engine(text, status):
+    assert reading(text, 2).status == status
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    # "measured on <GPU>" names the measurement's hardware, whatever the sentence also runs; measured speeds do not
+    ("All of it runs on one CUDA host (measured on an RTX 4090) with the same build.\n\nThe mean KL of the 3-bit file is 0.0213.\n", True),
+    ("Speeds measured on an RTX 4090 with the same build.\n\nThe mean KL of the 3-bit file is 0.0213.\n", False),
+])
+def test_hardware_measured_on(text, found):
+    assert (reading(text, 2).status != "missing") is found
 
 
 def test_torchtitan_in_a_background_sentence_is_not_the_engine():

@@ -234,11 +234,14 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
     def elsewhere(m: re.Match[str], worded: bool = True) -> bool:  # worded: the match starts with its comparison word
         return (worded and comparison.of_size(doc.text, m)) or comparison.rival_value(doc.text, m) or reference_scope.vetoed(doc.text, m)
 
-    return sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
-                  # (comparison.KL_FROM starts with its KL term, "the KL from bf16": what it compares is a KL, whatever size
-                  # or speed the words before it name: "ran 1.33x faster, and the KL from bf16 was 0.0045")
-                  + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, reference_words.BEFORE))),
-                  key=lambda m: m.start())
+    found = sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
+                   # (comparison.KL_FROM starts with its KL term, "the KL from bf16": what it compares is a KL, whatever size
+                   # or speed the words before it name: "ran 1.33x faster, and the KL from bf16 was 0.0045")
+                   + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, reference_words.BEFORE))),
+                   key=lambda m: m.start())
+    # a "Base model:" field names what the model derives from; it names the KL's reference only where the text says
+    # the KL is taken against the base / original (rule 15c.2, real_cards/CONVENTIONS.md)
+    return found if any(not reference_scope.base_field(m) for m in found) else []
 
 
 # a conversion checked by its KL ("the conversion was verified stage by stage: ... a mean KL of 7.6e-6 between the GGUF
@@ -264,6 +267,8 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if runtime_roles.training_section(doc.text, m, s):  # in a training section, for training
             return True
+        if hardware and runtime.measured_on(doc.text, m):
+            quantizer = False  # "measured on an RTX 4090": the measurement's hardware, whatever else the sentence runs
         return quantizer or (hardware and (_deployed(s, m) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near, title=runtime.in_title(doc.text, m.start()))
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())

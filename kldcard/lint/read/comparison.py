@@ -51,7 +51,9 @@ FROM_TO = re.compile(
     I,
 )
 # the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (vetoed as VERSUS)
-KL_FROM = re.compile(r"(?<![A-Za-z_])(?:" + KL_WORD + r"|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
+# (with what it is taken of between, "KL of the S adapter to base": the preposition of a divergence D(P ‖ Q), "of P
+# to/from Q", general grammar; after a KL term, not the bare word "divergence", which names other metrics too)
+KL_FROM = re.compile(r"(?<![A-Za-z_])(?:(?:" + KL_WORD + r")(?:\s+of\s+(?:the\s+|an?\s+|its\s+)?[A-Za-z][\w.\-]*(?:\s+(?!" + STOP + r"\b)[A-Za-z][\w.\-]*){0,2}?)?|divergence)\s+(?:from|to)" + GAP + PHRASE, I)
 # ... and the same joined into one hyphenated word: "mean KLD-to-f16 0.164", "KL-to-teacher", "a KLD-vs-F16 battery"
 # (localai, true2456, zoo_ashq1, quantize_budget: general grammar of English compounds)
 KL_HYPHEN = re.compile(r"(?<![A-Za-z_])(?:KLD?|KL-?div\w*)-(?:to|vs|from)-(?P<ref>[A-Za-z0-9_.]*[A-Za-z0-9](?:-(?!based\b)[A-Za-z0-9_.]+)*)", I)

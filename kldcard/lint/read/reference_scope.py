@@ -5,7 +5,10 @@
 - a copula that judges the reference instead of naming it: "the Python reference was already right";
 - the reference by its role with words that name nothing: "against the saved reference logits";
 - a comparison word right after another metric's figure: "PPL 14.28 (+5.3% vs FP32)" is the perplexity's
-  baseline, even in a sentence that mentions KLD elsewhere.
+  baseline, even in a sentence that mentions KLD elsewhere;
+- a "Base model:" field names the model the card's model derives from, not what its KL is measured
+  against: it counts only next to a statement that the KL is against the base / original (rule 15c.2 of
+  real_cards/CONVENTIONS.md; the caller drops it when it is the card's only D1 statement).
 
 A table is a run of non-blank lines that start with "|" or hold two or more gaps of three spaces between
 cells (a pasted pipe-less table); its KL term may stand in any of its lines or in the line above it.
@@ -93,3 +96,13 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     ref = m.groupdict().get("ref") or ""
     return (table_without_kl(text, m) or after_other_figure(text, m) or bool(JUDGED.match(m.group(0)))
             or bool(COMPARISON_WORD.match(m.group(0)) and ROLE_ONLY.fullmatch(ref.strip()) and not NOUN_AFTER.match(text, m.end())))
+
+
+# a labelled field whose label is the base model ("Base model: Qwen/Qwen3-4B", "**Base Model**: ..."); a bare "base:" is
+# llama-perplexity's word for the KL's reference ("base: f16", "Base: the BF16 GGUF")
+BASE_FIELD = re.compile(r"base[ \t]+model\W*[:：]", I)
+
+
+def base_field(m: re.Match[str]) -> bool:
+    """Whether ``m`` is a "Base model:" field (rule 15c.2: the model's parent, a reference only with other words)."""
+    return bool(BASE_FIELD.match(m.group(0)))

@@ -62,6 +62,11 @@ DEPLOYED = re.compile(
 # "llama.cpp Discussion #23470", "exllamav3 convert.md", "vLLM's `fp8_ds_mla` layout"
 CITED = re.compile(r"\s*(?:PR\b|pull\b|discussions?\b|issues?\b|#\d|docs?\b|README|repo|[\w\-]+\.md\b|'s\s+`|(?:'s\s+)?(?:default|默认))", I)
 NOT_BEFORE = re.compile(r"\bnot\s+(?:an?\s+|the\s+)?$", I)
+# a run's verb and the preposition of its engine right before the name: "ran forward passes in", "measured with",
+# "scored using" (general grammar of a run's engine)
+RAN_IN = re.compile(
+    r"\b(?:ran|run|runs|computed|measured|scored|evaluated|forward[- ]pass(?:es)?)\s+(?:[\w\-]+\s+){0,3}?(?:in|with|using|under|through)\s+`?$", I
+)
 
 # the tool named (words, command line, module)
 NAMED_TOOL = re.compile(TOOLS, I)
@@ -109,6 +114,22 @@ PATTERNS: list[re.Pattern[str]] = [
 ]
 
 
+# a measurement's verb with "on" right before hardware ("measured on an RTX 4090", "Measured on an RTX 5090, ...",
+# "evaluated on one H100"): the run's hardware (general grammar; a dozen labelled authors write "measured on <GPU>")
+MEASURED_ON = re.compile(
+    r"\b(?:measured|evaluated|scored|computed|tested|benchmarked)\s+(?:live\s+)?on\s+(?:an?\s+|one\s+|the\s+|our\s+|two\s+|four\s+|\d+\s*[x×]\s*)?$", I
+)
+# ... unless what was measured there is speed ("Speeds measured on an Apple M3 Max")
+SPEED_MEASURED = re.compile(r"\b(?:speeds?|throughput|latency|tok/s|t/s|decode|timings?)\b[^.;\n]{0,30}$", I)
+
+
+def measured_on(text: str, m: re.Match[str]) -> bool:
+    """Whether the hardware at ``m`` follows "measured on" (:data:`MEASURED_ON`) of a measurement that is not speed."""
+    before = text[max(0, m.start() - 80) : m.start()]
+    verb = MEASURED_ON.search(before)
+    return verb is not None and not SPEED_MEASURED.search(before[: verb.start()])
+
+
 # a minimum version is a dependency's requirement, not the run's ("transformers >= 4.51", "at least 0.9")
 REQUIREMENT = re.compile(r"(?:[≥>]=?|\bat least|\bor (?:newer|later))\s*(?:v(?=\d))?$", I)
 # ... or written after the version: "b10355 or later", "b10355 o posterior", "b10685+", "ou supérieure"
@@ -151,6 +172,9 @@ def hardware_veto(sentence: str, m: re.Match[str], before: str, after: str) -> b
 TITLE_LINE = re.compile(r"[ \t]*#[ \t][^\n]*|[^\n]{1,150}(?<![.:])[ \t]*")
 TITLE_MAX = 200  # characters: a longer line is a paragraph, whatever it starts with
 TITLE_WITHIN = 3  # non-blank lines from the document's start (a rendered pull request puts its repository line first)
+# a thread's repository line ("ggml-org/llama.cpp · pull request #21089 · closed · C++"): where the thread is filed, not
+# the engine its measurement ran in (rule 15c.1 of real_cards/CONVENTIONS.md), so never a title
+REPOSITORY_LINE = re.compile(r"[ \t]*[\w.\-]+/[\w.\-]+[ \t]+·[ \t]")
 
 
 def in_title(text: str, at: int) -> bool:
@@ -167,7 +191,9 @@ def in_title(text: str, at: int) -> bool:
             if end - start > TITLE_MAX:
                 return False
             line = TITLE_LINE.fullmatch(text, start, end)
-            return line is not None and (line.group(0).lstrip().startswith("#") or not text[:start].strip())
+            if line is None or REPOSITORY_LINE.match(text, start, end):
+                return False
+            return line.group(0).lstrip().startswith("#") or not text[:start].strip()
         start = end + 1
     return False
 
@@ -189,7 +215,10 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
         head = m.group(0)[: v.start()] if v else ""
         return bool(REQUIREMENT.search(head) or IN_A_NAME.search(head))
     if m.re is ENGINE_IN_SENTENCE.compiled:
-        return ((not title and not MEASUREMENT.search(sentence) and not in_kl_table(m)) or bool(BACKGROUND.search(sentence)) or bool(CITED.match(after))
+        # the engine a run was made in ("ran forward passes in torchtitan") is the run's, whatever background the
+        # rest of the sentence gives ("I downloaded a model from HF hub, ...")
+        background = bool(BACKGROUND.search(sentence)) and not RAN_IN.search(m.string, max(0, m.start() - 60), m.start())
+        return ((not title and not MEASUREMENT.search(sentence) and not in_kl_table(m)) or background or bool(CITED.match(after))
                 or bool(NOT_BEFORE.search(before)))
     return False
 
