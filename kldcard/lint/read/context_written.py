@@ -128,11 +128,57 @@ MEASURED_WORDS = re.compile(KL_MENTION + r"|perplej|perplex|PPL|evalua|[ée]valu
 HEADING = re.compile(r"^[ \t]{0,3}(#{2,6})[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
 
 
+# a label that opens a block as a heading opens a section (plain document structure): a bold label alone on its line
+# over its items ("- **训练配置**：" then "  - 序列长度：8K"; "**Calibration:**"), the block running to the next blank
+# line; a comment banner in code ("#  CALIBRACION" between two rule lines, "# --- calibration ---"), the block running
+# through the comment lines below it
+LABEL_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\*\*([^*\n]{1,40}?)[:：]?\*\*[ \t]*[:：]?[ \t]*$")
+COMMENT = re.compile(r"^[ \t]*(?:#+|//+)")
+RULE = r"[-=─━*#~]{3,}"
+BANNER_LINE = re.compile(r"^[ \t]*(?:#+|//+)[ \t]*(?:" + RULE + r"[ \t]*)?([^\W\d_][^\n]{0,38}?)[ \t]*(?:" + RULE + r")?[ \t]*$")
+RULE_LINE = re.compile(r"^[ \t]*(?:#+|//+)[ \t]*" + RULE + r"[ \t]*$")
+STEP_WORDS = re.compile(STEP_HEADING.pattern + "|" + CALIBRATION_WORDS.pattern, re.I)
+BLOCK_LINES = 40  # lines walked up to a block's label
+
+
+def _banner(lines: list[str], i: int) -> bool:
+    """Whether ``lines[i]`` is a comment banner: a short title between rule lines, or written between rules itself."""
+    line = lines[i]
+    if not BANNER_LINE.match(line) or RULE_LINE.match(line):
+        return False
+    if re.search(RULE + r"[ \t]*$", line) and re.match(r"^[ \t]*(?:#+|//+)[ \t]*" + RULE, line):
+        return True  # "# --- calibration ---"
+    return any(0 <= j < len(lines) and RULE_LINE.match(lines[j]) for j in (i - 1, i + 1))
+
+
+def block_label(text: str, at: int) -> str | None:
+    """The label of the list block or comment block ``at`` lies in (see :data:`LABEL_LINE`), if any."""
+    start = text.rfind("\n", 0, at) + 1
+    lines = text[max(0, start - 4000) : start].split("\n")[:-1]
+    own = text[start : text.find("\n", at) if "\n" in text[at:] else len(text)]
+    in_comment = bool(COMMENT.match(own))
+    for k in range(len(lines) - 1, max(-1, len(lines) - 1 - BLOCK_LINES), -1):
+        line = lines[k]
+        if not line.strip() or (in_comment and not COMMENT.match(line)):
+            return None  # the block ends at a blank line, a comment block at its first line of code
+        if _banner(lines, k):
+            return BANNER_LINE.match(line).group(1)  # type: ignore[union-attr]
+        if HEADING.match(line):
+            return None  # a heading opens a section (in_step_section reads it)
+        if not in_comment and (label := LABEL_LINE.match(line)) is not None:
+            return label.group(1)
+    return None
+
+
 def in_step_section(text: str, at: int, sentence: str = "") -> bool:
-    """Whether ``at`` lies under a (sub)heading about another step (calibration, training, deployment) that names no KL
-    term or evaluation, in a sentence that names none either; a subheading that names neither is read by its parent."""
+    """Whether ``at`` lies under a (sub)heading or in a labelled block (:func:`block_label`) about another step
+    (calibration, training, deployment) that names no KL term or evaluation, in a sentence that names none either; a
+    subheading that names neither is read by its parent."""
     if KL_HEADING.search(sentence):
         return False
+    label = block_label(text, at)
+    if label is not None and (KL_HEADING.search(label) or STEP_WORDS.search(label)):
+        return not KL_HEADING.search(label)
     level = 7
     end = at
     while level > 2:

@@ -150,6 +150,11 @@ NEAR_LINES = 10
 # a sentence about a perplexity run (context.PERPLEXITY) that names no KL: its stride lays out the perplexity's
 # windows (holdout4 ninfer)
 KL_MENTION_RE = re.compile(KL_MENTION, I)
+# one named position ("the last position", "first token") in a sentence about greedy decoding that names no KL is where
+# the decoding reads its logits, not where a KL was scored (CONVENTIONS rule 15b.2's exception; plain grammar: the
+# position word belongs to the decoding its clause names)
+ONE_POSITION = {p for name, p in SCHEMES if name in ("last-token", "first-token")}
+GREEDY_DECODING = re.compile(r"\bgreedy\s+(?:decod(?:e|ing)|generation)\b", I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
@@ -185,6 +190,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
+    if m.re in ONE_POSITION and GREEDY_DECODING.search(sentence) and not KL_MENTION_RE.search(sentence):
+        return True  # "greedy decoding (which only computes the head row of the last position)": the decoding's position
+    if m.re is position_counts.OVER_TOKENS and not KL_MENTION_RE.search(sentence):
+        return True  # tokens a perplexity run or a generation went over: the count is the KL's only in its sentence
     if m.re in position_forms.PATTERNS:
         return position_forms.vetoed(sentence, m)
     if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
