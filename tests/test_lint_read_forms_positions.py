@@ -292,3 +292,19 @@ def test_the_last_position_of_greedy_decoding_is_not_the_kls():
 
 def test_a_kl_at_the_last_position_is_still_read():
     assert reading(f"{CLAIM} vs BF16, taken on the last-position logits of each of 8 prompts.\n", 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL of the q4 cache against f16 is 0.0231 nats over the generated tokens.\n",
+        "| Metric | What it measures | Value |\n|---|---|---|\n| Generated-token KLD, held-out text | drift on written tokens | 0.0231 |\n",
+    ],
+)
+def test_the_generated_tokens_are_a_scheme(text):
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("scheme") == "response-only", d
+
+
+def test_generated_tokens_of_a_speed_run_are_no_scheme():
+    assert reading(f"{CLAIM} vs BF16.\n\nOver the generated tokens the server held 113 tok/s.\n", 6).status == "missing"

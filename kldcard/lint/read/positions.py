@@ -91,10 +91,12 @@ SCHEMES = [
     # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
     ("tail", re.compile(r"\b(?:last|final)\s+\d+\s+tokens\s+of\s+(?:each|every)\b", I)),
     ("range", re.compile(r"\bpositions?\s+\d+\s*(?:-|–|\.\.|to)\s*\d+\b", I)),
-    # "assistant tokens only", "only the completion tokens": the response's positions
+    # "assistant tokens only", "only the completion tokens": the response's positions; "mean KL ... over the generated
+    # tokens", "Generated-token KLD" (llamampere dev, krishando h8; mlx_swift dev's "forced decode of the generated tokens")
     ("response-only", re.compile(
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
-        r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
+        r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b|"
+        r"\bgenerated[- ]token\s+KLD?\b|\b(?:over|on|across)\s+(?:the\s+|its\s+|their\s+)?generated\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
     # "KL is read at the next token alone", "only the next-token endpoint": one scored position per prompt, as the
     # first-token scheme (holdout12 finance and enoch; the labels' next-token precedent, holdout13 f)
