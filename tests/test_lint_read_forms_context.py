@@ -230,3 +230,27 @@ def test_a_length_in_a_labelled_step_block_is_not_the_kls(text):
 def test_a_length_in_a_labelled_measuring_block_is_still_read(text):
     d = reading(text, 5)
     assert d.status != "missing" and d.value.get("n_ctx") == 2048, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a speed run's context (glyd h6, ja_nix h13): the sentence gives a speed or memory and names no KL
+        f"{CLAIM} vs BF16.\n\nMeasured on one GPU each, with a 4k-token context; memory is the GPU memory in use.\n",
+        f"{CLAIM} vs BF16.\n\n# 測ると(KVキャッシュq8_0, context 131072)、\n# 28.6GiBで109.8トークン/秒。\n",
+    ],
+)
+def test_a_context_in_a_speed_sentence_is_the_runs_not_the_kls(text):
+    assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the prefill words name the phase a KL run feeds its windows through, not a speed
+        f"{CLAIM} vs BF16 on wikitext-2 with 256–1024 token prefills.\n",
+        f"{CLAIM} vs BF16 at a 4k-token context (the KL run, 31 tok/s).\n",
+    ],
+)
+def test_a_context_beside_a_prefill_or_the_kl_is_still_read(text):
+    assert reading(text, 5).status != "missing"
