@@ -308,3 +308,21 @@ def test_the_generated_tokens_are_a_scheme(text):
 
 def test_generated_tokens_of_a_speed_run_are_no_scheme():
     assert reading(f"{CLAIM} vs BF16.\n\nOver the generated tokens the server held 113 tok/s.\n", 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a rate's denominator (behemoth h10), a length (curvedinf h5), a speed run's count (local_kimi h13)
+        f"{CLAIM} vs BF16. The scoring is teacher-forced; the quant flips 0.24 times per 1,000 tokens.\n",
+        f"{CLAIM} vs BF16 (teacher-forced); calibrated on samples de 256 a 2048 tokens de longitud.\n",
+        f"{CLAIM} vs BF16, teacher-forced. The speed run decoded 64 tokens at 113 tok/s.\n",
+    ],
+)
+def test_teacher_forced_beside_a_rate_a_length_or_a_speed_is_a_mode(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_teacher_forced_beside_a_count_of_its_steps_is_still_read():
+    text = f"{CLAIM} vs BF16 over 55 calibration pages, 24,262 teacher-forced steps.\n"
+    assert reading(text, 6).status != "missing"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kldcard.lint.read import command_lines, context, position_counts, position_forms, record_fields
+from kldcard.lint.read import command_lines, context, context_written, position_counts, position_forms, record_fields
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
@@ -162,6 +162,25 @@ GREEDY_DECODING = re.compile(r"\bgreedy\s+(?:decod(?:e|ing)|generation)\b", I)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
 
 
+# a count near the mode that is not of scored items: a rate's denominator ("0.24 flips per 1,000 tokens"), a speed
+# ("32 tokens per second"), a length ("de 256 a 2048 tokens de longitud"), or a count in a sentence about speed or
+# greedy decoding ("64 generated tokens" of a speed run; "greedy decode stays identical for about 24 tokens"):
+# behemoth h10, local_kimi h13, curvedinf h5 (three authors; plain grammar of rates and units)
+RATE_BEFORE = re.compile(r"\bper\s+$", I)
+UNIT_AFTER = re.compile(r"\s*(?:per\s+(?:second|sec)\b|/\s*s\b|de\s+longitud\b|long\b)", I)
+OTHER_RUN = re.compile(context_written.SPEED_WORDS + r"|\bgreedy\s+decod", I)
+STOPS = re.compile(r"\.\s|\n\s*\n|[。；;]")
+
+
+def scored_count(near: str, c: re.Match[str]) -> bool:
+    """Whether the count ``c`` in ``near`` counts scored items (see :data:`RATE_BEFORE`, :data:`OTHER_RUN`)."""
+    if RATE_BEFORE.search(near, max(0, c.start() - 8), c.start()) or UNIT_AFTER.match(near, c.end()):
+        return False
+    lo = max((x.end() for x in STOPS.finditer(near, 0, c.start())), default=0)
+    stop = STOPS.search(near, c.end())
+    return not OTHER_RUN.search(near, lo, stop.start() if stop else len(near))
+
+
 def near_lines(text: str, m: re.Match[str]) -> str:
     """The lines from :data:`NEAR_LINES` before ``m``'s line to as many after it."""
     start, end = m.start(), m.end()
@@ -186,7 +205,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
-    if m.re in (TEACHER_FORCED, EVERY) and not NEAR_COUNT.search(near_lines(text, m)):
+    if m.re in (TEACHER_FORCED, EVERY) and not any(scored_count(near, c) for near in [near_lines(text, m)] for c in NEAR_COUNT.finditer(near)):
         return True
     if m.re is STRIDED and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
