@@ -90,12 +90,13 @@ PATTERNS: list[re.Pattern[str]] = [
 ]
 # a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
 # context"), in the card languages
-# (SPEED: a speed unit, throughput, memory or serving; SERVED adds the prefill and decode words, which also name the
-# phases a KL run feeds its windows through: "prefill chunk 2048", "256–1024 token prefills")
-SPEED_WORDS = (r"\bt/s\b|tok(?:ens)?/s|(?:トークン|토큰|токенов|token)\s*/\s*(?:秒|초|с\b)|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b|\bVRAM\b|"
+# (SPEED: a speed unit, throughput or memory; SERVED adds serving and the prefill and decode words, which also name
+# the weights measured ("the Q4_K_M weights that we actually serve") and the phases a KL run feeds its windows through
+# ("prefill chunk 2048", "256–1024 token prefills"))
+SPEED_WORDS = (r"\bt/s\b|tok(?:ens)?/s|(?:トークン|토큰|токенов|token)\s*/\s*(?:秒|초|с\b)|\bthroughput|\bspeed|\bVRAM\b|"
                r"\bmemory\b|\bmemoria\b|\bmemória\b|\bmémoire\b|\bSpeicher|памят|内存|メモリ|吞吐|速度|显存|顯存|スループット|메모리|처리량")
 SPEED = re.compile(SPEED_WORDS, re.I)
-SERVED = re.compile(SPEED_WORDS + r"|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
+SERVED = re.compile(SPEED_WORDS + r"|\bserv(?:e|es|ing)\b|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
 # what follows the length in its clause says the run at that length has not been done
 NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)
 CLAUSE_END = re.compile(r"[。；;！？!?\n]|\.\s")
