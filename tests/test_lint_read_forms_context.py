@@ -202,3 +202,57 @@ def test_prompts_with_a_range_of_lengths_give_the_longest_as_context(text, n_ctx
 
 def test_a_range_of_tokens_without_a_prompt_noun_is_no_context():
     assert reading(f"{CLAIM} vs BF16; answers ran 1000-2000 tokens.\n", 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a bold list label over its items (zh_arxiv_bot h13; "**Calibration:**")
+        "## Setup\n\n- **Models**: 8B to 230B\n- **训练配置**：\n  - 序列长度：8K\n  - Batch size：16\n\n"
+        f"## Results\n\n{CLAIM} vs BF16.\n",
+        f"{CLAIM} vs BF16.\n\n**Calibration:**\n- 128 samples, seq len 2048\n- open-platypus\n",
+        # a comment banner in a script (es_idiotsavant h13)
+        f"{CLAIM} vs BF16.\n\n```\n# ────────────\n#  CALIBRACION\n# ────────────\n#  256 muestras x 4096 tokens del servidor\n```\n",
+        f"{CLAIM} vs BF16.\n\n```python\n# --- calibration ---\nSEQ_LEN = 2048  # sequence length of 2048\n```\n",
+    ],
+)
+def test_a_length_in_a_labelled_step_block_is_not_the_kls(text):
+    assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"**Evaluation:**\n- {CLAIM} vs BF16\n- sequence length of 2048\n",
+        f"{CLAIM} vs BF16.\n\n```\n# ────────────\n#  KL EVAL\n# ────────────\n#  64 x 2048 tokens of wikitext\n```\n",
+    ],
+)
+def test_a_length_in_a_labelled_measuring_block_is_still_read(text):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == 2048, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a speed run's context (glyd h6, ja_nix h13): the sentence gives a speed or memory and names no KL
+        f"{CLAIM} vs BF16.\n\nMeasured on one GPU each, with a 4k-token context; memory is the GPU memory in use.\n",
+        f"{CLAIM} vs BF16.\n\n# 測ると(KVキャッシュq8_0, context 131072)、\n# 28.6GiBで109.8トークン/秒。\n",
+    ],
+)
+def test_a_context_in_a_speed_sentence_is_the_runs_not_the_kls(text):
+    assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the prefill words name the phase a KL run feeds its windows through, not a speed
+        f"{CLAIM} vs BF16 on wikitext-2 with 256–1024 token prefills.\n",
+        f"{CLAIM} vs BF16 at a 4k-token context (the KL run, 31 tok/s).\n",
+        # the weights served are the ones measured (llmkube h3)
+        f"{CLAIM} vs BF16.\n\n`llama-perplexity` on wikitext-2-raw, `-c 8192`, run on the Q4_K_M weights that we actually serve.\n",
+    ],
+)
+def test_a_context_beside_a_prefill_or_the_kl_is_still_read(text):
+    assert reading(text, 5).status != "missing"

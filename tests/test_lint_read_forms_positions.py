@@ -253,3 +253,76 @@ def test_a_decimal_comma_or_a_list_item_is_no_count_of_positions(text):
 
 def test_a_count_of_positions_in_spanish_is_still_read():
     assert reading("La KL media es 0,0231 sobre 1.024 posiciones puntuadas.\n", 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("Q4_K_M reaches a KL divergence of 0.0231 against BF16, scored over ~250,000 tokens of chat and code.\n", 250000),
+        ("Mean KLD of Q4_K_M against BF16 was 0.0231 across 16,320 tokens of wikitext-2.\n", 16320),
+        ("La KL media frente a FP32 es 0,0231, medida sobre 4.092 tokens de prosa de dominio publico.\n", 4092),
+        ("Mean KL of the NVFP4 body against bf16 is 0.0231 on a held-out 512-token eval slice.\n", 512),
+    ],
+)
+def test_the_tokens_a_kl_is_taken_over_are_its_count(text, count):
+    # CONVENTIONS rule 15b.1 (localbench, kalomaze, olive, openmed, axolotl)
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("count") == count, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM} vs BF16. For prompts over 512 tokens the kernel switches to the chunked path.\n",
+        f"{CLAIM} vs BF16. The draft model was trained on 4096 tokens of chat.\n",
+        f"{CLAIM} vs BF16. Perplexity was taken over 65,536 tokens of wikitext.\n",
+    ],
+)
+def test_a_length_or_another_runs_tokens_is_no_count(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_the_last_position_of_greedy_decoding_is_not_the_kls():
+    text = (
+        f"{CLAIM} vs BF16.\n\nThe prefill logits came out as garbage, yet greedy decoding (which only computes the head "
+        "row of the last position) was fine.\n"
+    )
+    assert reading(text, 6).status == "missing"
+
+
+def test_a_kl_at_the_last_position_is_still_read():
+    assert reading(f"{CLAIM} vs BF16, taken on the last-position logits of each of 8 prompts.\n", 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL of the q4 cache against f16 is 0.0231 nats over the generated tokens.\n",
+        "| Metric | What it measures | Value |\n|---|---|---|\n| Generated-token KLD, held-out text | drift on written tokens | 0.0231 |\n",
+    ],
+)
+def test_the_generated_tokens_are_a_scheme(text):
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("scheme") == "response-only", d
+
+
+def test_generated_tokens_of_a_speed_run_are_no_scheme():
+    assert reading(f"{CLAIM} vs BF16.\n\nOver the generated tokens the server held 113 tok/s.\n", 6).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a rate's denominator (behemoth h10), a length (curvedinf h5), a speed run's count (local_kimi h13)
+        f"{CLAIM} vs BF16. The scoring is teacher-forced; the quant flips 0.24 times per 1,000 tokens.\n",
+        f"{CLAIM} vs BF16 (teacher-forced); calibrated on samples de 256 a 2048 tokens de longitud.\n",
+        f"{CLAIM} vs BF16, teacher-forced. The speed run decoded 64 tokens at 113 tok/s.\n",
+    ],
+)
+def test_teacher_forced_beside_a_rate_a_length_or_a_speed_is_a_mode(text):
+    assert reading(text, 6).status == "missing"
+
+
+def test_teacher_forced_beside_a_count_of_its_steps_is_still_read():
+    text = f"{CLAIM} vs BF16 over 55 calibration pages, 24,262 teacher-forced steps.\n"
+    assert reading(text, 6).status != "missing"

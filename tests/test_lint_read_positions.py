@@ -95,6 +95,8 @@ def test_a_number_of_the_line_above_is_not_a_count():
         (f"{CLAIM} (`kl_eval.py --num-samples 256 --seq-len 1024`).\n", {}),
         ("KL 散度均值 0.0231，共 300 个评测片段。\n", {}),
         ("平均KLD 0.0231（16 prompt・64 logit位置で比較）。\n", {}),
+        # the tokens the KL is taken over (CONVENTIONS rule 15b.1; this was read as the text's size before it)
+        (f"{CLAIM}, averaged over 50k tokens of a story corpus.\n", {"count": 50000}),
     ],
 )
 def test_scored_token_and_window_counts_are_incomplete(text, value):
@@ -105,7 +107,6 @@ def test_scored_token_and_window_counts_are_incomplete(text, value):
 @pytest.mark.parametrize(
     "text",
     [
-        f"{CLAIM}, averaged over 50k tokens of a story corpus.\n",  # the text's size (D3), not scored positions
         f"{CLAIM} on windows of 2048 tokens.\n",  # a window's length (D5)
         f"{CLAIM}.\n\nThe gate projection is a 5120x17408 matrix scored per tensor.\n",  # a weight's shape
         f"{CLAIM}.\n\nThe server answers 16 samples per batch.\n",

@@ -122,6 +122,7 @@ PATTERNS += [LIST, *COLUMNS, ROW, RUN_NAME, AT_TOKENS]
 PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
 PATTERNS += record_fields.PATTERNS[5]  # a record's field: `"n_ctx": 4096`, `seq_len: 2048` (read.record_fields)
 SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE, RUN_NAME, AT_TOKENS)  # "chunk 2048", "c512": a window length is a multiple of 64
+KL_TERM = re.compile(KL_MENTION, I)
 MEASUREMENT = re.compile(
     KL_MENTION + r"|(?<![A-Za-z_])PPL(?![A-Za-z_])|\bmeasur|\bscor(?:e|ed|es|ing)\b|\bevaluat|\bperplexity\b|"
     r"\bpositions?\b|\blogits?\b|\bteacher\b|\btests?\b|\bbenchmarks?\b",
@@ -202,6 +203,9 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024"), a training or deployment
     if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
+    clause = cjk_sentence(text, sentence, m)
+    if context_written.SPEED.search(clause) and not KL_TERM.search(clause):
+        return True  # "with a 4k-token context; memory is the GPU memory in use", "(context 131072)、... 109.8トークン/秒": a speed run's
     if m.re is CARD_LANGUAGES.compiled and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
         return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's
     if m.re not in PATTERNS:

@@ -90,12 +90,13 @@ PATTERNS: list[re.Pattern[str]] = [
 ]
 # a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
 # context"), in the card languages
-SERVED = re.compile(
-    r"\bt/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b|\bVRAM\b|\bprefill|\bdecod(?:e|ing)\b|"
-    r"\bmemory\b|\bmemoria\b|\bmemória\b|\bmémoire\b|\bSpeicher|памят|内存|メモリ|"
-    r"预填充|預填充|解码|解碼|吞吐|速度|显存|顯存|プリフィル|デコード|スループット|메모리|처리량",
-    re.I,
-)
+# (SPEED: a speed unit, throughput or memory; SERVED adds serving and the prefill and decode words, which also name
+# the weights measured ("the Q4_K_M weights that we actually serve") and the phases a KL run feeds its windows through
+# ("prefill chunk 2048", "256–1024 token prefills"))
+SPEED_WORDS = (r"\bt/s\b|tok(?:ens)?/s|(?:トークン|토큰|токенов|token)\s*/\s*(?:秒|초|с\b)|\bthroughput|\bspeed|\bVRAM\b|"
+               r"\bmemory\b|\bmemoria\b|\bmemória\b|\bmémoire\b|\bSpeicher|памят|内存|メモリ|吞吐|速度|显存|顯存|スループット|메모리|처리량")
+SPEED = re.compile(SPEED_WORDS, re.I)
+SERVED = re.compile(SPEED_WORDS + r"|\bserv(?:e|es|ing)\b|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
 # what follows the length in its clause says the run at that length has not been done
 NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)
 CLAUSE_END = re.compile(r"[。；;！？!?\n]|\.\s")
@@ -128,11 +129,57 @@ MEASURED_WORDS = re.compile(KL_MENTION + r"|perplej|perplex|PPL|evalua|[ée]valu
 HEADING = re.compile(r"^[ \t]{0,3}(#{2,6})[ \t][^\n]*", re.M)  # not a title (a card named "... (imatrix)")
 
 
+# a label that opens a block as a heading opens a section (plain document structure): a bold label alone on its line
+# over its items ("- **训练配置**：" then "  - 序列长度：8K"; "**Calibration:**"), the block running to the next blank
+# line; a comment banner in code ("#  CALIBRACION" between two rule lines, "# --- calibration ---"), the block running
+# through the comment lines below it
+LABEL_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\*\*([^*\n]{1,40}?)[:：]?\*\*[ \t]*[:：]?[ \t]*$")
+COMMENT = re.compile(r"^[ \t]*(?:#+|//+)")
+RULE = r"[-=─━*#~]{3,}"
+BANNER_LINE = re.compile(r"^[ \t]*(?:#+|//+)[ \t]*(?:" + RULE + r"[ \t]*)?([^\W\d_][^\n]{0,38}?)[ \t]*(?:" + RULE + r")?[ \t]*$")
+RULE_LINE = re.compile(r"^[ \t]*(?:#+|//+)[ \t]*" + RULE + r"[ \t]*$")
+STEP_WORDS = re.compile(STEP_HEADING.pattern + "|" + CALIBRATION_WORDS.pattern, re.I)
+BLOCK_LINES = 40  # lines walked up to a block's label
+
+
+def _banner(lines: list[str], i: int) -> bool:
+    """Whether ``lines[i]`` is a comment banner: a short title between rule lines, or written between rules itself."""
+    line = lines[i]
+    if not BANNER_LINE.match(line) or RULE_LINE.match(line):
+        return False
+    if re.search(RULE + r"[ \t]*$", line) and re.match(r"^[ \t]*(?:#+|//+)[ \t]*" + RULE, line):
+        return True  # "# --- calibration ---"
+    return any(0 <= j < len(lines) and RULE_LINE.match(lines[j]) for j in (i - 1, i + 1))
+
+
+def block_label(text: str, at: int) -> str | None:
+    """The label of the list block or comment block ``at`` lies in (see :data:`LABEL_LINE`), if any."""
+    start = text.rfind("\n", 0, at) + 1
+    lines = text[max(0, start - 4000) : start].split("\n")[:-1]
+    own = text[start : text.find("\n", at) if "\n" in text[at:] else len(text)]
+    in_comment = bool(COMMENT.match(own))
+    for k in range(len(lines) - 1, max(-1, len(lines) - 1 - BLOCK_LINES), -1):
+        line = lines[k]
+        if not line.strip() or (in_comment and not COMMENT.match(line)):
+            return None  # the block ends at a blank line, a comment block at its first line of code
+        if _banner(lines, k):
+            return BANNER_LINE.match(line).group(1)  # type: ignore[union-attr]
+        if HEADING.match(line):
+            return None  # a heading opens a section (in_step_section reads it)
+        if not in_comment and (label := LABEL_LINE.match(line)) is not None:
+            return label.group(1)
+    return None
+
+
 def in_step_section(text: str, at: int, sentence: str = "") -> bool:
-    """Whether ``at`` lies under a (sub)heading about another step (calibration, training, deployment) that names no KL
-    term or evaluation, in a sentence that names none either; a subheading that names neither is read by its parent."""
+    """Whether ``at`` lies under a (sub)heading or in a labelled block (:func:`block_label`) about another step
+    (calibration, training, deployment) that names no KL term or evaluation, in a sentence that names none either; a
+    subheading that names neither is read by its parent."""
     if KL_HEADING.search(sentence):
         return False
+    label = block_label(text, at)
+    if label is not None and (KL_HEADING.search(label) or STEP_WORDS.search(label)):
+        return not KL_HEADING.search(label)
     level = 7
     end = at
     while level > 2:

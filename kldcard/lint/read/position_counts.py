@@ -3,7 +3,9 @@ as a plain token count, and how many windows, said with the card language's word
 
 - a count of tokens said to be scored: "held-out 8192 tokens", "1020 tokens evaluados", "146,115 个计分词元"
   (:data:`TOKENS`); not a window's length ("windows of 2048 tokens", "2048 tokens per chunk": D5's), not a
-  count below a thousand, and not a plain "250,000 tokens of ..." (the text's size, D3);
+  count below a thousand;
+- the tokens a KL is taken over: "over ~250,000 tokens", "across 16,320 tokens", "sobre 4.092 tokens", "a held-out
+  512-token eval slice" (:data:`OVER_TOKENS`, in a sentence that names the KL; CONVENTIONS rule 15b.1);
 - tokens a measuring verb ran on, "n = N tokens": "measured on 65,536 tokens", "(n = 4096 tokens)" (:data:`MEASURED_ON`);
 - the first or last N tokens, in the card languages: "the first 512 tokens of each prompt", "先頭 256 トークン",
   "primeros 64 tokens" (:data:`HEAD_TAIL`: scheme "head" or "tail");
@@ -33,8 +35,7 @@ I = re.IGNORECASE
 BIG = r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d{4,}|\d+(?:\.\d+)?\s*[kKM])"
 TOKEN_WORDS = r"(?:tokens?|Tokens?|词元|詞元|个\s*token|個\s*token|トークン|토큰|токенов|токена)"
 # tokens said to be scored, before or after the word, in the card languages: "held-out 8192 tokens", "1020 tokens
-# evaluados", "146,115 个计分词元". A plain "250,000 tokens (of a text)" is the text's size (D3), not a count of scored
-# positions: the corpus labels read it so (tests/data/real_cards/labels.yaml, localbench_gemma4_31b_blog).
+# evaluados", "146,115 个计分词元" (the tokens a KL is taken over, after a preposition: :data:`OVER_TOKENS`).
 SCORED_BEFORE = r"(?:held-out|scored|evaluated|test|eval(?:uation)?|评测|評測|计分|計分|评分|評分)\s*"
 SCORED_AFTER = r"\s+(?:evaluad[oa]s|avaliad[oa]s|évalués|bewertete|scored|evaluated|compared|de\s+prueba|de\s+teste)"
 TOKENS = re.compile(
@@ -42,8 +43,7 @@ TOKENS = re.compile(
     r"|" + SCORED_BEFORE.replace("\\s*", "") + r"\s+" + BIG + r"\s*" + TOKEN_WORDS + r"(?![\w-])(?!\s*(?:per|each|/|of\s+context|context|window))",
     I,
 )
-# tokens a measuring verb was run on ("measured on 65,536 tokens", "evaluated over 10k tokens", "n = 4096 tokens");
-# "averaged over 50k tokens of a text" is the text's size (prose_corpus blind2_engine_floor)
+# tokens a measuring verb was run on ("measured on 65,536 tokens", "evaluated over 10k tokens", "n = 4096 tokens")
 MEASURED_ON = re.compile(
     r"\b(?:measured|evaluated|scored|computed|compared)\s+(?:on|over|across)\s+~?" + BIG + r"\s*" + TOKEN_WORDS + r"(?![\w-])|"
     r"(?<![\w])[nN]\s*=\s*" + BIG.replace("\\d{4,}", "\\d{3,}") + r"\s*(?:tokens|positions)\b",
@@ -102,7 +102,25 @@ PARENTHESISED = re.compile(r"\(\s*~?" + BIG + r"\s+" + TOKEN_WORDS + r"(?![\w-])
 WINDOWS_BY_LENGTH = re.compile(
     r"(?<![\w.,])\d{1,5}\s+(?:prompts|sequences|windows|chunks|rows|samples|documents|segments|texts|passages)\s*[×x]\s*\d{2,6}\b", I
 )
-PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH]
+# the tokens a KL is taken over, after a preposition of the card languages ("KL divergence ... over ~250,000 tokens",
+# "across 16,320 tokens", "on 65,536 tokens of wikitext-2 test", "sobre 4.092 tokens", "com 2.974 tokens"), or as the
+# size of the held-out set it is scored on ("a held-out 512-token eval slice", "49,152토큰 검증 세트"): the count scored
+# (CONVENTIONS rule 15b.1; localbench, thefactum, kalomaze, olive, pipenetwork, openmed, ko_motif3: seven authors).
+# Not a length ("prompts over 32 tokens", "windows of 2048 tokens"): :func:`vetoed`; the sentence names a KL
+# (positions.vetoed)
+ABOUT = r"(?:(?:about|around|roughly|approximately|some|nearly|almost|cerca\s+de|unos|unas|environ|etwa)\s+|[~≈]\s*)?"
+OVER_TOKENS = re.compile(
+    r"\b(?:over|across|on|sobre|com|sur|über)\s+" + ABOUT + r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d{2,}|\d+(?:\.\d+)?\s*[kKM])\s*"
+    r"(?:tokens?|Tokens?|jetons|токенов|トークン|토큰)(?![\w-])(?!\s*(?:per|each|/|long|of\s+context|context|window|de\s+contexto))|"
+    r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{2,})(?:-token|\s*토큰|\s*トークン)\s*"
+    r"(?:held-out\s+|eval(?:uation)?\s+|test\s+|validation\s+|검증\s*|評価\s*|检验\s*|测试\s*)(?:slice|set|split|corpus|세트|セット|集)",
+    I,
+)
+# what stands before "over N tokens" when N is a length, not the count scored: a unit of text ("prompts over 32 tokens")
+# or a training run ("trained on 4096 tokens")
+UNIT_BEFORE = re.compile(r"\b(?:prompts?|sequences?|inputs?|texts?|contexts?|windows?|chunks?|samples?|documents?|answers?|"
+                         r"responses?|outputs?|generations?|trained|fine-tuned|pre-?trained|calibrated)\s*$", I)
+PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH, OVER_TOKENS]
 # a clause naming a calibration set or a training corpus: a count in parentheses after it is that set's size
 OTHER_SIZE = re.compile(r"imatrix|calibrat|\btrain(?:ing|ed)?\b|校准|キャリブレーション", I)
 # a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
@@ -118,6 +136,8 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
         return not re.search(KL_MENTION, line, I)
     if m.re is TOKENS.compiled:
         return bool(LENGTH_BEFORE.search(text, max(0, m.start() - 24), m.start()))
+    if m.re is OVER_TOKENS.compiled:
+        return bool(UNIT_BEFORE.search(text, max(0, m.start() - 24), m.start()))
     if m.re is PARENTHESISED.compiled:  # the size of what the clause before names: "imatrix from calib.txt (300k tokens)"
         start = max(text.rfind("\n", 0, m.start()), text.rfind(";", 0, m.start()), text.rfind(". ", 0, m.start()), m.start() - 100)
         return bool(OTHER_SIZE.search(text, max(start, 0), m.start()))
@@ -154,7 +174,7 @@ def read(span: str) -> dict[str, Any]:
     if h is not None:
         end = next(h.group(g) for g in ("e1", "e2", "e3", "e4") if h.group(g))
         return {"scheme": "head" if end.lower() in HEAD_WORDS else "tail"}
-    m = TOKENS.search(span) or MEASURED_ON.search(span) or PARENTHESISED.search(span)
+    m = TOKENS.search(span) or MEASURED_ON.search(span) or PARENTHESISED.search(span) or OVER_TOKENS.search(span)
     if m is None:
         return {}
     n = parse_int(next(g for g in m.groups() if g))

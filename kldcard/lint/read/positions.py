@@ -21,7 +21,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
-from kldcard.lint.read import command_lines, context, position_counts, position_forms, record_fields
+from kldcard.lint.read import command_lines, context, context_written, position_counts, position_forms, record_fields
 from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
@@ -91,10 +91,12 @@ SCHEMES = [
     # "the last 256 tokens of each window", "positions 512-1023 of each chunk"
     ("tail", re.compile(r"\b(?:last|final)\s+\d+\s+tokens\s+of\s+(?:each|every)\b", I)),
     ("range", re.compile(r"\bpositions?\s+\d+\s*(?:-|–|\.\.|to)\s*\d+\b", I)),
-    # "assistant tokens only", "only the completion tokens": the response's positions
+    # "assistant tokens only", "only the completion tokens": the response's positions; "mean KL ... over the generated
+    # tokens", "Generated-token KLD" (llamampere dev, krishando h8; mlx_swift dev's "forced decode of the generated tokens")
     ("response-only", re.compile(
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
-        r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b", I)),
+        r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b|"
+        r"\bgenerated[- ]token\s+KLD?\b|\b(?:over|on|across)\s+(?:the\s+|its\s+|their\s+)?generated\s+tokens\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
     # "KL is read at the next token alone", "only the next-token endpoint": one scored position per prompt, as the
     # first-token scheme (holdout12 finance and enoch; the labels' next-token precedent, holdout13 f)
@@ -150,9 +152,33 @@ NEAR_LINES = 10
 # a sentence about a perplexity run (context.PERPLEXITY) that names no KL: its stride lays out the perplexity's
 # windows (holdout4 ninfer)
 KL_MENTION_RE = re.compile(KL_MENTION, I)
+# one named position ("the last position", "first token") in a sentence about greedy decoding that names no KL is where
+# the decoding reads its logits, not where a KL was scored (CONVENTIONS rule 15b.2's exception; plain grammar: the
+# position word belongs to the decoding its clause names)
+ONE_POSITION = {p for name, p in SCHEMES if name in ("last-token", "first-token")}
+GREEDY_DECODING = re.compile(r"\bgreedy\s+(?:decod(?:e|ing)|generation)\b", I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
+
+
+# a count near the mode that is not of scored items: a rate's denominator ("0.24 flips per 1,000 tokens"), a speed
+# ("32 tokens per second"), a length ("de 256 a 2048 tokens de longitud"), or a count in a sentence about speed or
+# greedy decoding ("64 generated tokens" of a speed run; "greedy decode stays identical for about 24 tokens"):
+# behemoth h10, local_kimi h13, curvedinf h5 (three authors; plain grammar of rates and units)
+RATE_BEFORE = re.compile(r"\bper\s+$", I)
+UNIT_AFTER = re.compile(r"\s*(?:per\s+(?:second|sec)\b|/\s*s\b|de\s+longitud\b|long\b)", I)
+OTHER_RUN = re.compile(context_written.SPEED_WORDS + r"|\bgreedy\s+decod", I)
+STOPS = re.compile(r"\.\s|\n\s*\n|[。；;]")
+
+
+def scored_count(near: str, c: re.Match[str]) -> bool:
+    """Whether the count ``c`` in ``near`` counts scored items (see :data:`RATE_BEFORE`, :data:`OTHER_RUN`)."""
+    if RATE_BEFORE.search(near, max(0, c.start() - 8), c.start()) or UNIT_AFTER.match(near, c.end()):
+        return False
+    lo = max((x.end() for x in STOPS.finditer(near, 0, c.start())), default=0)
+    stop = STOPS.search(near, c.end())
+    return not OTHER_RUN.search(near, lo, stop.start() if stop else len(near))
 
 
 def near_lines(text: str, m: re.Match[str]) -> str:
@@ -179,12 +205,16 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
-    if m.re in (TEACHER_FORCED, EVERY) and not NEAR_COUNT.search(near_lines(text, m)):
+    if m.re in (TEACHER_FORCED, EVERY) and not any(scored_count(near, c) for near in [near_lines(text, m)] for c in NEAR_COUNT.finditer(near)):
         return True
     if m.re is STRIDED.compiled and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
     if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
         return True
+    if m.re in ONE_POSITION and GREEDY_DECODING.search(sentence) and not KL_MENTION_RE.search(sentence):
+        return True  # "greedy decoding (which only computes the head row of the last position)": the decoding's position
+    if m.re is position_counts.OVER_TOKENS.compiled and not KL_MENTION_RE.search(sentence):
+        return True  # tokens a perplexity run or a generation went over: the count is the KL's only in its sentence
     if m.re in position_forms.PATTERNS:
         return position_forms.vetoed(sentence, m)
     if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
