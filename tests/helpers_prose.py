@@ -63,6 +63,9 @@ HOLDOUT12_SPLIT = "real-holdout-12"
 HOLDOUT13 = REAL / "holdout13"
 HOLDOUT13_PREFIX = "real-h13/"
 HOLDOUT13_SPLIT = "real-holdout-13"
+HOLDOUT14 = REAL / "holdout14"
+HOLDOUT14_PREFIX = "real-h14/"
+HOLDOUT14_SPLIT = "real-holdout-14"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -76,6 +79,7 @@ PARTED = {
     HOLDOUT11_PREFIX: (HOLDOUT11, HOLDOUT11_SPLIT),
     HOLDOUT12_PREFIX: (HOLDOUT12, HOLDOUT12_SPLIT),
     HOLDOUT13_PREFIX: (HOLDOUT13, HOLDOUT13_SPLIT),
+    HOLDOUT14_PREFIX: (HOLDOUT14, HOLDOUT14_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

@@ -22,6 +22,7 @@ from helpers_prose import (
     HOLDOUT11_PREFIX,
     HOLDOUT12_PREFIX,
     HOLDOUT13_PREFIX,
+    HOLDOUT14_PREFIX,
     PARTED,
     README,
     REAL,
@@ -52,6 +53,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT11_PREFIX: ({"a", "b", "c", "d"}, 34, 20),
     HOLDOUT12_PREFIX: ({"a", "b", "c", "d", "e", "f"}, 58, 33),
     HOLDOUT13_PREFIX: ({"a", "b", "c", "d", "e", "f"}, 58, 34),
+    HOLDOUT14_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
 }
 
 
