@@ -387,3 +387,16 @@ def test_an_identifier_naming_a_bound_or_a_hyphenated_unit_is_no_statistic():
 )
 def test_a_statistic_identifier_or_a_mean_kl_compound_stays(text):
     assert reading(text, 9).status == "stated"
+
+
+@pytest.mark.parametrize("count", ["all 151,936 raw logits", "all 262144 logits", "all the 128 256 logits"])
+def test_all_of_a_vocabulary_sized_count_of_logits_is_the_whole_vocabulary(count):
+    text = f"For each position {count} are compared: mean KL 0.0042 against the BF16 run.\n"
+    d = reading(text, 8)
+    assert d.status == "stated" and d.value == {"scheme": "full"}, d
+
+
+@pytest.mark.parametrize("count", ["all 32,768 tokens", "all 20 logits", "all 512 logits"])
+def test_all_tokens_or_a_short_list_of_logits_is_no_vocabulary(count):
+    text = f"For each position {count} are compared: mean KL 0.0042 against the BF16 run.\n"
+    assert reading(text, 8).status == "missing"

@@ -434,3 +434,36 @@ def test_an_engine_owning_a_quant_type_is_not_the_runtime(text):
 def test_an_engine_that_scored_a_quant_type_is_still_the_runtime():
     text = "We scored the Q4_K_M file with llama.cpp: the mean KL against bf16 is 0.0255.\n"
     assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("line", [
+    "Tested commit: `3f9a2c71be04d5e6f7a8b9c0d1e2f3a4b5c6d7e8`",
+    "- fork commit: `9b1c4d2e7a`",
+    "The numbers below were measured at fork commit `5e7d21c9f`.",
+    "Code at commit `a41f09e` on the main branch.",
+])
+def test_the_commit_the_measured_code_was_at_is_a_build(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("line", [
+    "The commit message says: `fix the loader`.",  # no hash
+    "See commit 1234567 for the loader.",  # digits only: a number, not a hash
+    "Committed at 2026-08-31 by the release bot.",
+])
+def test_commit_words_without_a_hash_name_no_build(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status == "missing"
+
+
+@pytest.mark.parametrize("gpu", ["a single T4 GPU", "Colab L4 GPU", "two A30 GPUs"])
+def test_a_datacentre_gpu_with_its_class_noun_is_hardware(gpu):
+    text = f"Hardware: {gpu}.\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("word", ["the T4-class GPU budget", "the AT4 GPU vendor", "the L4 GPU-hours"])
+def test_words_that_only_contain_a_gpu_name_are_not_hardware(word):
+    text = f"The plan mentions {word}.\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status == "missing"

@@ -11,6 +11,7 @@ cards name the engine or the hardware of a measurement without a version, which 
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
 - a ggml backend device as llama.cpp prints and takes it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp ran;
 - the GPU compute stack with its version ("ROCm 10.1.0", "HIP 7.14.60850", "CUDA 12.8");
+- the commit the measured code was at ("Tested commit: `7353b06…`", "measured at fork commit `66a05b72`"): a build;
 - hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
   generations ("TPU v5e", "a v6e VM"), the GX10, a CUDA architecture ("sm_60").
 
@@ -97,9 +98,22 @@ PATTERNS: list[re.Pattern[str]] = [
     # the runtime in part (r4dx study h11/b labelled D2 S on "ROCm 10.1.0"; ja_vllm_mxfp4 and zh_gdec name HIP versions)
     STACK := re.compile(r"(?<![\w\-/.])(?:ROCm|HIP|CUDA)[ \t]+v?\d{1,2}\.\d{1,2}(?:\.\d+)?\b(?![.\d])"),
     GGML_DEVICE := re.compile(r"(?<![\w\-/.])(?:CUDA|ROCm|Vulkan|SYCL)\d\b|(?<![\w\-/.])CPU_REPACK\b"),
+    # the commit the measured code was at, as a field ("Tested commit: `7353b06…`", "fork commit: `3c5bd17…`", "llama.cpp
+    # commit: 69d8e4be4", "commit : 2f30f244") or after "at" ("Code at commit `f9280fa`", "measured at fork commit
+    # `66a05b72`", "exllamav3 at commit `5f3c537…`"): a build of the engine without hardware, the runtime in part.
+    # Eleven labelled authors (holdouts 3, 4, 5, 8, 9, 10, 11, 12, 14), all D2 S; a commit hash is general grammar
+    COMMIT := re.compile(
+        r"(?:^[ \t>*\-]*(?:\*\*)?(?:[\w.\-]+[ \t]+)?commit\**[ \t]*[:：][ \t]*\**|\bat[ \t]+(?:[\w\-]+[ \t]+){0,2}?commit[ \t]+)`?"
+        r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b",
+        I | re.MULTILINE,
+    ),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-9]\b|"
+        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|"
+        # a data-centre GPU named with its class noun ("a single T4 or A10G GPU", "Colab L4 GPU", "A100 and A30 GPUs";
+        # general grammar of a device name, labelled D2 by three authors: holdouts 2, 12, 14)
+        r"(?<![\w\-/.])(?:T4|L4|A10G?|A40|A30)\s+GPUs?(?![\w\-])|"
+        r"\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-9]\b|"
         r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b|"  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
         r"\bv[4-7][ep](?:-\d+)?\s+(?:VMs?|pods?|slices?|hosts?)\b|"  # a TPU generation by its VM ("a v6e VM")
         r"\b(?:Ascent\s+)?GX10\b|"  # ASUS's GB10 box

