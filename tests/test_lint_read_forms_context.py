@@ -256,3 +256,19 @@ def test_a_context_in_a_speed_sentence_is_the_runs_not_the_kls(text):
 )
 def test_a_context_beside_a_prefill_or_the_kl_is_still_read(text):
     assert reading(text, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        # a long length written with a space as the thousands separator is as long as "131,072" (plain number grammar):
+        # the model's or a deployment's, unless the sentence measures something
+        (f"{CLAIM} vs BF16.\n\nEach session reserves its cache up front (2.7 GB at 131 072 tokens).\n", True),
+        (f"{CLAIM} vs BF16.\n\nEach session reserves its cache up front (2.7 GB at 131,072 tokens).\n", True),
+        # the same length where the KL was measured there is read; a short spaced length is read too
+        (f"{CLAIM} vs BF16, measured at 131 072 tokens.\n", False),
+        ("La KL moyenne vaut 6,9e-5 face au BF16, à 4 096 jetons.\n", False),
+    ],
+)
+def test_a_long_length_with_a_spaced_separator_is_the_deployments(text, missing):
+    assert (reading(text, 5).status == "missing") is missing

@@ -145,11 +145,12 @@ def _numbers(m: re.Match[str]) -> list[int]:
 
 GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention|the usual)\b", I)
 LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
-COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s*([kK]\b)?")
+# a count with its thousands separators, as N writes them and as the French and SI style does with a space ("131 072")
+COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0\u2009 ]\d{3}(?!\d))+|\d+)\s*([kK]\b)?")
 
 
 def _largest(text: str) -> int:
-    return max((int(g.replace(",", "")) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
+    return max((int(re.sub(r"\D", "", g)) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
 
 
 # the rest of a number the match cut at a thousands separator ("context: 262" of "262,144", "262 144")
