@@ -272,3 +272,22 @@ def test_a_context_beside_a_prefill_or_the_kl_is_still_read(text):
 )
 def test_a_long_length_with_a_spaced_separator_is_the_deployments(text, missing):
     assert (reading(text, 5).status == "missing") is missing
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        # Italian, the label before the number, as the other card languages ("contexto 2048", "contexte de 512")
+        ("La KL media rispetto al BF16 vale 0,0042 (contesto 16,384, WikiText-2 raw validation).\n", 16384),
+        ("La KL media rispetto al BF16 vale 0,0042, con una lunghezza del contesto di 2048 token.\n", 2048),
+    ],
+)
+def test_context_in_italian(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value["n_ctx"] == n_ctx, d
+
+
+def test_an_italian_serving_context_is_the_deployments():
+    # the bare word in a sentence about serving speed is the deployment's context (as "contexto 32.768" in Spanish)
+    text = "La KL media rispetto al BF16 vale 0,0042.\n\nVelocità di servizio: 41 tok/s (contesto 8192, una richiesta).\n"
+    assert reading(text, 5).status == "missing"

@@ -11,7 +11,7 @@
   captures", "a ~493-token long prompt", "256–1024 token prefills"; windows of a length in the card languages
   ("60 fragmentos de 2.048 tokens", "ventanas de texto de 128 tokens", "128 tokens por ventana");
 - in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
-  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
+  "contexte de 512", "contesto 16,384", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
 
 :func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
 :func:`kldcard.lint.read.values.context` (a length in k is in units of 1024: :func:`kilo`). :func:`vetoed`
@@ -44,6 +44,7 @@ CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "ko": ("컨텍스트 길이", "컨텍스트", "문맥 길이"),
     "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de", "contexto"),
     "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de", "contexto"),
+    "it": ("lunghezza del contesto", "lunghezza di contesto", "finestra di contesto", "contesto di", "contesto"),
     "fr": ("longueur de contexte", "longueur du contexte", "fenêtre de contexte", "contexte de", "contexte"),
     "de": ("Kontextlänge", "Kontextfenster", "Kontext von"),
     "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
@@ -164,8 +165,9 @@ SERVE_COMMAND = re.compile(r"(?:^|[\s/`])(?:llama-server|[\w.\-]+\s+serve|(?:sgl
 
 # the bare word for context ("contexto 2048", "contexte 4096") is also how a deployment's context is given; in a sentence
 # about serving speed it is that (as context_written.SERVED, in the Romance card languages)
-BARE_WORD = re.compile(r"contexte?o?\b(?!\s+de\b)", I)
-SERVED_ROMANCE = re.compile(r"\brendimiento\b|\bservicio\b|\bvelocidad|\bvelocidade|\bdesempenho\b|\bdébit\b|\bvitesse\b|\bservice\b", re.I)
+BARE_WORD = re.compile(r"conte[xs]te?o?\b(?!\s+d[ei]\b)", I)  # "contexto", "contexte", "contesto" (Italian)
+SERVED_ROMANCE = re.compile(r"\brendimiento\b|\bservicio\b|\bvelocidad|\bvelocidade|\bdesempenho\b|\bdébit\b|\bvitesse\b|\bservice\b|"
+                            r"\bvelocità|\bprestazioni\b|\bservizio\b", re.I)
 
 
 # a training run's numbers: "1,200 steps of single 128-token chunks", "fine-tuned on 4096-token sequences" -- the length
