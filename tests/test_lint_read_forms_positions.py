@@ -340,3 +340,22 @@ def test_teacher_forced_beside_a_count_of_its_steps_is_still_read():
 )
 def test_italian_tokens_scored_are_positions(text, missing):
     assert (reading(text, 6).status == "missing") is missing
+
+
+TABLE = "| Token batch | {count} | PPL ratio | {kl} |\n|---|---:|---:|---:|\n| 1 | 254 | 0.9962 | 0.0024 |\n"
+
+
+@pytest.mark.parametrize(
+    ("header", "missing"),
+    [
+        # a count column in a header row that also has a perplexity column: the row is one record, the KL column in it
+        # makes the count the KL's (the perplexity veto read only the clause around the count's cell)
+        (TABLE.format(count="Scored tokens", kl="Mean KLD"), False),
+        (TABLE.format(count="Positions", kl="Mean KLD"), False),
+        # a header with a perplexity column and no KL column: the count is the perplexity's
+        (TABLE.format(count="Scored tokens", kl="Wall time"), True),
+    ],
+)
+def test_a_count_column_beside_perplexity_and_kl_columns_is_read(header, missing):
+    text = f"{CLAIM_VS_BF16}\n\n{header}"
+    assert (reading(text, 6).status == "missing") is missing

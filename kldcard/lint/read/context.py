@@ -264,4 +264,6 @@ def perplexity_only(text: str, m: re.Match[str]) -> bool:
     wikitext"): its windows are the perplexity's. (Only where no tool that scores both on one run, i.e.
     llama-perplexity, is named or printed: the caller decides.)"""
     lo, hi = eval_text.clause(text, m.start(), m.end())
+    if m.group(0).startswith("|"):  # a table's row is one record: a KL column anywhere in it ("| Tokens | PPL | Mean KLD |") binds it
+        lo, hi = text.rfind("\n", 0, m.start()) + 1, (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
     return bool(PERPLEXITY.search(text, lo, hi)) and not eval_text.KL_TERM.search(text, lo, hi)
