@@ -256,3 +256,38 @@ def test_a_context_in_a_speed_sentence_is_the_runs_not_the_kls(text):
 )
 def test_a_context_beside_a_prefill_or_the_kl_is_still_read(text):
     assert reading(text, 5).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        # a long length written with a space as the thousands separator is as long as "131,072" (plain number grammar):
+        # the model's or a deployment's, unless the sentence measures something
+        (f"{CLAIM} vs BF16.\n\nEach session reserves its cache up front (2.7 GB at 131 072 tokens).\n", True),
+        (f"{CLAIM} vs BF16.\n\nEach session reserves its cache up front (2.7 GB at 131,072 tokens).\n", True),
+        # the same length where the KL was measured there is read; a short spaced length is read too
+        (f"{CLAIM} vs BF16, measured at 131 072 tokens.\n", False),
+        ("La KL moyenne vaut 6,9e-5 face au BF16, à 4 096 jetons.\n", False),
+    ],
+)
+def test_a_long_length_with_a_spaced_separator_is_the_deployments(text, missing):
+    assert (reading(text, 5).status == "missing") is missing
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        # Italian, the label before the number, as the other card languages ("contexto 2048", "contexte de 512")
+        ("La KL media rispetto al BF16 vale 0,0042 (contesto 16,384, WikiText-2 raw validation).\n", 16384),
+        ("La KL media rispetto al BF16 vale 0,0042, con una lunghezza del contesto di 2048 token.\n", 2048),
+    ],
+)
+def test_context_in_italian(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value["n_ctx"] == n_ctx, d
+
+
+def test_an_italian_serving_context_is_the_deployments():
+    # the bare word in a sentence about serving speed is the deployment's context (as "contexto 32.768" in Spanish)
+    text = "La KL media rispetto al BF16 vale 0,0042.\n\nVelocità di servizio: 41 tok/s (contesto 8192, una richiesta).\n"
+    assert reading(text, 5).status == "missing"

@@ -326,3 +326,36 @@ def test_teacher_forced_beside_a_rate_a_length_or_a_speed_is_a_mode(text):
 def test_teacher_forced_beside_a_count_of_its_steps_is_still_read():
     text = f"{CLAIM} vs BF16 over 55 calibration pages, 24,262 teacher-forced steps.\n"
     assert reading(text, 6).status != "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        # Italian: "token" takes no plural, the participle follows as in Spanish ("1020 tokens evaluados")
+        ("La KL media rispetto al BF16 vale 0,0042 (contesto 4096, 128 token valutati).\n", False),
+        ("La KL media rispetto al BF16 vale 0,0042 su 2.048 token confrontati.\n", False),
+        # a count of tokens with no participle of scoring is no count of scored positions
+        ("La KL media rispetto al BF16 vale 0,0042; il modello genera 128 token al secondo.\n", True),
+    ],
+)
+def test_italian_tokens_scored_are_positions(text, missing):
+    assert (reading(text, 6).status == "missing") is missing
+
+
+TABLE = "| Token batch | {count} | PPL ratio | {kl} |\n|---|---:|---:|---:|\n| 1 | 254 | 0.9962 | 0.0024 |\n"
+
+
+@pytest.mark.parametrize(
+    ("header", "missing"),
+    [
+        # a count column in a header row that also has a perplexity column: the row is one record, the KL column in it
+        # makes the count the KL's (the perplexity veto read only the clause around the count's cell)
+        (TABLE.format(count="Scored tokens", kl="Mean KLD"), False),
+        (TABLE.format(count="Positions", kl="Mean KLD"), False),
+        # a header with a perplexity column and no KL column: the count is the perplexity's
+        (TABLE.format(count="Scored tokens", kl="Wall time"), True),
+    ],
+)
+def test_a_count_column_beside_perplexity_and_kl_columns_is_read(header, missing):
+    text = f"{CLAIM_VS_BF16}\n\n{header}"
+    assert (reading(text, 6).status == "missing") is missing

@@ -11,7 +11,7 @@
   captures", "a ~493-token long prompt", "256–1024 token prefills"; windows of a length in the card languages
   ("60 fragmentos de 2.048 tokens", "ventanas de texto de 128 tokens", "128 tokens por ventana");
 - in the card languages: "longitud de contexto | 4096 tokens", "上下文长度 4096", "コンテキスト長 2048",
-  "contexte de 512", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
+  "contexte de 512", "contesto 16,384", "Kontextlänge 4096", "длина контекста 2048", "長文脈 (17k)".
 
 :func:`read` gives the value (``n_ctx``, ``chunks``) these forms carry, for
 :func:`kldcard.lint.read.values.context` (a length in k is in units of 1024: :func:`kilo`). :func:`vetoed`
@@ -44,6 +44,7 @@ CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "ko": ("컨텍스트 길이", "컨텍스트", "문맥 길이"),
     "es": ("longitud de contexto", "longitud del contexto", "ventana de contexto", "contexto de", "contexto"),
     "pt": ("comprimento de contexto", "comprimento do contexto", "janela de contexto", "contexto de", "contexto"),
+    "it": ("lunghezza del contesto", "lunghezza di contesto", "finestra di contesto", "contesto di", "contesto"),
     "fr": ("longueur de contexte", "longueur du contexte", "fenêtre de contexte", "contexte de", "contexte"),
     "de": ("Kontextlänge", "Kontextfenster", "Kontext von"),
     "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
@@ -145,11 +146,12 @@ def _numbers(m: re.Match[str]) -> list[int]:
 
 GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention|the usual)\b", I)
 LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
-COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s*([kK]\b)?")
+# a count with its thousands separators, as N writes them and as the French and SI style does with a space ("131 072")
+COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0\u2009 ]\d{3}(?!\d))+|\d+)\s*([kK]\b)?")
 
 
 def _largest(text: str) -> int:
-    return max((int(g.replace(",", "")) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
+    return max((int(re.sub(r"\D", "", g)) * (1000 if k else 1) for g, k in COUNT.findall(text)), default=0)
 
 
 # the rest of a number the match cut at a thousands separator ("context: 262" of "262,144", "262 144")
@@ -163,8 +165,9 @@ SERVE_COMMAND = re.compile(r"(?:^|[\s/`])(?:llama-server|[\w.\-]+\s+serve|(?:sgl
 
 # the bare word for context ("contexto 2048", "contexte 4096") is also how a deployment's context is given; in a sentence
 # about serving speed it is that (as context_written.SERVED, in the Romance card languages)
-BARE_WORD = re.compile(r"contexte?o?\b(?!\s+de\b)", I)
-SERVED_ROMANCE = re.compile(r"\brendimiento\b|\bservicio\b|\bvelocidad|\bvelocidade|\bdesempenho\b|\bdébit\b|\bvitesse\b|\bservice\b", re.I)
+BARE_WORD = re.compile(r"conte[xs]te?o?\b(?!\s+d[ei]\b)", I)  # "contexto", "contexte", "contesto" (Italian)
+SERVED_ROMANCE = re.compile(r"\brendimiento\b|\bservicio\b|\bvelocidad|\bvelocidade|\bdesempenho\b|\bdébit\b|\bvitesse\b|\bservice\b|"
+                            r"\bvelocità|\bprestazioni\b|\bservizio\b", re.I)
 
 
 # a training run's numbers: "1,200 steps of single 128-token chunks", "fine-tuned on 4096-token sequences" -- the length
@@ -261,4 +264,6 @@ def perplexity_only(text: str, m: re.Match[str]) -> bool:
     wikitext"): its windows are the perplexity's. (Only where no tool that scores both on one run, i.e.
     llama-perplexity, is named or printed: the caller decides.)"""
     lo, hi = eval_text.clause(text, m.start(), m.end())
+    if m.group(0).startswith("|"):  # a table's row is one record: a KL column anywhere in it ("| Tokens | PPL | Mean KLD |") binds it
+        lo, hi = text.rfind("\n", 0, m.start()) + 1, (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
     return bool(PERPLEXITY.search(text, lo, hi)) and not eval_text.KL_TERM.search(text, lo, hi)

@@ -73,8 +73,10 @@ COUNTS = [
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # "28 tokens evaluados", "1020 tokens evaluados", "40 fragmentos de 1.023 tokens evaluados": the same in Spanish and
-    # Portuguese (holdout4 hipfire, kingjones; holdout12 magiccodingman: three authors)
-    re.compile(r"(?<![\w.,])(\d{1,3}(?:[.,\u202f\u00a0 ]\d{3})+|\d+)\s+tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)\b", re.I),
+    # Portuguese (holdout4 hipfire, kingjones; holdout12 magiccodingman: three authors); and in Italian, where "token" takes
+    # no plural ("64 token valutati": the same participle, the language's grammar)
+    re.compile(r"(?<![\w.,])(\d{1,3}(?:[.,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)|"
+               r"tokens?\s+(?:valutati|confrontati))\b", re.I),
     # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
     re.compile(r"(?<![\d,.])(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
