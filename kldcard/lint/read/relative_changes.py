@@ -42,10 +42,8 @@ CHANGES = (
     # the term, a topic or subject particle, the amount, then the verb (Korean, Japanese; general grammar of the languages)
     re.compile(_TERM + r"[\s*_`]*(?:[은는이가도]|[はがも])?[\s*_`]*" + _AMOUNT + r"[*_`]*\s*(?:정도|가량|ほど|程度|近く)?\s*(?:"
                + alternation(CHANGE_AFTER_AMOUNT) + ")", I),
-    # the term, the verb, then the amount (Chinese: "KL 散度降低了 51%", "KLD 下降约 30%"); the amount may be qualified as
-    # about or as up to it ("减少达70%", "降幅最高达70%": 达 "reaching", plain grammar of Chinese amounts)
-    re.compile(_TERM + r"(?:\s*散度)?[\s*_`]*(?:" + alternation(CHANGE_BEFORE_AMOUNT) + r")了?\s*(?:约|大约|近|將近|将近|最高达|最高達|高达|高達|达|達)?\s*"
-               + _AMOUNT, I),
+    # the term, the verb, then the amount (Chinese: "KL 散度降低了 51%", "KLD 下降约 30%")
+    re.compile(_TERM + r"(?:\s*散度)?[\s*_`]*(?:" + alternation(CHANGE_BEFORE_AMOUNT) + r")了?\s*(?:约|大约|近|將近|将近)?\s*" + _AMOUNT, I),
 )
 
 

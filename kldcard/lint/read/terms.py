@@ -51,8 +51,7 @@ CHANGE_AFTER_AMOUNT: dict[str, tuple[str, ...]] = {
     "ja": ("減少", "増加", "低下", "上昇", "減っ", "増え", "下が", "上が", "改善", "悪化"),
 }
 CHANGE_BEFORE_AMOUNT: dict[str, tuple[str, ...]] = {
-    # (and the nouns of a change, as English "KL reduction of 31%": 降幅 "drop", 增幅 "rise")
-    "zh": ("降低", "减少", "減少", "下降", "增加", "增長", "增长", "上升", "提高", "减小", "減小", "增大", "降幅", "减幅", "減幅", "增幅"),
+    "zh": ("降低", "减少", "減少", "下降", "增加", "增長", "增长", "上升", "提高", "减小", "減小", "增大"),
 }
 
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
