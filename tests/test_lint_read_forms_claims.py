@@ -20,6 +20,10 @@ from helpers_reading import claim_lines
         "The fused KL kernel overflows to `-3.40e38` on long batches.\n",  # an overflow, not a value
         "A build that passes the smoke test but misses KL 0.02 points to bad scales.\n",  # a target missed
         "Eval results:\n\n- Loss: 0.41\n- Rewards/chosen: 1.2\n- Logps/rejected: -210.5\n- Kl: 950.2\n",  # a trainer's metrics
+        "## 2.4 KL 散度的定义\n\n下面先给出公式。\n",  # a heading's number, the KL term after it
+        "Side effects grow with the dose, and ρ(‖v‖, KL) = +0,91 over the sweep.\n",  # a correlation with KL
+        "Across the runs, corr(KL, Δacc): 0.93.\n",
+        "   print(f'KL divergence: Would be ~0.000002 (fine)')\n",  # a hypothetical value
     ],
 )
 def test_section_numbers_overflows_targets_and_trainer_lists_are_no_claim(text):
@@ -33,6 +37,9 @@ def test_section_numbers_overflows_targets_and_trainer_lists_are_no_claim(text):
         "On section two of the prompts the mean KLD was 0.034.\n",  # a word, not a section number
         "Eval results:\n\n- Top-1 agreement: 0.93\n- Mean KL: 0.041\n",  # a list without rewards stays
         "The int4 build measures KL 0.008 against bf16, well inside the gate.\n",
+        "## Results\n\n2.4 KL 散度的均值为 0.031。\n",  # a number under the heading, not on it
+        "Side effects grow with the dose: KL 0.091 at the top dose (ρ = 0.91 with the dose).\n",  # KL beside a correlation
+        "The int4 build would be fine: its KL divergence is 0.0021 against bf16.\n",  # a measured value beside a conditional
     ],
 )
 def test_their_positives_stay(text):

@@ -49,6 +49,19 @@ SECTION_OR_VERSION_BEFORE = re.compile(
 # conditional expression's fallback ("kl[:d].mean() if d > 0 else 0.0")
 DEFAULT_BEFORE = re.compile(r"(?:\bdefaults?(?:\s+to)?|默认值?|\bpor\s+defecto|\bpar\s+défaut)[\s:=：`(（]*$"
                             r"|\.get\(\s*[\"'][\w.-]+[\"']\s*,\s*$|\belse\s+$", I)
+# a numbered heading's number: the heading marker right before it (its part of SECTION_OR_VERSION_BEFORE), read
+# before a KL term after the number could keep it ("### 4.3 KL 对齐机制"): the grammar of numbered headings
+HEADING_BEFORE = re.compile(r"(?:^|\n)[ \t]*#{1,6}[ \t]*$")
+# a correlation coefficient of KL with something else is no KL value, though its label names KL ("ρ(‖d‖, KL) = +0,96",
+# "corr(KL, Δacc): 0.93", "Spearman ρ=0.87"): the notation and the words of a correlation right before the number
+CORRELATION_BEFORE = re.compile(
+    r"(?:\b(?:corr|cor|r)|ρ)\s*\([^()]*\)\s*[=≈:]\s*[+−-]?\s*$"
+    r"|(?:\b(?:correlation|Korrelation|corrélation|correlación|correlação|Spearman|Pearson)|ρ|相关系数)[\s:=≈]*[+−-]?\s*$",
+    I,
+)
+# a number the text only supposes ("KL divergence: Would be ~0.000001", "the KLD would have been 0.02"): the
+# conditional mood right before it, plain English grammar of a hypothetical value
+HYPOTHETICAL_BEFORE = re.compile(r"\bwould\s+(?:be|have\s+been)\s*[~≈<>]?\s*$", I)
 # the Chinese section marker after its number ("任务书 3.2 节", "论文第 3.3 节"), as "第" or "Section" before it
 SECTION_AFTER = re.compile(r"[ \t]*[节章]")
 # a number past any float32 KL is an overflow or a sentinel ("overflows to -3.39e38", FLT_MAX), not a measurement
@@ -71,9 +84,11 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
         return False
     if SECTION_AFTER.match(after) or _magnitude(segment[pos : pos + length]) >= OVERFLOW:
         return False
+    before = segment[max(0, pos - 120) : pos]
+    if HEADING_BEFORE.search(before):  # "### 4.3 KL 对齐机制": a heading's number, even with the KL term after it
+        return False
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True
-    before = segment[max(0, pos - 120) : pos]
     if SECTION_OR_VERSION_BEFORE.search(before) or DEFAULT_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
         return False
     signed = before.rstrip().endswith(("+", "-", "−"))  # "+5.5 %": a relative change of the KLD, kept (R4)
@@ -81,6 +96,10 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
         return False
     label = LABEL_SPLIT.split(before)[-1]
     if OTHER_LABEL.search(label) and not KL_IN_LABEL.search(label):
+        return False
+    # a correlation whose label names KL ("ρ(‖d‖, KL) = +0,96": KL_IN_LABEL would keep it); a correlation not naming
+    # KL stays a candidate, as before, so that the numbers around it keep their links (claim_terms.chain)
+    if (CORRELATION_BEFORE.search(label) and KL_IN_LABEL.search(label)) or HYPOTHETICAL_BEFORE.search(before):  # "Would be ~0.000001"
         return False
     if PLUS_MINUS.search(before):
         m = NUMBER_BEFORE_PM.search(before)
