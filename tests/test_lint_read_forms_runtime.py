@@ -1,10 +1,9 @@
-"""D1 and D2 as cards write them beyond the main patterns (kldcard.lint.read.reference, .runtime, and
-kldcard.lint.tool_defaults.recognise): the reference after a hyphenated or speed-word preposition, in a
-"Teacher:" field, "agreed with X"; hardware as a CUDA architecture, a Grace-Blackwell superchip or a compute stack
-with its version; an engine's release series, forward passes in torchtitan; and which mentions of llama-perplexity
-name the measuring tool (its defaults are inferred only then). Each form in the project's own words, next to a
-look-alike that must not be read: a rival with its own figure, a baseline's own values, a quantizer, a speed or
-memory row, a model page's generation snippet, a tool the text sets aside."""
+"""D2 as cards write them beyond the main patterns (kldcard.lint.read.runtime and
+kldcard.lint.tool_defaults.recognise): hardware as a CUDA architecture, a Grace-Blackwell superchip or a compute stack
+with its version; an engine's release series, forward passes in torchtitan, a build pinned by its commit; and which
+mentions of llama-perplexity name the measuring tool (its defaults are inferred only then). Each form in the
+project's own words, next to a look-alike that must not be read: a quantizer, a speed or memory row, a model page's
+generation snippet, a thread's repository line, a tool the text sets aside."""
 
 from __future__ import annotations
 
@@ -14,124 +13,6 @@ from helpers_reading import reading
 from kldcard.lint.tool_defaults import recognise
 
 CLAIM = "The Q4_K_M file reaches a KLD of 0.0231.\n\n"
-
-
-# ---- D1: the reference -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "ref"), [("The requantized projections reach a KLD of 0.164, the lowest KLD-to-f16 so far.\n", "f16"),
-                                           ("The 2-bit build reaches a KLD of 0.091; its KL-to-teacher gap is the smallest.\n", "teacher")])
-def test_the_kls_preposition_hyphenated(text, ref):
-    d = reading(text, 1)
-    assert d.status != "missing" and ref in str(d.evidence[0].text), d
-
-
-def test_a_hyphenated_placeholder_role_names_no_reference():
-    assert reading("The 2-bit build reaches a KLD of 0.091; the KLD-vs-ref column ranks it first.\n", 1).status == "missing"
-
-
-def test_a_head_to_head_names_a_rival_not_the_reference():
-    text = ("The writeup covers the head-to-head against `other/master` (KLD and decode at 4.1 bpw), where the asymmetric K/V "
-            "cache cuts KLD by 26%.\n")
-    assert reading(text, 1).status == "missing"
-
-
-def test_against_a_named_reference_is_still_read():
-    text = "The asymmetric K/V cache gives a KLD of 0.012 against the BF16 cache of the same model.\n"
-    assert reading(text, 1).status != "missing"
-
-
-def test_a_copula_that_judges_the_reference_names_none():
-    text = "The port drifted (the Python reference was already right); the fixed port reaches a KLD of 0.012.\n"
-    assert reading(text, 1).status == "missing"
-
-
-def test_a_copula_that_names_the_reference_is_read():
-    text = "The reference was the unquantized BF16 checkpoint; the fixed port reaches a KLD of 0.012.\n"
-    assert reading(text, 1).status != "missing"
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Same checkpoint, measured against the saved reference logits:\n\n| load | max KL vs reference |\n|---|---|\n| default | 3.49e-02 |\n",
-        "The reload reaches a max KL of 0.034, checked against a `2e-2` bar.\n",  # a number in a code span is no model
-    ],
-)
-def test_a_reference_by_role_only_names_none(text):
-    assert reading(text, 1).status == "missing"
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "The reload reaches a max KL of 3.49e-02 against a non-NCCL reference.\n",  # a modifier that names the reference
-        "The reload reaches a max KL of 3.49e-02 against the BF16 reference logits.\n",
-    ],
-)
-def test_a_reference_with_what_names_it_is_read(text):
-    assert reading(text, 1).status != "missing"
-
-
-@pytest.mark.parametrize(("text", "found"), [
-    # rule 15c.2: a "Base model:" field is the parent, the reference only beside words that say the KL is against it
-    ("Base model: Qwen/Qwen3-4B\n\nResult: 9/10 refusals removed, KL divergence: 0.0388\n", False),
-    ("Base model: Qwen/Qwen3-4B\n\nResult: KL divergence from the original model: 0.0388\n", True),
-    ("base: f16\n\n| quant | KLD (mean) |\n|---|---|\n| Q4_K_M | 0.0301 |\n", True),  # llama-perplexity's "base" is the reference
-    # "KL of P to Q": Q is the reference (the preposition of a divergence); a range "of 2 to 6" is no model
-    ("Night 7 gives a KL of 0.0121 (kl_S, the KL of the S adapter to base).\n", True),
-    ("The edits cost a KL of 2 to 6 thousandths: 0.004 on the last run.\n", False),
-])
-def test_a_base_model_field_and_the_kl_of_p_to_q(text, found):
-    assert (reading(text, 1).status != "missing") is found
-
-
-def test_a_teacher_field_names_the_reference():
-    text = "Setup:\n\n- Teacher: the frozen 1.5B checkpoint\n- Student: its 4-bit copy\n\nHeld-out KL after 300 steps: 0.0142.\n"
-    assert reading(text, 1).status != "missing"
-
-
-def test_a_teacher_word_without_a_field_is_not_read():
-    text = "Setup:\n\n- Teacher forcing on every step\n- Student: its 4-bit copy\n\nHeld-out KL after 300 steps: 0.0142.\n"
-    assert reading(text, 1).status == "missing"
-
-
-def test_agreed_with_names_the_reference():
-    text = "All eight greedy tokens agreed with native BF16, and the mean KL was 0.0091.\n"
-    assert reading(text, 1).status != "missing"
-
-
-def test_agreed_alone_names_nothing():
-    text = "All eight greedy tokens agreed, and the mean KL was 0.0091.\n"
-    assert reading(text, 1).status == "missing"
-
-
-def test_a_baseline_field_holding_its_own_values_names_no_reference():
-    text = "- Q5_K baseline: KL=0.0712, top-P=86.10%, size=512.3 MB\n- Q5_K tuned: KL=0.0655, top-P=87.02%\n"
-    assert reading(text, 1).status == "missing"
-
-
-def test_a_baseline_field_naming_a_model_still_counts():
-    text = "- Baseline: Q8_0 of the same model\n- Q5_K tuned: KL=0.0655, top-P=87.02%\n"
-    assert reading(text, 1).status != "missing"
-
-
-def test_a_rival_with_its_own_figure_after_a_measured_one_is_no_reference():
-    text = "The trial build reads KLD 0.0171 / top-1 95.2%, compared vs INT8 0.0249 on the same window.\n"
-    assert reading(text, 1).status == "missing"
-
-
-def test_a_reference_followed_by_its_value_still_counts():
-    text = "bf16 : weights 3.8 GB | KL vs HF bf16 0.0004 | decode 19 tok/s\n"
-    assert reading(text, 1).status != "missing"
-
-
-def test_the_kl_from_a_reference_after_a_speed_figure():
-    text = "- Int8 matmuls (stage 4): one step ran 1.4x faster, and the KL from bf16 was 0.0051 nats.\n"
-    assert reading(text, 1).status != "missing"
-
-
-def test_a_speed_comparison_names_no_reference():
-    text = "- Int8 matmuls (stage 4): one step ran 1.4x faster than bf16, and the KL was 0.0051 nats.\n"
-    assert reading(text, 1).status == "missing"
 
 
 # ---- D2: the engine and hardware ---------------------------------------------------------------------------------
