@@ -332,6 +332,8 @@ def test_the_commit_the_measured_code_was_at_is_a_build(line):
     "The commit message says: `fix the loader`.",  # no hash
     "See commit 1234567 for the loader.",  # digits only: a number, not a hash
     "Committed at 2026-08-31 by the release bot.",
+    "Model commit: `3c5bd17a9e`",  # the weights' commit, not the engine's
+    "- Dataset commit: `9f2e6a1b4c`",
 ])
 def test_commit_words_without_a_hash_name_no_build(line):
     text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"

@@ -85,7 +85,9 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     if SECTION_AFTER.match(after) or _magnitude(segment[pos : pos + length]) >= OVERFLOW:
         return False
     before = segment[max(0, pos - 120) : pos]
-    if HEADING_BEFORE.search(before):  # "### 4.3 KL 对齐机制": a heading's number, even with the KL term after it
+    # "### 4.3 KL 对齐机制": a heading's number, even with the KL term after it; a number under 1 is a value the
+    # heading or a code comment gives ("## 0.0038 mean KLD at Q4_K_M", "# 0.012 KLD vs f16"), never a section's
+    if HEADING_BEFORE.search(before) and not segment[pos : pos + length].lstrip("+-−").startswith(("0", ".")):
         return False
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True

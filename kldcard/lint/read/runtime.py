@@ -102,8 +102,10 @@ PATTERNS: list[re.Pattern[str]] = [
     # commit: 69d8e4be4", "commit : 2f30f244") or after "at" ("Code at commit `f9280fa`", "measured at fork commit
     # `66a05b72`", "exllamav3 at commit `5f3c537…`"): a build of the engine without hardware, the runtime in part.
     # Eleven labelled authors (holdouts 3, 4, 5, 8, 9, 10, 11, 12, 14), all D2 S; a commit hash is general grammar
+    # (a field naming whose commit it is, "Model commit:", "Dataset commit:", pins the weights or data, not the engine)
     COMMIT := re.compile(
-        r"(?:^[ \t>*\-]*(?:\*\*)?(?:[\w.\-]+[ \t]+)?commit\**[ \t]*[:：][ \t]*\**|\bat[ \t]+(?:[\w\-]+[ \t]+){0,2}?commit[ \t]+)`?"
+        r"(?:^[ \t>*\-]*(?:\*\*)?(?:(?!(?:model|base|dataset|data|weights?|checkpoint|repo|revision)\b)[\w.\-]+[ \t]+)?"
+        r"commit\**[ \t]*[:：][ \t]*\**|\bat[ \t]+(?:[\w\-]+[ \t]+){0,2}?commit[ \t]+)`?"
         r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b",
         I | re.MULTILINE,
     ),
