@@ -66,6 +66,9 @@ HOLDOUT13_SPLIT = "real-holdout-13"
 HOLDOUT14 = REAL / "holdout14"
 HOLDOUT14_PREFIX = "real-h14/"
 HOLDOUT14_SPLIT = "real-holdout-14"
+HOLDOUT15 = REAL / "holdout15"
+HOLDOUT15_PREFIX = "real-h15/"
+HOLDOUT15_SPLIT = "real-holdout-15"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -80,6 +83,7 @@ PARTED = {
     HOLDOUT12_PREFIX: (HOLDOUT12, HOLDOUT12_SPLIT),
     HOLDOUT13_PREFIX: (HOLDOUT13, HOLDOUT13_SPLIT),
     HOLDOUT14_PREFIX: (HOLDOUT14, HOLDOUT14_SPLIT),
+    HOLDOUT15_PREFIX: (HOLDOUT15, HOLDOUT15_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

@@ -23,6 +23,7 @@ from helpers_prose import (
     HOLDOUT12_PREFIX,
     HOLDOUT13_PREFIX,
     HOLDOUT14_PREFIX,
+    HOLDOUT15_PREFIX,
     PARTED,
     README,
     REAL,
@@ -54,6 +55,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT12_PREFIX: ({"a", "b", "c", "d", "e", "f"}, 58, 33),
     HOLDOUT13_PREFIX: ({"a", "b", "c", "d", "e", "f"}, 58, 34),
     HOLDOUT14_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
+    HOLDOUT15_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
 }
 
 
