@@ -252,6 +252,9 @@ def test_kl_keys_of_trainer_settings_and_names_are_not_claims(text):
 def test_a_train_inference_mismatch_kl_is_measured_in_a_sentence_about_rl():
     assert claim_lines("During GRPO training the `gen_kl_error` sat near 0.0031 on every step.\n") == [1]
     assert claim_lines("The KL mismatch of the fp8 rollouts is 0.004 during RL training.\n") == [1]
+    # the mismatch named by its two sides, with an exact zero, beside on-policy words
+    assert claim_lines("Both backends match bit for bit, so the training-inference KL = 0 and RL is truly on-policy.\n") == [1]
+    assert claim_lines("Once aligned, the train inference KL sits at 0.0000 for the whole run.\n") == [1]
 
 
 @pytest.mark.parametrize(
@@ -300,3 +303,31 @@ def test_lines_matching_rechecks_the_pattern_on_the_anchor_lines():
     doc = scan("sklearn results:\nKLD 0.01\n", 1)
     assert doc.lines_with(KLD_TERM) == {0, 1}  # "sklearn" holds the anchor "kl", not a KL term
     assert doc.lines_matching(KLD_TERM) == {1}
+
+
+# ---- round 17 (issue 28): grammar of the value and of the label, not of one author's phrasing
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        # a whole number in a unit only information is measured in is a value, as a negative exponent makes one
+        ("The AWQ build has the lowest teacher-forced KL of the three (41 mbits, against 390 mbits for NF4).\n", [["41", "390"]]),
+        ("Mean KL to the bf16 run: 12 millinats per token.\n", [["12"]]),
+        ("After the reload fix the KL is 0 nats on every prompt.\n", [["0"]]),
+        # a parenthesised qualifier of a KL row label is the KL's truncation or text, no second metric
+        ("| metric | FP8 | W4 |\n|---|---|---|\n| KL vs FP8 (top-20, chat / code) | — | 0.061 / 0.048 nats |\n", [["0.061", "0.048"]]),
+        ("| Medida | Valor |\n|---|---|\n| Mismo token | 96,8% |\n| Divergencia (KL) | 0,0104 |\n", [["0,0104"]]),  # the term in parentheses
+    ],
+)
+def test_a_kl_unit_or_a_qualified_label_makes_a_value(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The 4 bits of Q4 keep KL small.\n",  # bits alone: a quantization's width
+        "| metric | FP8 | W4 |\n|---|---|---|\n| Top-1 (vs KL) | — | 0.061 |\n",  # another metric outside the parenthesis
+    ],
+)
+def test_a_width_in_bits_or_a_row_of_another_metric_is_no_kl_value(text):
+    assert claim_numbers(text) == []

@@ -64,7 +64,7 @@ def _reading_epilog() -> str:
         "section without claims applies to every claim, and the front matter's base_model (unless "
         "base_model_relation says finetune, adapter or merge) and calibration datasets fill what the text leaves. "
         "JSON: \"reading\": {FILE: [{kind, line, column, text, tool, numbers: [{text, value, line, column, unit, "
-        "statistic, candidate}], disclosures: [{disclosure, name, status, value, evidence: [{text, line, column, key, "
+        "statistic, candidate}] (value in the unit: \"35 mbits\" reads 0.035, unit bits), disclosures: [{disclosure, name, status, value, evidence: [{text, line, column, key, "
         "tool}], needs}]}]} (schemas/lint-report.schema.json); json-lines: each KLD30x/KLD33x finding's \"reading\" is "
         "the disclosure reading it was reached from.\n\n"
         "--fix --scaffold writes a kld_evaluation block with every field the schema requires: the card's stated "

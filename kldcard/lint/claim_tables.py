@@ -254,7 +254,10 @@ def _threshold_scale(valued: list[str]) -> bool:
 
 
 def _kld_label(cell: str) -> bool:
-    return bool(KLD_TERM.search(cell)) and not TRAINING_CONTEXT.search(cell) and not OTHER_METRIC.search(cell)
+    # a parenthesis qualifies the label ("KL vs FP8 serve (top-20, wikitext / code)": the truncation and the texts) or
+    # names its term ("Divergencia (KL)"): a metric inside one is no second metric, one outside is ("Top-1 (vs KL)")
+    bare = PARENTHESES.sub(" ", cell)
+    return bool(KLD_TERM.search(cell)) and not TRAINING_CONTEXT.search(cell) and not OTHER_METRIC.search(bare)
 
 
 HTML_TAG = re.compile(r"<[^<>]{0,200}>")

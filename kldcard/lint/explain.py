@@ -13,7 +13,8 @@ from typing import Any
 
 from kldcard.lint.findings import LintResult
 from kldcard.lint.reader import clean
-from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence
+from kldcard.lint.read.numbers import parse_number
+from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
 
 MAX_NUMBERS = 6  # numbers listed per claim; the rest are counted
 
@@ -41,13 +42,23 @@ def disclosure_row(d: DisclosureReading) -> list[str]:
     return rows
 
 
+def _rescaled(n: NumberReading) -> bool:
+    """Whether the number was read in another scale than written ("41 mbits" is 0.041 bits)."""
+    try:
+        return parse_number(n.text.strip("*_`~≈"))[0] != n.value
+    except ValueError:
+        return False
+
+
 def claim_block(file: str, k: int, c: ClaimReading) -> list[str]:
     tool = f", {c.tool}" if c.tool else ""
     out = [f"{file}:{c.line}:{c.column}: claim {k} ({c.kind}{tool}): {clean(repr(c.text), 100)}"]
     if c.numbers:
         shown = []
         for n in c.numbers[:MAX_NUMBERS]:
-            extra = ", ".join(x for x in (n.candidate and clean(n.candidate, 30), n.statistic, n.unit) if x)
+            # a value read in thousandths ("41 mbits") shows as what it is in the unit: "41 (0.041 bits)"
+            unit = n.unit and (f"{n.value:g} {n.unit}" if n.unit in ("bits", "nats") and _rescaled(n) else n.unit)
+            extra = ", ".join(x for x in (n.candidate and clean(n.candidate, 30), n.statistic, unit) if x)
             shown.append(clean(n.text, 30) + (f" ({extra})" if extra else ""))
         more = f" … and {len(c.numbers) - MAX_NUMBERS} more" if len(c.numbers) > MAX_NUMBERS else ""
         out.append("  numbers: " + "; ".join(shown) + more)

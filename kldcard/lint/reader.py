@@ -39,7 +39,9 @@ QUOTE_LIMIT = 80  # characters of a quoted span
 AROUND = 200  # characters of the span's sentence read either side for its value
 MERGE_LIMIT = 6  # further statements read to fill a value's missing keys
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
-UNIT = re.compile(r"[\s*_`]*(?:±\s*[\d.,]+\s*)?(nats?\b|bits?\b|%)", re.IGNORECASE)
+# the unit after a number; a thousandth of one ("35 mbits", "12 millinats") is read in the unit itself (0.035 bits)
+UNIT = re.compile(r"[\s*_`]*(?:±\s*[\d.,]+\s*)?((?:m|milli-?)?(?:nats?|bits?)\b|%)", re.IGNORECASE)
+MILLI = ("m", "milli")
 
 
 def clean(text: str, limit: int = QUOTE_LIMIT) -> str:
@@ -200,8 +202,11 @@ class _Reader:
         line, col = self.doc.position(x.offset)
         end = x.offset + len(x.text)
         after = UNIT.match(self.doc.text, end, min(len(self.doc.text), end + 40))
+        value = x.value
         if after is not None:
             word = after.group(1).lower()
+            if word.startswith(MILLI):
+                word, value = word.removeprefix("milli").removeprefix("-").removeprefix("m"), value / 1000
             unit = "percent" if word == "%" else ("bits" if word.startswith("bit") else "nats")
         before = self.doc.text[max(0, x.offset - 4) : x.offset].rstrip()
         following = self.doc.text[end : end + 2].lstrip()
@@ -211,7 +216,7 @@ class _Reader:
             statistic = "ci_low"
         elif before.endswith(",") and following.startswith("]"):
             statistic = "ci_high"
-        return NumberReading(x.text, x.value, line, col, unit, statistic, candidate)
+        return NumberReading(x.text, value, line, col, unit, statistic, candidate)
 
     def interleaved(self, c: Claim, x: KldNumber, label: str | None) -> str | None:
         """Where the claim's label names several statistics and its numbers alternate with them on one line

@@ -37,10 +37,11 @@ QUALITY_LOSS = re.compile(
 # train-inference mismatch) compares two runtimes of one model, a port's measurement, whatever RL words stand around
 # it: the metric keys of several trainers (NeMo-RL "train/gen_kl_error", prime-rl "mismatch_kl", miles
 # "train_rollout_kl", verl "rollout_corr/kl" and its estimators "rollout_corr/k3_kl") and "KL mismatch" in prose, and
-# the keys' words written out ("generation KL", "rollout KL": NeMo-RL's gen_kl in Megatron's prose). Not the policy's KL to its reference model.
+# the keys' words written out ("generation KL", "rollout KL": NeMo-RL's gen_kl in Megatron's prose; "training
+# inference KL", "train-inference KL": the mismatch named by its two sides). Not the policy's KL to its reference model.
 MISMATCH = re.compile(
     r"(?<![A-Za-z0-9])(?:gen|rollout|mismatch)(?:_[A-Za-z0-9]+)?(?:/[A-Za-z0-9]+)?[_/]kld?(?![A-Za-z])|\bmismatch[ _-]KL\b|\bKL[ _-]mismatch\b"
-    r"|\b(?:generation|rollout)[ -]KL\b",
+    r"|\b(?:generation|rollout)[ -]KL\b|\b(?:train(?:ing)?[ -]+inference|inference[ -]+train(?:ing)?)[ -]+KL\b",
     re.IGNORECASE | re.ASCII,
 )
 

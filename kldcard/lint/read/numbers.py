@@ -56,6 +56,10 @@ _NEGATIVE_POWER = r"(?:⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+|(?:\^|\*\*)\{?[-−]\d+
 # "5 * 10^-4"), which only a power of ten after them makes a multiplication ("1.2x lower" is a factor)
 _TIMES = (r"[ \u00a0\u202f]?(?:[·×]|\\cdot|\\times|[xX*](?=[ \u00a0\u202f]?10(?:\^|\*\*|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])))"
           r"[ \u00a0\u202f]?")
+# A unit only a divergence (or an entropy) is given in, after a whole number ("35 mbits", "508 mbits", "12 millinats",
+# "0 nats"): the unit makes the integer a value, the way a negative exponent does. Bits alone stay out ("4 bits" is a
+# quantization's width); thousandths of a bit or a nat, and nats, are units of information only.
+_KL_UNIT = r"[ \t\u00a0\u202f]?(?:(?:m|milli-?)(?:bits?|nats?)|nats?)(?![" + ALPHABETIC + r"])"
 _DECIMAL = r"-?(?:\d+[.,]\d+|\.\d+)(?:[eE][-+]?\d+)?"
 _NEXT_IN_LIST = r"/(?=[ \t]*" + _DECIMAL + r"(?![" + ALPHABETIC + r"%]|\.\d))"  # a slash, then a whole decimal
 _AFTER_DECIMAL_SLASH = "|".join(r"(?<=[.,]\d{%d}/)" % k for k in range(1, 9))  # glued: "0.164/" before the value
@@ -64,7 +68,7 @@ SLASH_LIST = re.compile(r"(?<![" + ALPHABETIC + r".\-/§])" + _DECIMAL + r"(?:" 
 KLD_VALUE = re.compile(
     r"(?<![" + ALPHABETIC + r".\-§])(?:(?<!/)|" + _AFTER_DECIMAL_SLASH + r")"
     r"(?:10" + _NEGATIVE_POWER + r"|[-−]?(?:\d+\.\d+|\.\d+|0,\d+|[1-9]\d*,(?:\d{1,2}|\d{4,})(?![\d,])"
-    r"|\d+(?=[eE][-−]\d|" + _TIMES + r"10" + _NEGATIVE_POWER + r"))"
+    r"|\d+(?=[eE][-−]\d|" + _TIMES + r"10" + _NEGATIVE_POWER + r"|" + _KL_UNIT + r"))"
     r"(?:[eE][-+−]?\d+|" + _TIMES + r"10(?:[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|" + _POWER + r"))?)"
     r"(?![" + ALPHABETIC + r"%]|/(?!" + _NEXT_IN_LIST[1:] + r")|\.\d|-(?!\d*\.\d)\w)"  # (a range "0.002-0.004": its first end is a number)
 )
