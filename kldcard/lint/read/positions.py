@@ -22,7 +22,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.read import command_lines, context, context_written, position_counts, position_forms, record_fields
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -75,10 +75,10 @@ COUNTS = [
     # "28 tokens evaluados", "1020 tokens evaluados", "40 fragmentos de 1.023 tokens evaluados": the same in Spanish and
     # Portuguese (holdout4 hipfire, kingjones; holdout12 magiccodingman: three authors); and in Italian, where "token" takes
     # no plural ("64 token valutati": the same participle, the language's grammar)
-    re.compile(r"(?<![\w.,])(\d{1,3}(?:[.,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)|"
+    re.compile(r"(?<![\w.,])(" + THOUSANDS + r"|\d+)\s+(?:tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)|"
                r"tokens?\s+(?:valutati|confrontati))\b", re.I),
     # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
-    re.compile(r"(?<![\d,.])(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
+    re.compile(r"(?<![\d,.])(" + THOUSANDS + r"|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
     re.compile(r"(?<![\d,])" + NUM + r"\s*[个個]?\s*(?:评分|計分|计分|評分|打分)\s*token|(?:评分|計分|计分|評分)\s*" + NUM + r"\s*[个個]?\s*token|"
                r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),
