@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context, engine_names, eval_text, positions
+from kldcard.lint.read import context, engine_names, eval_text, positions, run_verbs
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     KL_NAME,
@@ -140,7 +140,7 @@ D2 = [
     re.compile(HARDWARE, I),
     # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
     # ran in exllamav3"): the runtime stated without its version (incomplete), not missing
-    re.compile(rf"\b(?:measured|computed|evaluated|scored|ran)\s+(?:[\w-]+\s+){{0,4}}?(?:with|in|on|using|via)\s+`?{ENGINE}\b(?![-.]?\w)", I),
+    re.compile(r"\b" + run_verbs.run_verb(run_verbs.ENGINE) + rf"\s+(?:[\w-]+\s+){{0,4}}?(?:with|in|on|using|via)\s+`?{ENGINE}\b(?![-.]?\w)", I),
 ]
 
 # ---- D3 evaluation text -----------------------------------------------------------------------
