@@ -170,7 +170,9 @@ LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|windo
 # behemoth h10, local_kimi h13, curvedinf h5 (three authors; plain grammar of rates and units)
 RATE_BEFORE = re.compile(r"\bper\s+$", I)
 UNIT_AFTER = re.compile(r"\s*(?:per\s+(?:second|sec)\b|/\s*s\b|de\s+longitud\b|long\b)", I)
-OTHER_RUN = re.compile(context_written.SPEED_WORDS + r"|\bgreedy\s+decod", I)
+# Unicode, as context_written.SPEED compiles the same words: under this module's re.ASCII, "с\b" of "токенов/с" needs an
+# ASCII word character after it and IGNORECASE folds no Cyrillic or accented capital ("Памяти", "MÉMOIRE")
+OTHER_RUN = re.compile(context_written.SPEED_WORDS + r"|\bgreedy\s+decod", re.IGNORECASE)
 STOPS = re.compile(r"\.\s|\n\s*\n|[。；;]")
 
 
