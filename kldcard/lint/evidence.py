@@ -237,7 +237,7 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
     found = sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
                    # (comparison.KL_FROM starts with its KL term, "the KL from bf16": what it compares is a KL, whatever size
                    # or speed the words before it name: "ran 1.33x faster, and the KL from bf16 was 0.0045")
-                   + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, reference_words.BEFORE))),
+                   + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, re.made_by(m, (comparison.VERSUS, reference_words.BEFORE)))),
                    key=lambda m: m.start())
     # a "Base model:" field names what the model derives from; it names the KL's reference only where the text says
     # the KL is taken against the base / original (rule 15c.2, real_cards/CONVENTIONS.md)

@@ -181,9 +181,9 @@ TRAINING_RUN = re.compile(
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
-    if m.re in record_fields.PATTERNS[5] and record_fields.vetoed(text, m):
+    if re.made_by(m, record_fields.PATTERNS[5]) and record_fields.vetoed(text, m):
         return True  # a field of a record that names no KL, or of a model's config
-    if m.re in context_written.PATTERNS:  # its CJK forms: the clause up to a CJK full stop is the sentence
+    if re.made_by(m, context_written.PATTERNS):  # its CJK forms: the clause up to a CJK full stop is the sentence
         sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
     if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not MEASUREMENT.search(sentence):
@@ -204,18 +204,18 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # "Para la calibracion se usan ventanas de 2048 tokens": the calibration's windows
     if context_written.in_step_section(text, m.start(), sentence):
         return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024"), a training or deployment
-    if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
+    if re.made_by(m, context_written.PATTERNS) and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
     clause = cjk_sentence(text, sentence, m)
     if context_written.SPEED.search(clause) and not KL_TERM.search(clause):
         return True  # "with a 4k-token context; memory is the GPU memory in use", "(context 131072)、... 109.8トークン/秒": a speed run's
     if m.re is CARD_LANGUAGES.compiled and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
         return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's
-    if m.re not in PATTERNS:
+    if not re.made_by(m, PATTERNS):
         return False
     numbers = _numbers(m)
     length = numbers[-1] if numbers else 0
-    if m.re in SHORT and length % 64:
+    if re.made_by(m, SHORT) and length % 64:
         return True
     if m.re is SIZE.compiled and m.group(0).lower().startswith("block") and length < QUANT_BLOCK_MAX:
         return True  # "with a block size of 128": a quantization's block (32 to 256 weights), not a window

@@ -222,7 +222,7 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
         return True
     # a tool or engine said to be of no use, or contrasted with the card's run ("`llama-perplexity` no sirve aquí",
     # "unlike llama.cpp"); right at the name only, as "used llama.cpp instead of vLLM" names the run's engine
-    if m.re in (NAMED_TOOL, ENGINE_IN_SENTENCE) and (dismissed.negated(m.string, m) or dismissed.contrasted(m.string, m)):
+    if re.made_by(m, (NAMED_TOOL, ENGINE_IN_SENTENCE)) and (dismissed.negated(m.string, m) or dismissed.contrasted(m.string, m)):
         return True
     if m.re is D2[1].compiled and REQUIREMENT_AFTER.match(after):  # a build as a minimum
         return True
