@@ -156,9 +156,13 @@ class CardEvidence:
 SENTENCE_CLIP = 1000
 
 
-def _sentence(doc: Doc, m: re.Match[str]) -> str:
+def _sentence_span(doc: Doc, m: re.Match[str]) -> tuple[int, int]:
     s, e = doc.sentence_at(m.start())
-    return doc.text[max(s, m.start() - SENTENCE_CLIP) : min(e, m.end() + SENTENCE_CLIP)]
+    return max(s, m.start() - SENTENCE_CLIP), min(e, m.end() + SENTENCE_CLIP)
+
+
+def _sentence(doc: Doc, m: re.Match[str]) -> str:
+    return doc.text[slice(*_sentence_span(doc, m))]
 
 
 # Every match of a disclosure's patterns is a candidate for the reading of some claim (the nearest
@@ -204,7 +208,7 @@ def _dataset_hint(sentence: str) -> bool:
 
 def _d4_all(doc: Doc) -> list[re.Match[str]]:
     def veto(sentence: str, m: re.Match[str]) -> bool:
-        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(calibration.own_sentence(sentence, m)):
+        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(calibration.own_sentence(sentence, m.start() - _sentence_span(doc, m)[0])):
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
@@ -214,7 +218,7 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
         # (a conditional is the match's own sentence's: one ended by "**" before it is another, read.calibration.own_sentence)
-        if HYPOTHETICAL.search(calibration.own_sentence(sentence, m)) or NEGATED.search(sentence) or calibration.required(doc.text, m):
+        if HYPOTHETICAL.search(calibration.own_sentence(sentence, m.start() - _sentence_span(doc, m)[0])) or NEGATED.search(sentence) or calibration.required(doc.text, m):
             return True
         return calibration.veto(sentence, m, doc.text[max(0, m.start() - 200) : m.start()], doc.text)
 
