@@ -192,8 +192,10 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
                    + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, re.made_by(m, (comparison.VERSUS, reference_words.BEFORE)))),
                    key=lambda m: m.start())
     # a "Base model:" field names what the model derives from; it names the KL's reference only where the text says
-    # the KL is taken against the base / original (rule 15c.2, real_cards/CONVENTIONS.md)
-    return found if any(not reference_scope.base_field(m) for m in found) else []
+    # the KL is taken against the base / original (rule 15c.2, real_cards/CONVENTIONS.md): another match that names
+    # such a reference, not one that names another ("vs Q8_0")
+    others = [m for m in found if not reference_scope.base_field(m)]
+    return found if any(reference_scope.BASE_ROLE.search(m.group(0)) for m in others) else others
 
 
 # a conversion checked by its KL ("the conversion was verified stage by stage: ... a mean KL of 7.6e-6 between the GGUF
