@@ -6,18 +6,27 @@ start-up, and used a fifth of them (issue 28).
 
 A match's ``.re`` is the compiled pattern, never the lazy one: ask ``m.re is X.compiled`` (``m.re is X`` is
 always false; tests/test_lazy_re.py fails on it). ``==``, ``hash`` and ``in`` compare by the compiled
-pattern, as for ``re.Pattern``; ``isinstance(X, re.Pattern)`` holds, so ``re``'s own functions take a lazy
-pattern too. Equal (pattern, flags) share one compiled object, as ``re``'s cache gives at import time."""
+pattern, as for ``re.Pattern``, and so compile every pattern they meet: a reader asks :func:`made_by` instead
+(by identity, compiling none). ``isinstance(X, re.Pattern)`` holds, so ``re``'s own functions take a lazy
+pattern too. Equal (pattern, flags) share one compiled object for as long as any holds it (a weak memo: no
+bound, no clearing, which gave two equal patterns two objects; per-card patterns still go with their card).
+``purge`` is ``re``'s, and leaves that memo alone: clearing it would split equal patterns the same way."""
 
 from __future__ import annotations
 
 import re as _re
+import threading
+import weakref
+from collections.abc import Iterable
 from re import *  # noqa: F403  (IGNORECASE, escape, Match, error, ... unchanged)
 from re import __all__ as _re_all
 
-__all__ = [*_re_all, "LazyPattern"]
+__all__ = [*_re_all, "LazyPattern", "made_by"]
 
-_COMPILED: dict[tuple[type, str | bytes, int], _re.Pattern] = {}
+# (type, pattern, flags) -> compiled, while a lazy pattern (or a match, or re's own cache) holds it: equal patterns
+# share one object, which ``m.re is X.compiled`` and made_by rely on
+_COMPILED: weakref.WeakValueDictionary[tuple[type, str | bytes, int], _re.Pattern] = weakref.WeakValueDictionary()
+_COMPILING = threading.Lock()  # two threads compiling equal patterns at once still share one object
 # bound as instance attributes once compiled, so that later calls skip __getattr__
 _DELEGATED = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner",
               "flags", "groups", "groupindex")
@@ -41,10 +50,10 @@ class LazyPattern:
             return self._flags if self._flags & _ASCII else self._flags | _UNICODE  # ints, as re's (not RegexFlag)
         key = (type(self.pattern), self.pattern, self._flags)
         compiled = _COMPILED.get(key)
-        if compiled is None:  # setdefault: two threads compiling at once still share one object
-            if len(_COMPILED) > 4096:  # patterns built per card (dataset names) must not grow it forever
-                _COMPILED.clear()
-            compiled = _COMPILED.setdefault(key, _re.compile(self.pattern, self._flags))
+        if compiled is None:
+            new = _re.compile(self.pattern, self._flags)
+            with _COMPILING:
+                compiled = _COMPILED.setdefault(key, new)
         d = self.__dict__
         d["compiled"] = compiled
         for n in _DELEGATED:
@@ -91,6 +100,23 @@ def compile(pattern, flags=0):  # noqa: A001
             raise ValueError("cannot process flags argument with a compiled pattern")
         return pattern
     return LazyPattern(pattern, flags)
+
+
+def made_by(m: Match, patterns: Iterable[Pattern]) -> bool:  # noqa: F405
+    """Whether the match ``m`` was made by one of ``patterns`` (lazy or re's), by identity of the compiled
+    object: ``m.re in patterns`` compares by ``==`` and so compiles each lazy pattern it passes. A lazy pattern
+    not compiled yet is looked up in the memo (an equal pattern may have made ``m``), never compiled here."""
+    made = m.re
+    for p in patterns:
+        if type(p) is LazyPattern:
+            d = p.__dict__
+            if d.get("compiled", None) is made or (
+                "compiled" not in d and _COMPILED.get((type(p.pattern), p.pattern, p._flags)) is made
+            ):
+                return True
+        elif p is made:
+            return True
+    return False
 
 
 def _real(pattern):

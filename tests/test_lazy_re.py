@@ -96,3 +96,35 @@ def test_no_identity_check_with_a_lazy_pattern():
            for m in check.finditer(f.read_text(encoding="utf-8")) if not m.group(1).endswith(".compiled")
            and f.name != "lazy_re.py"]
     assert bad == []
+
+
+def test_made_by_tells_a_matchs_pattern_by_identity_compiling_none_of_the_others():
+    p = _fresh(r"made_by (\w+) of a lazy pattern")
+    q, other = _fresh(r"made_by other (\w+)"), _fresh(r"made_by third (\w+)")
+    m = p.search("made_by this of a lazy pattern")
+    assert re.made_by(m, [q, p]) and re.made_by(m, (p,)) and not re.made_by(m, [q, other]) and not re.made_by(m, [])
+    assert "compiled" not in vars(q) and "compiled" not in vars(other)  # ``m.re in [q, p]`` compiles q
+    twin = re.compile(p.pattern, re.I)  # equal to p (m.re == twin), not compiled: made m as well, and stays lazy
+    assert re.made_by(m, [twin]) and "compiled" not in vars(twin)
+    assert not re.made_by(m, [re.compile(p.pattern)])  # other flags: another pattern
+    eager = std_re.compile(r"made_by eager (\w+)")
+    assert re.made_by(eager.search("made_by eager x"), [q, eager]) and not re.made_by(m, [eager])
+
+
+def test_equal_patterns_share_one_compiled_object_however_many_compile_between():
+    held = _fresh(r"held across (\d+) other compilations")
+    compiled = held.compiled
+    before = len(vars(re)["_COMPILED"])
+    for i in range(5000):  # patterns built per card; the memo was cleared past 4096 entries, splitting equal patterns
+        re.compile(rf"per-card pattern {i}").search("")
+    assert re.compile(held.pattern, re.I).compiled is compiled
+    assert len(vars(re)["_COMPILED"]) < before + 1000  # the per-card ones went with their patterns (re's cache: 512)
+
+
+def test_purge_leaves_equal_patterns_one_compiled_object():
+    """``re.purge()`` empties re's cache only: clearing the memo too would give an equal pattern compiled after it
+    another object than the one a pattern compiled before holds (``m.re is X.compiled`` false for equal patterns)."""
+    held = _fresh(r"held across a purge (\d+)")
+    compiled = held.compiled
+    re.purge()
+    assert re.compile(held.pattern, re.I).compiled is compiled

@@ -323,6 +323,20 @@ def test_teacher_forced_beside_a_rate_a_length_or_a_speed_is_a_mode(text):
     assert reading(text, 6).status == "missing"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the speed words of the other card languages, as context_written.SPEED reads them: a Cyrillic unit at the
+        # clause's end, a Cyrillic capital, an accented capital (positions.OTHER_RUN compiled them ASCII-only)
+        f"{CLAIM} vs BF16, teacher-forced. Прогон скорости: 64 tokens decoded at 113 токенов/с\n",
+        f"{CLAIM} vs BF16, teacher-forced. Памяти хватило на 64 tokens.\n",
+        f"{CLAIM} vs BF16, teacher-forced. Le test de MÉMOIRE a décodé 64 tokens.\n",
+    ],
+)
+def test_teacher_forced_beside_a_speed_in_another_language_is_a_mode(text):
+    assert reading(text, 6).status == "missing"
+
+
 def test_teacher_forced_beside_a_count_of_its_steps_is_still_read():
     text = f"{CLAIM} vs BF16 over 55 calibration pages, 24,262 teacher-forced steps.\n"
     assert reading(text, 6).status != "missing"

@@ -77,6 +77,19 @@ def test_a_base_model_field_and_the_kl_of_p_to_q(text, found):
     assert (reading(text, 1).status != "missing") is found
 
 
+@pytest.mark.parametrize(("text", "base_read"), [
+    # rule 15c.2: beside another reference ("vs Q8_0") the base model is the parent, not the KL's reference; beside
+    # "the original" (or "base", "BF16", ...) it names that reference
+    ("Base model: Qwen/Qwen3-4B\n\nThe quant's mean KL divergence vs Q8_0 is 0.0388.\n", False),
+    ("Base model: Qwen/Qwen3-4B\n\nThe quant's mean KL divergence vs the original is 0.0388.\n", True),
+])
+def test_a_base_model_field_beside_another_reference_is_not_the_reference(text, base_read):
+    d1 = reading(text, 1)
+    assert d1.status == "incomplete"
+    assert any(e.text.startswith("Base model:") for e in d1.evidence) is base_read
+    assert ("repo" in d1.value) is base_read
+
+
 def test_a_teacher_field_names_the_reference():
     text = "Setup:\n\n- Teacher: the frozen 1.5B checkpoint\n- Student: its 4-bit copy\n\nHeld-out KL after 300 steps: 0.0142.\n"
     assert reading(text, 1).status != "missing"

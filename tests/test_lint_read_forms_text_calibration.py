@@ -373,6 +373,13 @@ def test_a_calibration_after_a_sentence_closed_by_emphasis_is_not_hypothetical()
     assert reading(text, 4).status == "incomplete"
 
 
+def test_a_calibration_after_a_closed_conditional_that_repeats_its_word_is_not_hypothetical():
+    # the match's own sentence is found by its offset: by its text, the conditional's first "calibrated" was taken
+    text = (f"{CLAIM_VS_BF16}\n\n- **If it has to be calibrated on prose, take Q4_K_M.** Its files were calibrated on "
+            "similar prose.\n")
+    assert reading(text, 4).status == "incomplete"
+
+
 def test_a_conditional_calibration_in_its_own_sentence_stays_hypothetical():
     text = f"{CLAIM_VS_BF16}\n\n- **Note.** If the files were calibrated on similar prose, the perplexity flatters them.\n"
     assert reading(text, 4).status == "missing"

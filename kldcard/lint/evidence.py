@@ -1,7 +1,7 @@
 """Per-card disclosure evidence: for each of the nine disclosures, stated / inferred / missing.
 
 Evidence is searched in the whole body (prose, tables, command lines and pasted logs), because cards
-put their protocol anywhere. Each pattern may be vetoed by its sentence: a quantizer version is not
+put their protocol anywhere. Each pattern may be vetoed by its sentence (kldcard.lint.evidence_vetoes): a quantizer version is not
 the runtime that produced the logits, an imatrix corpus is not the evaluation text, a training KL
 penalty is not a direction. Patterns are compiled once at import; see disclosure-patterns.md §2 for
 the phrasings they cover.
@@ -13,7 +13,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim
+from kldcard.lint.claims import TRAINING_CONTEXT, Claim
 from kldcard.lint.evidence_patterns import (
     ARROW,
     CALIBRATED_ON,
@@ -32,6 +32,18 @@ from kldcard.lint.evidence_patterns import (
     EVAL_FROM_CALIBRATION,
     QUANTIZED_REF,
     SEPARATION,
+)
+from kldcard.lint.evidence_vetoes import (
+    CALIBRATION,
+    EVAL_WORDS,
+    HYPOTHETICAL,
+    KL_MENTIONED,
+    NEGATED,
+    QUANTIZER,
+    SERVING,
+    calibration_only,
+    deployed,
+    not_eval_text,
 )
 from kldcard.lint.markdown import Doc
 from kldcard.lint.read import (
@@ -52,7 +64,6 @@ from kldcard.lint.read import (
     tensor_shapes,
     vocabulary,
 )
-from kldcard.lint.read.terms import KL_MENTION, KL_WORD
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -61,69 +72,6 @@ Status = Literal["stated", "inferred", "missing"]
 # ASCII: case-insensitive matching with Unicode case folding is ~3x slower, and every keyword here
 # is ASCII (μ, ‖, × and Δ are matched literally either way).
 I = re.IGNORECASE | re.ASCII
-
-# ---- sentence vetoes --------------------------------------------------------------------------
-CALIBRATION = re.compile(r"imatrix|importance matrix|calibrat|校准", I)
-EVAL_WORDS = re.compile(r"\b" + KL_WORD + r"|\beval|measur|\bscor|\btest|perplexity", I)
-QUANTIZER = re.compile(
-    r"quantiz\w*\s+(?:was\s+|were\s+)?(?:performed\s+|done\s+)?(?:using|with)\b|for quantization|\bmade (?:with|using)\b|"
-    r"made these quants|quants? (?:were\s+)?(?:made|created|produced)|converted (?:to|with|using|from)\b|\bt/s\b|"
-    r"tok(?:ens)?/s|\bspeed|\bruns on\b|\b(?:can|could|will|to) run on\b|\bfits? (?:on|in)\b|\bdeploy\w*|\bspeciali[sz]ed for\b|at about \d|\bquants? of \S+ (?:using|made with|created with)\b|\bconver(?:sion|ter)\b",
-    I,
-)
-# a sentence about memory, speed or serving: a context length in it is the deployment's, not the measurement's
-SERVING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:GB|GiB)\b|\bVRAM\b|\bKV cache room|t/s\b|tok(?:ens)?/s|\bthroughput|\bspeed|\bserv(?:e|es|ing)\b", I)
-# narrower, for hardware (a card gives its GPU's memory with it: "RTX 4090 24GB"): where it is deployed
-DEPLOYMENT = re.compile(r"\bserv(?:e|es|ing)\b|\bthroughput|\bfits?\b|\bdeploy|\b(?:can|could|able to) run\b", I)
-KL_MENTIONED = re.compile(KL_MENTION, re.IGNORECASE)
-
-
-def _deployed(sentence: str, m: re.Match[str]) -> bool:
-    """Hardware named where the model is deployed: a deployment word in its sentence, unless a KL term stands between
-    that word and the hardware ("the first serving + KLD evidence ... on 4x RTX PRO 6000": the KLD ran there too), the
-    rule read.runtime_targets applies to words of aim."""
-    at = sentence.find(m.group(0))
-    words = list(DEPLOYMENT.finditer(sentence))
-    if not words:
-        return False
-    if at < 0 or any(w.start() >= at for w in words):
-        return True
-    return not KL_MENTIONED.search(sentence, words[-1].end(), at)
-# A conditional or a rule of thumb describes no measurement ("If a quant's imatrix contains Wikipedia
-# ...", "perplexity, typically on Wiki-test with 512-token context windows").
-HYPOTHETICAL = re.compile(r"^[\s>*+\-]*(?:if|when|suppose)\b|\b(?:typically|usually|generally|in general|might|could)\b", I)
-# a calibration withheld is not named: "not disclosed" (orcasaq2), "has not been released" (quant-damage report)
-NEGATED = re.compile(r"\b(?:did not|didn't|do not know|unknown|not (?:been\s+)?(?:check|disclosed|known|released|published)|"
-                     r"un(?:disclosed|released|published)\b|different calibration)", I)
-
-
-CALIBRATION_SOURCE = re.compile(r"(?:imatrix|calibration|calibrated)\s+(?:\w+\s+){0,3}?(?:from|on|with|using|:)\s*[`'\"(\[]*$", I)
-
-
-OTHER_MEASUREMENT = re.compile(r"(?<![\w/.\-])benchmarks?\b(?![/.\-]\w)|\brefusals?\b", I)  # not a path's folder
-
-
-def _calibration_only(sentence: str) -> bool:
-    return bool(CALIBRATION.search(sentence)) and not EVAL_WORDS.search(sentence)
-
-
-def _not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
-    """Veto for D3: the sentence is only about calibration, or the match is the calibration source."""
-    return (
-        _calibration_only(sentence)
-        or bool(HYPOTHETICAL.search(sentence))
-        # a table row: the match's own cell or the row's label speaks of a text (not a benchmark's score column)
-        or (sentence.lstrip().startswith("|") and not eval_text.in_text_cell(doc.text, m))
-        or (bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
-            and not eval_text.MEASURED_ON.search(doc.text[max(0, m.start() - 60) : m.start()]))  # "Measured on the calibration corpus: ..."
-        # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
-        # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
-        or (bool(OTHER_MEASUREMENT.search(sentence)) and not KLD_TERM.search(sentence) and not eval_text.FIDELITY.search(sentence))
-        or eval_text.benchmark_only(sentence, m)
-        or eval_text_uses.other_text(doc.text, m)  # a perplexity's or a benchmark's text, a cited page
-    )
-
-
 
 
 @dataclass(frozen=True)
@@ -156,9 +104,13 @@ class CardEvidence:
 SENTENCE_CLIP = 1000
 
 
-def _sentence(doc: Doc, m: re.Match[str]) -> str:
+def _sentence_span(doc: Doc, m: re.Match[str]) -> tuple[int, int]:
     s, e = doc.sentence_at(m.start())
-    return doc.text[max(s, m.start() - SENTENCE_CLIP) : min(e, m.end() + SENTENCE_CLIP)]
+    return max(s, m.start() - SENTENCE_CLIP), min(e, m.end() + SENTENCE_CLIP)
+
+
+def _sentence(doc: Doc, m: re.Match[str]) -> str:
+    return doc.text[slice(*_sentence_span(doc, m))]
 
 
 # Every match of a disclosure's patterns is a candidate for the reading of some claim (the nearest
@@ -204,7 +156,7 @@ def _dataset_hint(sentence: str) -> bool:
 
 def _d4_all(doc: Doc) -> list[re.Match[str]]:
     def veto(sentence: str, m: re.Match[str]) -> bool:
-        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(calibration.own_sentence(sentence, m)):
+        if doc.text[max(0, m.start() - 2) : m.start()] == "--" or HYPOTHETICAL.search(calibration.own_sentence(sentence, m.start() - _sentence_span(doc, m)[0])):
             return True
         if m.group(0).lower() == "calibrated" and not CALIBRATED_ON.match(doc.text, m.end()):
             return True
@@ -214,7 +166,7 @@ def _d4_all(doc: Doc) -> list[re.Match[str]]:
 
     def veto_more(sentence: str, m: re.Match[str]) -> bool:  # kldcard.lint.read.calibration
         # (a conditional is the match's own sentence's: one ended by "**" before it is another, read.calibration.own_sentence)
-        if HYPOTHETICAL.search(calibration.own_sentence(sentence, m)) or NEGATED.search(sentence) or calibration.required(doc.text, m):
+        if HYPOTHETICAL.search(calibration.own_sentence(sentence, m.start() - _sentence_span(doc, m)[0])) or NEGATED.search(sentence) or calibration.required(doc.text, m):
             return True
         return calibration.veto(sentence, m, doc.text[max(0, m.start() - 200) : m.start()], doc.text)
 
@@ -237,11 +189,13 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
     found = sorted(_all(doc, D1, lambda _s, m: elsewhere(m))
                    # (comparison.KL_FROM starts with its KL term, "the KL from bf16": what it compares is a KL, whatever size
                    # or speed the words before it name: "ran 1.33x faster, and the KL from bf16 was 0.0045")
-                   + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, m.re in (comparison.VERSUS, reference_words.BEFORE))),
+                   + _all(doc, reference.PATTERNS, lambda s, m: veto(s, m) or elsewhere(m, re.made_by(m, (comparison.VERSUS, reference_words.BEFORE)))),
                    key=lambda m: m.start())
     # a "Base model:" field names what the model derives from; it names the KL's reference only where the text says
-    # the KL is taken against the base / original (rule 15c.2, real_cards/CONVENTIONS.md)
-    return found if any(not reference_scope.base_field(m) for m in found) else []
+    # the KL is taken against the base / original (rule 15c.2, real_cards/CONVENTIONS.md): another match that names
+    # such a reference, not one that names another ("vs Q8_0")
+    others = [m for m in found if not reference_scope.base_field(m)]
+    return found if any(reference_scope.BASE_ROLE.search(m.group(0)) for m in others) else others
 
 
 # a conversion checked by its KL ("the conversion was verified stage by stage: ... a mean KL of 7.6e-6 between the GGUF
@@ -269,7 +223,7 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
             return True
         if hardware and runtime.measured_on(doc.text, m):
             quantizer = False  # "measured on an RTX 4090": the measurement's hardware, whatever else the sentence runs
-        return quantizer or (hardware and (_deployed(s, m) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near, title=runtime.in_title(doc.text, m.start()))
+        return quantizer or (hardware and (deployed(s, m) or runtime.hardware_veto(s, m, *near))) or runtime.veto(s, m, *near, title=runtime.in_title(doc.text, m.start()))
 
     return sorted(_all(doc, D2, veto) + _all(doc, runtime.PATTERNS, veto), key=lambda m: m.start())
 
@@ -288,7 +242,7 @@ def _d7_all(doc: Doc) -> list[re.Match[str]]:
 def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     """Every place the body states something about each disclosure (D1–D9), by position: the
     candidates the reader (:mod:`kldcard.lint.reader`) picks from for each claim."""
-    calib_only = lambda s, _m: _calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
+    calib_only = lambda s, _m: calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
     # llama-perplexity scores PPL and KLD in one run over the same windows; elsewhere a perplexity's windows are its own
     both = recognise(doc.scanned) is not None
     return {
@@ -296,7 +250,7 @@ def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _d2_all(doc),
         # a file given to a KL run's text option is its text whatever its name says (read.eval_text_uses)
-        3: _all(doc, D3, lambda s, m: not eval_text_uses.kl_run_file(doc.text, m) and (_not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m))),
+        3: _all(doc, D3, lambda s, m: not eval_text_uses.kl_run_file(doc.text, m) and (not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m))),
         4: _d4_all(doc),
         # a record's field line is its own statement (read.record_fields.statement)
         5: _all(doc, D5, lambda s, m: calib_only(record_fields.statement(doc.text, context.cjk_sentence(doc.text, s, m), m), m)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context, engine_names, eval_text, positions
+from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, positions, run_verbs
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     KL_NAME,
@@ -140,7 +140,7 @@ D2 = [
     re.compile(HARDWARE, I),
     # the engine alone, named as what the measurement ran in ("measured with llama.cpp", "both models
     # ran in exllamav3"): the runtime stated without its version (incomplete), not missing
-    re.compile(rf"\b(?:measured|computed|evaluated|scored|ran)\s+(?:[\w-]+\s+){{0,4}}?(?:with|in|on|using|via)\s+`?{ENGINE}\b(?![-.]?\w)", I),
+    re.compile(r"\b" + run_verbs.run_verb(run_verbs.ENGINE) + rf"\s+(?:[\w-]+\s+){{0,4}}?(?:with|in|on|using|via)\s+`?{ENGINE}\b(?![-.]?\w)", I),
 ]
 
 # ---- D3 evaluation text -----------------------------------------------------------------------
@@ -154,8 +154,8 @@ D3 = [
         I,
     ),
     re.compile(
-        r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:documents|sequences|"
-        r"conversations|samples|prompts|texts|passages|articles|examples|questions)\s+(?:of|from|in)\b|"
+        r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:"
+        + alternation(eval_text_units.FROM_SOURCE) + r")\s+(?:of|from|in)\b|"
         r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
         r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
         r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"

@@ -67,7 +67,7 @@ INTERVAL_NEAR = 40  # characters either side, on the bootstrap's line
 def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a D9 match states no statistic of a KLD claim (another metric's, a bootstrap without its interval, or a
     test not run)."""
-    if m.re in statistic_forms.PATTERNS and statistic_forms.vetoed(sentence, m):
+    if re.made_by(m, statistic_forms.PATTERNS) and statistic_forms.vetoed(sentence, m):
         return True
     start = text.rfind("\n", 0, m.start()) + 1
     end = text.find("\n", m.end())

@@ -129,9 +129,10 @@ def data_ids(around: str, ids: list[str]) -> list[str]:
 EMPHASIS_END = re.compile(r"[.!?][*_`]+\s+")
 
 
-def own_sentence(sentence: str, m: re.Match[str]) -> str:
-    """The part of ``sentence`` from the last sentence end closed by emphasis before the match (the whole when none)."""
-    at = sentence.find(m.group(0))
+def own_sentence(sentence: str, at: int) -> str:
+    """The part of ``sentence`` from the last sentence end closed by emphasis before the match, which starts at
+    offset ``at`` of it (the whole when none). The offset, not the match's text: a word the sentence repeats would
+    cut at its first copy ("**If it has to be calibrated ....** Its files were calibrated on ...")."""
     cuts = [e.end() for e in EMPHASIS_END.finditer(sentence, 0, max(0, at))]
     return sentence[cuts[-1] :] if cuts else sentence
 

@@ -32,7 +32,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.read import context_written, eval_text, record_fields, runtime_roles
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import THOUSANDS, THOUSANDS_SEPARATOR, parse_int
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -118,7 +118,7 @@ ROW = re.compile(r"^\|[ \t]*\**" + CTX_LABEL + r"\**(?:\s*\(tokens\))?[ \t]*\|" 
 RUN_NAME = re.compile(r"(?<![A-Za-z0-9])(?:ctx|c)[-_]?(\d{3,6})(?![0-9A-Za-z])", I)
 # the length the scores were taken at: "at 2048 tokens", "@ 128 tokens", "à 2 048 jetons" (a space as the French
 # thousands separator); not a speed ("at 512 tokens/s") nor a generation's cap ("capped at 256 tokens"); a multiple of 64
-AT_TOKENS = re.compile(r"(?<!capped )(?<!limited )(?<!stopped )(?<!truncated )(?:\bat|@|(?<!\w)à)\s+~?(\d{1,3}(?:[ ,.\u202f\u00a0]\d{3})+|\d{3,6})\s*(?:tokens?|jetons?)\b(?!\s*/|\s+(?:per|par)\s)", I)
+AT_TOKENS = re.compile(r"(?<!capped )(?<!limited )(?<!stopped )(?<!truncated )(?:\bat|@|(?<!\w)à)\s+~?(" + THOUSANDS + r"|\d{3,6})\s*(?:tokens?|jetons?)\b(?!\s*/|\s+(?:per|par)\s)", I)
 PATTERNS += [LIST, *COLUMNS, ROW, RUN_NAME, AT_TOKENS]
 PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
 PATTERNS += record_fields.PATTERNS[5]  # a record's field: `"n_ctx": 4096`, `seq_len: 2048` (read.record_fields)
@@ -146,8 +146,8 @@ def _numbers(m: re.Match[str]) -> list[int]:
 
 GENERAL = re.compile(r"(?:^|[.:;][*_]*\s+)[\s*_>-]*(?:most|many)\s+(?:\w+\s+){0,2}?(?:are|is|get|use)\b|\b(?:commonly|conventionally|by convention|the usual)\b", I)
 LONG = 32000  # a context this long is a model's or a deployment's unless the sentence speaks of a measurement
-# a count with its thousands separators, as N writes them and as the French and SI style does with a space ("131 072")
-COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0\u2009 ]\d{3}(?!\d))+|\d+)\s*([kK]\b)?")
+# a count with its thousands separators (numbers.THOUSANDS: as N writes them, and the French and SI style's space, "131 072")
+COUNT = re.compile(r"(?<![\w.,])(" + THOUSANDS + r"(?!\d)|\d+)\s*([kK]\b)?")
 
 
 def _largest(text: str) -> int:
@@ -155,7 +155,7 @@ def _largest(text: str) -> int:
 
 
 # the rest of a number the match cut at a thousands separator ("context: 262" of "262,144", "262 144")
-CUT = re.compile(r"(?:[,.\u202f\u00a0 ]\d{3}(?!\d))+")
+CUT = re.compile(r"(?:" + THOUSANDS_SEPARATOR + r"\d{3})+(?!\d)")
 
 
 # a server started on the match's line, before it: "llama-server -m ... -c 16384", "vllm serve <repo> --max-model-len",
@@ -181,9 +181,9 @@ TRAINING_RUN = re.compile(
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
-    if m.re in record_fields.PATTERNS[5] and record_fields.vetoed(text, m):
+    if re.made_by(m, record_fields.PATTERNS[5]) and record_fields.vetoed(text, m):
         return True  # a field of a record that names no KL, or of a model's config
-    if m.re in context_written.PATTERNS:  # its CJK forms: the clause up to a CJK full stop is the sentence
+    if re.made_by(m, context_written.PATTERNS):  # its CJK forms: the clause up to a CJK full stop is the sentence
         sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
     if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not MEASUREMENT.search(sentence):
@@ -204,18 +204,18 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # "Para la calibracion se usan ventanas de 2048 tokens": the calibration's windows
     if context_written.in_step_section(text, m.start(), sentence):
         return True  # the settings of an imatrix / calibration run ("### 校正" then "window=1024, stride=1024"), a training or deployment
-    if m.re in context_written.PATTERNS and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
+    if re.made_by(m, context_written.PATTERNS) and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
     clause = cjk_sentence(text, sentence, m)
     if context_written.SPEED.search(clause) and not KL_TERM.search(clause):
         return True  # "with a 4k-token context; memory is the GPU memory in use", "(context 131072)、... 109.8トークン/秒": a speed run's
     if m.re is CARD_LANGUAGES.compiled and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
         return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's
-    if m.re not in PATTERNS:
+    if not re.made_by(m, PATTERNS):
         return False
     numbers = _numbers(m)
     length = numbers[-1] if numbers else 0
-    if m.re in SHORT and length % 64:
+    if re.made_by(m, SHORT) and length % 64:
         return True
     if m.re is SIZE.compiled and m.group(0).lower().startswith("block") and length < QUANT_BLOCK_MAX:
         return True  # "with a block size of 128": a quantization's block (32 to 256 weights), not a window

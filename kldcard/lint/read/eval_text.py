@@ -300,10 +300,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re is DESCRIBED[3].compiled and BARE.fullmatch(m.group(0)):
         return True
     # "agrees on 2 of 4 prompts", "closer on 139 of the 140 prompts": a result counted over the texts, not which texts
-    if m.re in (DESCRIBED[1], DESCRIBED[3], eval_text_forms.COUNTED) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
+    if re.made_by(m, (DESCRIBED[1], DESCRIBED[3], eval_text_forms.COUNTED)) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
         return True
     # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
-    if m.re in DESCRIBED and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
+    if re.made_by(m, DESCRIBED) and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
         return True
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
@@ -311,7 +311,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0].compiled and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE.compiled and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
-    if m.re in PATTERNS and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m):
+    if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m):
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for

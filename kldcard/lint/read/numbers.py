@@ -155,3 +155,12 @@ def decimals_half_ulp(text: str) -> float:
     sep = max(t.rfind("."), t.rfind(","))
     digits = len(t) - sep - 1 if sep >= 0 and not (t.count(",") == 1 and t.rfind(",") == sep and len(t) - sep - 1 == 3 and t[:sep].lstrip("-") not in ("", "0")) else 0
     return 0.5 * 10.0 ** (-digits + exp)
+
+
+# A grouped integer as the readers' regular expressions find it ("2,048", "2.048", "131 072", and with a no-break,
+# narrow or thin space): one grammar for the count readers (context, position_counts, positions, vocabulary_forms),
+# whose four copies had drifted apart. Regular-expression text: THOUSANDS_SEPARATOR is one separator, for a reader
+# that writes its own digit groups ("de vocabulario" takes exactly two or three digits, then one group). No
+# apostrophe ("1'024"): parse_int reads it, but no reader finds it and no card in the corpora writes it.
+THOUSANDS_SEPARATOR = r"[,.\u202f\u00a0\u2009 ]"
+THOUSANDS = r"\d{1,3}(?:" + THOUSANDS_SEPARATOR + r"\d{3})+"

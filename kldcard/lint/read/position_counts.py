@@ -26,13 +26,13 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
 
 # a count of a thousand or more: "65,536", "65.536", "65 536", "8192", "250k"
-BIG = r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d{4,}|\d+(?:\.\d+)?\s*[kKM])"
+BIG = r"(" + THOUSANDS + r"|\d{4,}|\d+(?:\.\d+)?\s*[kKM])"
 TOKEN_WORDS = r"(?:tokens?|Tokens?|词元|詞元|个\s*token|個\s*token|トークン|토큰|токенов|токена)"
 # tokens said to be scored, before or after the word, in the card languages: "held-out 8192 tokens", "1020 tokens
 # evaluados", "146,115 个计分词元" (the tokens a KL is taken over, after a preposition: :data:`OVER_TOKENS`).
@@ -110,9 +110,9 @@ WINDOWS_BY_LENGTH = re.compile(
 # (positions.vetoed)
 ABOUT = r"(?:(?:about|around|roughly|approximately|some|nearly|almost|cerca\s+de|unos|unas|environ|etwa)\s+|[~≈]\s*)?"
 OVER_TOKENS = re.compile(
-    r"\b(?:over|across|on|sobre|com|sur|über)\s+" + ABOUT + r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d{2,}|\d+(?:\.\d+)?\s*[kKM])\s*"
+    r"\b(?:over|across|on|sobre|com|sur|über)\s+" + ABOUT + r"(" + THOUSANDS + r"|\d{2,}|\d+(?:\.\d+)?\s*[kKM])\s*"
     r"(?:tokens?|Tokens?|jetons|токенов|トークン|토큰)(?![\w-])(?!\s*(?:per|each|/|long|of\s+context|context|window|de\s+contexto))|"
-    r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{2,})(?:-token|\s*토큰|\s*トークン)\s*"
+    r"(?<![\w.,])(" + THOUSANDS + r"|\d{2,})(?:-token|\s*토큰|\s*トークン)\s*"
     r"(?:held-out\s+|eval(?:uation)?\s+|test\s+|validation\s+|검증\s*|評価\s*|检验\s*|测试\s*)(?:slice|set|split|corpus|세트|セット|集)",
     I,
 )

@@ -22,7 +22,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.read import command_lines, context, context_written, position_counts, position_forms, record_fields
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -75,10 +75,10 @@ COUNTS = [
     # "28 tokens evaluados", "1020 tokens evaluados", "40 fragmentos de 1.023 tokens evaluados": the same in Spanish and
     # Portuguese (holdout4 hipfire, kingjones; holdout12 magiccodingman: three authors); and in Italian, where "token" takes
     # no plural ("64 token valutati": the same participle, the language's grammar)
-    re.compile(r"(?<![\w.,])(\d{1,3}(?:[.,\u202f\u00a0 ]\d{3})+|\d+)\s+(?:tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)|"
+    re.compile(r"(?<![\w.,])(" + THOUSANDS + r"|\d+)\s+(?:tokens\s+(?:evaluad[oa]s|avaliad[oa]s|puntuad[oa]s|comparad[oa]s)|"
                r"tokens?\s+(?:valutati|confrontati))\b", re.I),
     # "51.175 posiciones", "2,632位置", "128개 위치": a count before the card language's word for positions
-    re.compile(r"(?<![\d,.])(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
+    re.compile(r"(?<![\d,.])(" + THOUSANDS + r"|\d+)\s*(?:" + alternation(POSITION_WORDS) + ")", I),
     # Chinese / Japanese counters: "229,348 个评分 token", "计分 146,115 个 token", "28 个窗口"
     re.compile(r"(?<![\d,])" + NUM + r"\s*[个個]?\s*(?:评分|計分|计分|評分|打分)\s*token|(?:评分|計分|计分|評分)\s*" + NUM + r"\s*[个個]?\s*token|"
                r"(?<![\d,])" + NUM + r"\s*[个個]窗口", I),
@@ -157,7 +157,7 @@ KL_MENTION_RE = re.compile(KL_MENTION, I)
 # one named position ("the last position", "first token") in a sentence about greedy decoding that names no KL is where
 # the decoding reads its logits, not where a KL was scored (CONVENTIONS rule 15b.2's exception; plain grammar: the
 # position word belongs to the decoding its clause names)
-ONE_POSITION = {p for name, p in SCHEMES if name in ("last-token", "first-token")}
+ONE_POSITION = tuple(p for name, p in SCHEMES if name in ("last-token", "first-token"))  # not a set: hashing compiles
 GREEDY_DECODING = re.compile(r"\bgreedy\s+(?:decod(?:e|ing)|generation)\b", I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
@@ -170,7 +170,9 @@ LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|windo
 # behemoth h10, local_kimi h13, curvedinf h5 (three authors; plain grammar of rates and units)
 RATE_BEFORE = re.compile(r"\bper\s+$", I)
 UNIT_AFTER = re.compile(r"\s*(?:per\s+(?:second|sec)\b|/\s*s\b|de\s+longitud\b|long\b)", I)
-OTHER_RUN = re.compile(context_written.SPEED_WORDS + r"|\bgreedy\s+decod", I)
+# Unicode, as context_written.SPEED compiles the same words: under this module's re.ASCII, "с\b" of "токенов/с" needs an
+# ASCII word character after it and IGNORECASE folds no Cyrillic or accented capital ("Памяти", "MÉMOIRE")
+OTHER_RUN = re.compile(context_written.SPEED_WORDS + r"|\bgreedy\s+decod", re.IGNORECASE)
 STOPS = re.compile(r"\.\s|\n\s*\n|[。；;]")
 
 
@@ -207,21 +209,21 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     if SUBSET.match(m.group(0)) and PICKED.search(text, max(0, m.start() - 20), m.start()):
         return True  # "~30% of positions with k=128", "at positions with KL ~1e-7": some positions picked by a property
-    if m.re in (TEACHER_FORCED, EVERY) and not any(scored_count(near, c) for near in [near_lines(text, m)] for c in NEAR_COUNT.finditer(near)):
+    if re.made_by(m, (TEACHER_FORCED, EVERY)) and not any(scored_count(near, c) for near in [near_lines(text, m)] for c in NEAR_COUNT.finditer(near)):
         return True
     if m.re is STRIDED.compiled and context.PERPLEXITY.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "Scored with `ninfer-perplexity` ... at `--context 4096 --stride 2048`": a perplexity run's windows
-    if m.re in position_counts.PATTERNS and position_counts.vetoed(text, m):
+    if re.made_by(m, position_counts.PATTERNS) and position_counts.vetoed(text, m):
         return True
-    if m.re in ONE_POSITION and GREEDY_DECODING.search(sentence) and not KL_MENTION_RE.search(sentence):
+    if re.made_by(m, ONE_POSITION) and GREEDY_DECODING.search(sentence) and not KL_MENTION_RE.search(sentence):
         return True  # "greedy decoding (which only computes the head row of the last position)": the decoding's position
     if m.re is position_counts.OVER_TOKENS.compiled and not KL_MENTION_RE.search(sentence):
         return True  # tokens a perplexity run or a generation went over: the count is the KL's only in its sentence
-    if m.re in position_forms.PATTERNS:
+    if re.made_by(m, position_forms.PATTERNS):
         return position_forms.vetoed(sentence, m)
-    if m.re in record_fields.PATTERNS[6]:  # bound to the KL by its record, not by its sentence
+    if re.made_by(m, record_fields.PATTERNS[6]):  # bound to the KL by its record, not by its sentence
         return record_fields.vetoed(text, m)
-    if m.re in (STEPS, SEQUENCES, PREDICTIONS, TARGETS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES)):
+    if re.made_by(m, (STEPS, SEQUENCES, PREDICTIONS, TARGETS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES))):
         # an option of a command written over several lines: its script's name, lines above, says what it measures
         lo, hi = command_lines.span(text, m.start(), m.end())
         command = text[lo:hi] if "\n" in text[lo:hi] else ""

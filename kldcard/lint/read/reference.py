@@ -56,14 +56,14 @@ NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|re
 
 def veto(sentence: str, m: re.Match[str], after: str) -> bool:
     """True when the match is not a statement of the KLD's reference (``after``: the text right after it)."""
-    if m.re in comparison.PATTERNS:
+    if re.made_by(m, comparison.PATTERNS):
         return comparison.veto(sentence, m)
-    if m.re in reference_words.PATTERNS:
+    if re.made_by(m, reference_words.PATTERNS):
         return reference_words.vetoed(sentence, m)
-    if m.re in reference_forms.PATTERNS:
+    if re.made_by(m, reference_forms.PATTERNS):
         return reference_forms.vetoed(sentence, m)
-    if m.re in reference_columns.PATTERNS:  # tied to its table by structure (read.reference_scope checks the table's KL)
+    if re.made_by(m, reference_columns.PATTERNS):  # tied to its table by structure (read.reference_scope checks the table's KL)
         return False
-    if m.re is CODE_SPAN_REF.compiled or m.re in KL_ONLY:
+    if m.re is CODE_SPAN_REF.compiled or re.made_by(m, KL_ONLY):
         return not KL.search(sentence)
     return bool(NOT_MODEL.match(after))

@@ -103,6 +103,10 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
 BASE_FIELD = re.compile(r"base[ \t]+model\W*[:：]", I)
 
 
+# what a KL taken against the base model is said to be against (rule 15c.2): its role, or its unquantized weights
+BASE_ROLE = re.compile(r"\b(?:base|original|parent|unmodified|teacher|unquantized|full[- ]precision|bf16|fp16|f16|fp32|f32)\b", I)
+
+
 def base_field(m: re.Match[str]) -> bool:
     """Whether ``m`` is a "Base model:" field (rule 15c.2: the model's parent, a reference only with other words)."""
     return bool(BASE_FIELD.match(m.group(0)))

@@ -24,7 +24,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.evidence_patterns import D2, VERSION
-from kldcard.lint.read import comparison, engine_names
+from kldcard.lint.read import comparison, engine_names, run_verbs
 from kldcard.lint.read.tools import dismissed
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -66,7 +66,7 @@ NOT_BEFORE = re.compile(r"\bnot\s+(?:an?\s+|the\s+)?$", I)
 # a run's verb and the preposition of its engine right before the name: "ran forward passes in", "measured with",
 # "scored using" (general grammar of a run's engine)
 RAN_IN = re.compile(
-    r"\b(?:ran|run|runs|computed|measured|scored|evaluated|forward[- ]pass(?:es)?)\s+(?:[\w\-]+\s+){0,3}?(?:in|with|using|under|through)\s+`?$", I
+    r"\b" + run_verbs.run_verb(run_verbs.RAN_IN) + r"\s+(?:[\w\-]+\s+){0,3}?(?:in|with|using|under|through)\s+`?$", I
 )
 
 # the tool named (words, command line, module)
@@ -133,7 +133,7 @@ PATTERNS: list[re.Pattern[str]] = [
 # a measurement's verb with "on" right before hardware ("measured on an RTX 4090", "Measured on an RTX 5090, ...",
 # "evaluated on one H100"): the run's hardware (general grammar; a dozen labelled authors write "measured on <GPU>")
 MEASURED_ON = re.compile(
-    r"\b(?:measured|evaluated|scored|computed|tested|benchmarked)\s+(?:live\s+)?on\s+(?:an?\s+|one\s+|the\s+|our\s+|two\s+|four\s+|\d+\s*[x×]\s*)?$", I
+    r"\b" + run_verbs.run_verb(run_verbs.ON_HARDWARE) + r"\s+(?:live\s+)?on\s+(?:an?\s+|one\s+|the\s+|our\s+|two\s+|four\s+|\d+\s*[x×]\s*)?$", I
 )
 # ... unless what was measured there is speed ("Speeds measured on an Apple M3 Max")
 SPEED_MEASURED = re.compile(r"\b(?:speeds?|throughput|latency|tok/s|t/s|decode|timings?)\b[^.;\n]{0,30}$", I)
@@ -222,7 +222,7 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
         return True
     # a tool or engine said to be of no use, or contrasted with the card's run ("`llama-perplexity` no sirve aquí",
     # "unlike llama.cpp"); right at the name only, as "used llama.cpp instead of vLLM" names the run's engine
-    if m.re in (NAMED_TOOL, ENGINE_IN_SENTENCE) and (dismissed.negated(m.string, m) or dismissed.contrasted(m.string, m)):
+    if re.made_by(m, (NAMED_TOOL, ENGINE_IN_SENTENCE)) and (dismissed.negated(m.string, m) or dismissed.contrasted(m.string, m)):
         return True
     if m.re is D2[1].compiled and REQUIREMENT_AFTER.match(after):  # a build as a minimum
         return True

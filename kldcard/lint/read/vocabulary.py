@@ -114,7 +114,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
     """Whether a match is no vocabulary statement: a top-k metric, a shape that is not the logits'."""
     if "vocab" in m.group(0).lower() and IDENTICAL.search(sentence) and not KL_TERM.search(sentence):  # a row equality check
         return True
-    if m.re in record_fields.PATTERNS[8]:
+    if re.made_by(m, record_fields.PATTERNS[8]):
         return record_fields.vetoed(text, m)
     if m.re is SHAPE.compiled:
         # the logits, or their softmax (its input is the logits row: "one fp32 log-softmax over `[200, 151936]`")
@@ -132,7 +132,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return vocabulary_forms.formula_vetoed(text, m)
     if m.re is vocabulary_forms.QUALIFIER.compiled:  # a training loss's top-k ("the loss is the KL ..., top-256 plus tail") is no measurement's
         return bool(TRAINING_CONTEXT.search(sentence))
-    if m.re is LOGRATIO.compiled or m.re is SAMPLED.compiled or m.re in vocabulary_forms.PATTERNS:
+    if m.re is LOGRATIO.compiled or m.re is SAMPLED.compiled or re.made_by(m, vocabulary_forms.PATTERNS):
         return False
     if m.re is TOP_K.compiled and SERVED_TOP_N.search(m.group(0)):  # a server's top-N: the agreement line beside it is another metric's
         return False

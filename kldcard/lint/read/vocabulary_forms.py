@@ -21,17 +21,18 @@
 from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
+from kldcard.lint.read.numbers import THOUSANDS_SEPARATOR
 
 I = re.IGNORECASE
 
 WHOLE = re.compile(
     r"\b(?:completa|completo)\s+de\s+vocabulario\b|\bvocabul(?:ario|ário)\s+complet[oa]\b|\bvocabulaire\s+complet\b|"
     r"\bgesamte[sn]?\s+Vokabular\b|\bvollständige[sn]?\s+Vokabular\b|全词表|完整词表|全部词表|語彙全体|全語彙|"
-    r"(?<![\d.,])\d{2,3}[.\u202f\u00a0 ]\d{3}\s+de\s+vocabul(?:ario|ário)\b|"
+    r"(?<![\d.,])\d{2,3}" + THOUSANDS_SEPARATOR + r"\d{3}\s+de\s+vocabul(?:ario|ário)\b|"
     # every logit of a vocabulary-sized row ("all 248,320 raw logits are compared", "all 154,880 logits", "all 248320
     # logits"): a count of logits of five or six digits is the vocabulary, and "all" of them is the whole of it
     # (holdout9 q3x, holdout12 glm53 nvfp4 qad, holdout14 mlx_serve; all labelled D8 S)
-    r"\ball\s+(?:the\s+)?(?<![\d.,])\d{2,3}(?:[,.\u202f\u00a0 ]?\d{3})\s+(?:raw\s+)?logits\b",
+    r"\ball\s+(?:the\s+)?(?<![\d.,])\d{2,3}" + THOUSANDS_SEPARATOR + r"?\d{3}\s+(?:raw\s+)?logits\b",
     I,
 )
 SUPPORT = re.compile(r"\b(?:soporte|suporte|support)\s+(?:de\s+|du\s+)?top[- _]?(?P<k>\d{2,6})\b", I)
