@@ -206,6 +206,9 @@ def test_a_gate_met_by_a_verb_is_no_training_threshold():
         "```\nkl_divergence: 0.21 seconds per pass - ETA 0.40 minutes\n```\n",
         # a value that ends a log line is not the next line's KL statistic
         "```\nMean PPL(Q)-PPL(base)   :  -0.000120 ±   0.002100\n```\n",
+        # a literal passed to a call in pasted code is an argument, not a measured KL
+        "    if n == 0:\n        return KLStats(0.0, 0.0, [])\n",
+        "    p99 = float(torch.quantile(kl, 0.99))\n",
     ],
 )
 def test_code_and_logs_not_claims(text):
@@ -219,6 +222,8 @@ def test_code_and_logs_not_claims(text):
         ("```\nMean PPL(Q)-PPL(base)   :  -0.000120 ±   0.002100\nMean    KLD:   0.013000 ±   0.000800\n```\n", [3]),
         ("We got **0.0021** mean KLD on the chat set.\n", [1]),
         ("```\nkl_divergence: 0.0123 after 2 chunks\n```\n", [2]),
+        # a parenthesis that is no call (a space before it, or closed before the value) keeps the value a claim
+        ("    Mean KLD (chat, wikitext): 0.0184\n", [1]),
     ],
 )
 def test_code_and_logs_claims(text, lines):
