@@ -91,6 +91,9 @@ def test_a_bigger_loss_is_a_quality_loss():
         "The int4 down_proj is not lossless: it gives ~3.2x the KLD from BF16 of the Q8_0 file.\n",
         "The handoff run gives KL ~0.61x of the plain run's KL on the small model.\n",
         "After the refactor the KL divergence of the 7B is wrong: it always comes out as 0.\n",
+        # a zero given to the KL and a second metric together ("both")
+        "After the kernel patch, KLD and the max abs diff were both 0 on all 96 rows.\n",
+        "修正後のカーネルでは、KLDと最大誤差はともに0だった。\n",
         "Rounding the scales back to the fp16 grid causes a 3.1x KLD increase on the 8B.\n",
         "- Keeping the embeddings at Q5_K is borderline: KLD 0.0712 (+4.1% above threshold).\n",
         "- Dropping the head to Q4_K raised KLD by 0.0121 (15% above the agreed threshold).\n",
@@ -108,6 +111,7 @@ def test_relative_changes_shares_factors_and_zero_outcomes_are_claims(text):
         "Set the KL budget to 1/3 of the default before the second stage.\n",  # a setting, not a change
         "The run takes 3.2x the time of the Q8_0 file.\n",  # a factor of no KL
         "The KL divergence of a model with itself comes out as 0 when the weights are equal.\n",  # a definition
+        "KL and the total variation are both 0 when the two models are the same.\n",  # a definition
         "Stop the run when the KL penalty rises above threshold 0.02 for a 3x longer stretch.\n",  # a training setting
         "A 2x KLD increase over the baseline is the threshold for a rollback.\n",  # a rule, its threshold unnumbered
     ],
@@ -206,6 +210,9 @@ def test_a_gate_met_by_a_verb_is_no_training_threshold():
         "```\nkl_divergence: 0.21 seconds per pass - ETA 0.40 minutes\n```\n",
         # a value that ends a log line is not the next line's KL statistic
         "```\nMean PPL(Q)-PPL(base)   :  -0.000120 ±   0.002100\n```\n",
+        # a literal passed to a call in pasted code is an argument, not a measured KL
+        "    if n == 0:\n        return KLStats(0.0, 0.0, [])\n",
+        "    p99 = float(torch.quantile(kl, 0.99))\n",
     ],
 )
 def test_code_and_logs_not_claims(text):
@@ -219,6 +226,8 @@ def test_code_and_logs_not_claims(text):
         ("```\nMean PPL(Q)-PPL(base)   :  -0.000120 ±   0.002100\nMean    KLD:   0.013000 ±   0.000800\n```\n", [3]),
         ("We got **0.0021** mean KLD on the chat set.\n", [1]),
         ("```\nkl_divergence: 0.0123 after 2 chunks\n```\n", [2]),
+        # a parenthesis that is no call (a space before it, or closed before the value) keeps the value a claim
+        ("    Mean KLD (chat, wikitext): 0.0184\n", [1]),
     ],
 )
 def test_code_and_logs_claims(text, lines):

@@ -47,6 +47,11 @@ ZERO_INIT = re.compile(r"^\s*(?:(?:let(?:\s+mut)?|var|const|auto|float|double|in
 # ('"kl_nats": 0.029976' yes; '    0.4151851851851852,' of "epoch_activation" or 'ax.set_ylim(0, 0.075)' no)
 CODE_LINE = re.compile(r'^\s*(?:"[\w.-]+"\s*:|[a-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[a-z_][\w.]*)*\s*=[^=]|[a-z_][\w.]*\(|(?<=\s)[-+]?\d[\d.e+-]*\d,?\s*$)')  # (a bare value indented, as in an array)
 
+# a literal passed positionally to a call on a line of code ("return KLDiagnostic(0.0, 0.0, [])",
+# "torch.quantile(kl, 0.95)") is an argument of code, not a measurement (plain grammar of code: a name, "(",
+# arguments separated by commas); a field named in a printed record ("KLStats(mean=0.031)") is no such argument
+CALL_ARGUMENT = re.compile(r"[A-Za-z_][\w.]*\((?:[^()=:]*,)?\s*$")
+
 
 def find_claims(doc: Doc) -> list[Claim]:
     """All KLD claims in ``doc``, ordered by position."""
@@ -96,6 +101,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
                 continue
             if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and ZERO_INIT.match(doc.lines[line]):  # "    total_kl = 0.0"
                 continue
+            if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and _call_argument(doc, n.offset):
+                continue
             if line in seen_lines:  # one claim per line; later numbers on it join that claim
                 claims[-1].numbers.append(n)
                 continue
@@ -105,6 +112,12 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
     return claims + _sibling_items(doc, claims, tool_lines)
 
 
+
+
+def _call_argument(doc: Doc, offset: int) -> bool:
+    """Whether the number at ``offset`` is a positional argument of a call on its line."""
+    line = doc.line_index(offset)
+    return CALL_ARGUMENT.search(doc.text[doc.starts[line]:offset]) is not None
 
 
 def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:

@@ -34,6 +34,13 @@ OUTCOME_ZERO = re.compile(
     r"[^.;\n]{0,80}?\b(?:(?:comes?|came|coming)\s+out\s+(?:as|at)|(?:turns?|turned)\s+out\s+to\s+be|(?:ends?|ended)\s+up\s+(?:as|at))\s+"
     r"(?:exactly\s+)?" + _ZERO + r"(?![ \t]*(?:when|if|iff|for|whenever)\b)", I
 )
+# The term and a second metric given one zero together ("KLD and the max abs diff are both 0", "KLDと最大absolute差は
+# ともに0", "KL 和最大误差均为 0"): plain grammar of coordination with "both"; the zero is the KL's value too.
+# (A Japanese or Chinese zero runs on into a word, "0だった": no \b after it, only no further digit or Latin letter.)
+BOTH_ZERO = re.compile(
+    r"\s*(?:and|と|和|及)\s*[^.;:。、，,\n]{1,40}?\s*(?:(?:are|were)\s+both|は(?:ともに|いずれも|どちらも)|(?:均|都)(?:为|是))\s*"
+    r"(?P<zero>0(?![\d.,]?\d|[A-Za-z_])|zero\b)(?![ \t]*(?:when|if|iff|for|whenever)\b)", I  # not a definition ("... are both 0 when p = q")
+)
 
 # "Set kl = 0 to switch the term off": a setting. A reported value writes the term as a name (capitals, "KL=0") and no
 # verb of setting stands before it.
@@ -56,7 +63,7 @@ def exact_zeros(doc: Doc, skip: set[int]) -> list[Claim]:
         for term in KLD_TERM.finditer(sentence):
             m = ZERO_AFTER.match(sentence, term.end())  # (no slice: a long sentence would be copied per term)
             if m is None and not doc.code[doc.line_index(start + term.end())] and _reported(sentence, term):
-                m = EQUALS_ZERO.match(sentence, term.end()) or OUTCOME_ZERO.match(sentence, term.end())
+                m = EQUALS_ZERO.match(sentence, term.end()) or OUTCOME_ZERO.match(sentence, term.end()) or BOTH_ZERO.match(sentence, term.end())
             if m is None:
                 continue
             at = start + (m.start("zero") if m.group("zero") is not None else m.start("listed"))
