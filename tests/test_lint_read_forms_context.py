@@ -291,3 +291,16 @@ def test_an_italian_serving_context_is_the_deployments():
     # the bare word in a sentence about serving speed is the deployment's context (as "contexto 32.768" in Spanish)
     text = "La KL media rispetto al BF16 vale 0,0042.\n\nVelocità di servizio: 41 tok/s (contesto 8192, una richiesta).\n"
     assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        # a heading is one title: its parenthesis qualifies the head, so the windows there are the perplexity's
+        (f"{CLAIM_VS_BF16}\n\n### Perplexity (for reference; the same cached tokens, 4096-token windows)\n\n| Arm | PPL |\n|---|---|\n| B | 6.1 |\n", True),
+        # a heading that names the KL keeps its windows
+        (f"{CLAIM_VS_BF16}\n\n### Mean KL and perplexity (the same cached tokens, 4096-token windows)\n\n| Arm | KLD |\n|---|---|\n| B | 0.02 |\n", False),
+    ],
+)
+def test_windows_in_a_perplexity_headings_parenthesis_are_the_perplexitys(text, missing):
+    assert (reading(text, 5).status == "missing") is missing

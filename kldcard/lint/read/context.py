@@ -256,6 +256,7 @@ def cjk_sentence(text: str, sentence: str, m: re.Match[str]) -> str:
 
 
 
+HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
 PERPLEXITY = re.compile(r"(?<![A-Za-z_])PPL(?![A-Za-z_])|perplexit", I)
 
 
@@ -266,4 +267,7 @@ def perplexity_only(text: str, m: re.Match[str]) -> bool:
     lo, hi = eval_text.clause(text, m.start(), m.end())
     if m.group(0).startswith("|"):  # a table's row is one record: a KL column anywhere in it ("| Tokens | PPL | Mean KLD |") binds it
         lo, hi = text.rfind("\n", 0, m.start()) + 1, (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
+    line0 = text.rfind("\n", 0, m.start()) + 1
+    if HEADING.match(text, line0):  # a heading is one title: its parenthesis qualifies its head ("### Perplexity (…, 2048-token windows)")
+        lo, hi = line0, (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
     return bool(PERPLEXITY.search(text, lo, hi)) and not eval_text.KL_TERM.search(text, lo, hi)
