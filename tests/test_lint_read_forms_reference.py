@@ -138,3 +138,25 @@ def test_the_kl_from_a_reference_after_a_speed_figure():
 def test_a_speed_comparison_names_no_reference():
     text = "- Int8 matmuls (stage 4): one step ran 1.4x faster than bf16, and the KL was 0.0051 nats.\n"
     assert reading(text, 1).status == "missing"
+
+
+# ---- D1: a figure run into the compared name ("KLD vs baseline 0.000000": general grammar of a label and its value)
+def test_a_figure_run_into_the_compared_name_is_the_kls_value():
+    text = "The patched build still runs; its KLD vs stock build 0.000012, top-1 agreement 100 %.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_figure_run_into_a_compared_metric_is_still_no_reference():
+    text = "The patched build still runs; its KLD vs last run 0.000012 is lower.\n"
+    assert reading(text, 1).status == "missing"
+
+
+# ---- D1: a git base (the commit a branch starts from) is no reference (holdout bonsai2, holdout15 b12x_pr342)
+def test_a_git_base_commit_names_no_reference():
+    text = "Fork base: `30da59942c012a965c06f501313a35afbbc46ba5`; the port reaches a mean KLD of 0.012.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_base_field_naming_a_dtype_is_still_read():
+    text = "Base: f16; the port reaches a mean KLD of 0.012.\n"
+    assert reading(text, 1).status != "missing"
