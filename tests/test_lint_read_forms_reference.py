@@ -160,3 +160,15 @@ def test_a_git_base_commit_names_no_reference():
 def test_a_base_field_naming_a_dtype_is_still_read():
     text = "Base: f16; the port reaches a mean KLD of 0.012.\n"
     assert reading(text, 1).status != "missing"
+
+
+# ---- D1: the copula inverted, a short name first (dev2 pxa_pxq, dev2 nvfp4_activation, holdout8 qwen38_35b, holdout15 gptoss_20b)
+def test_a_short_name_that_is_the_reference_is_read():
+    text = "Paired logits over 24 prompts (run A is the baseline; B is reference): C reaches a mean KL of 0.012.\n"
+    d = reading(text, 1)
+    assert d.status != "missing" and "B is reference" in str(d.evidence[0].text), d
+
+
+def test_a_pronoun_or_a_document_that_is_the_reference_names_none():
+    text = "The quant reaches a mean KL of 0.012. This document is the reference on caches; it is the baseline for later work.\n"
+    assert reading(text, 1).status == "missing"

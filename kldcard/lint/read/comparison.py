@@ -153,8 +153,8 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
 
 # the phrase's value, run into it with no "=" or ":" ("KLD vs baseline 0.000000", "KLD vs stock build 0.0012"): the
 # figure belongs to the KL, not to the name, and is dropped before the vetoes read the name (general grammar of a
-# figure after its label; a rival's own figure after a measured one is :func:`rival_value`'s)
-TRAILING_VALUE = re.compile(r"[*_`]*[ \t]+[~≈]?\d*[.,]\d+[*_`]*$")
+# figure after its label; a rival's own figure, "against unsloth's 0.61" or after a measured one, stays for the vetoes)
+TRAILING_VALUE = re.compile(r"(?<!['’]s)[*_`]*[ \t]+[~≈]?\d*[.,]\d+[*_`]*$")
 
 
 def named(text: str, m: re.Match[str], ref: str) -> str:
