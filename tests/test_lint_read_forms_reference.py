@@ -138,3 +138,37 @@ def test_the_kl_from_a_reference_after_a_speed_figure():
 def test_a_speed_comparison_names_no_reference():
     text = "- Int8 matmuls (stage 4): one step ran 1.4x faster than bf16, and the KL was 0.0051 nats.\n"
     assert reading(text, 1).status == "missing"
+
+
+# ---- D1: a figure run into the compared name ("KLD vs baseline 0.000000": general grammar of a label and its value)
+def test_a_figure_run_into_the_compared_name_is_the_kls_value():
+    text = "The patched build still runs; its KLD vs stock build 0.000012, top-1 agreement 100 %.\n"
+    assert reading(text, 1).status != "missing"
+
+
+def test_a_figure_run_into_a_compared_metric_is_still_no_reference():
+    text = "The patched build still runs; its KLD vs last run 0.000012 is lower.\n"
+    assert reading(text, 1).status == "missing"
+
+
+# ---- D1: a git base (the commit a branch starts from) is no reference (holdout bonsai2, holdout15 b12x_pr342)
+def test_a_git_base_commit_names_no_reference():
+    text = "Fork base: `30da59942c012a965c06f501313a35afbbc46ba5`; the port reaches a mean KLD of 0.012.\n"
+    assert reading(text, 1).status == "missing"
+
+
+def test_a_base_field_naming_a_dtype_is_still_read():
+    text = "Base: f16; the port reaches a mean KLD of 0.012.\n"
+    assert reading(text, 1).status != "missing"
+
+
+# ---- D1: the copula inverted, a short name first (dev2 pxa_pxq, dev2 nvfp4_activation, holdout8 qwen38_35b, holdout15 gptoss_20b)
+def test_a_short_name_that_is_the_reference_is_read():
+    text = "Paired logits over 24 prompts (run A is the baseline; B is reference): C reaches a mean KL of 0.012.\n"
+    d = reading(text, 1)
+    assert d.status != "missing" and "B is reference" in str(d.evidence[0].text), d
+
+
+def test_a_pronoun_or_a_document_that_is_the_reference_names_none():
+    text = "The quant reaches a mean KL of 0.012. This document is the reference on caches; it is the baseline for later work.\n"
+    assert reading(text, 1).status == "missing"

@@ -350,3 +350,13 @@ def test_a_datacentre_gpu_with_its_class_noun_is_hardware(gpu):
 def test_words_that_only_contain_a_gpu_name_are_not_hardware(word):
     text = f"The plan mentions {word}.\n\nMean KLD against the BF16 reference: 0.0123.\n"
     assert reading(text, 2).status == "missing"
+
+
+# ---- D2: TensorRT-LLM by NVIDIA's own short name (holdout3 modelopt's docs link, holdout15 fr_verdict)
+def test_trt_llm_names_tensorrt_llm():
+    d = reading("The W4A4 engine was measured with TRT-LLM 0.21; its max KL is 0.96.\n", 2)
+    assert d.status != "missing" and "TRT-LLM" in str(d.evidence[0].text), d
+
+
+def test_a_word_that_only_contains_trt_llm_is_not_read():
+    assert reading("The W4A4 engine's max KL is 0.96 (see the my-TRT-LLM-notes page).\n", 2).status == "missing"

@@ -44,8 +44,10 @@ D1 = [
     # "Reference: x", "- **Reference**: `x`", "**Baseline:** x", and a labelled table row "| Reference | x |"; a distillation
     # run's "Teacher: x" is what its KL is taken against (arle OPD report "- Teacher: frozen Qwen3-0.6B checkpoint"; sushi
     # quality doc "teacher = the same pack ...")
-    # (not a record of the baseline's own values: "Q4_K baseline: KL=0.0935, top-P=83.56%": a metric assigned a value)
-    re.compile(r"\b(?:reference|baseline|base|teacher)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?![\s*]*[\w\-]{1,12}\s*=\s*[\d.])(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    # (not a record of the baseline's own values: "Q4_K baseline: KL=0.0935, top-P=83.56%": a metric assigned a value;
+    # nor a git base, a commit the code branched from: "Fork base: `30da599...`", "Construction base: `6483963...`"
+    # in holdout bonsai2 and holdout15 b12x_pr342, two authors)
+    re.compile(r"\b(?:reference|baseline|base(?![\s*]*:[\s*]*`?(?=[a-f]*\d)[0-9a-f]{7,40}\b)|teacher)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?![\s*]*[\w\-]{1,12}\s*=\s*[\d.])(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
     re.compile(r"^\|?[ \t]*\**(?:reference|baseline)(?:\s+(?:model|checkpoint))?\**[ \t]*\|[ \t]*(?P<ref>[^|\n]{2,120})\|", M),
     re.compile(r"\b(?:the\s+)?(?:reference|baseline|base)(?:\s+model)?\s+(?:is|was)\s+(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
     re.compile(r"\b(?:base|reference|ref)\s+logits\s+(?:\w+\s+){0,3}?from\s+(?P<ref>(?:the\s+)?[^\n.,;]{2,50})", I),

@@ -147,8 +147,22 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
         text = m.string
         if m.re is VERSUS.compiled and CONTEST.search(text, max(0, m.start() - 20), m.start()):
             return True  # "the head-to-head against X": X is a rival in a contest, not the reference
-        return bool(VALUE_AFTER.match(text, m.end())) or phrase_vetoed(ref)
+        return bool(VALUE_AFTER.match(text, m.end())) or phrase_vetoed(named(text, m, ref))
     return False
+
+
+# the phrase's value, run into it with no "=" or ":" ("KLD vs baseline 0.000000", "KLD vs stock build 0.0012"): the
+# figure belongs to the KL, not to the name, and is dropped before the vetoes read the name (general grammar of a
+# figure after its label; a rival's own figure, "against unsloth's 0.61" or after a measured one, stays for the vetoes)
+TRAILING_VALUE = re.compile(r"(?<!['’]s)[*_`]*[ \t]+[~≈]?\d*[.,]\d+[*_`]*$")
+
+
+def named(text: str, m: re.Match[str], ref: str) -> str:
+    """The phrase without its own trailing figure, unless the clause gave a measured figure before the comparison word
+    (then the figure is a rival's, "0.0171 ... vs INT8 0.0249", and stays for the vetoes)."""
+    if not TRAILING_VALUE.search(ref) or _figure_before(text, m.start()):
+        return ref
+    return TRAILING_VALUE.sub("", ref) or ref
 
 
 CONTEST = re.compile(r"\bhead[- ]to[- ]head[ \t]*$", I)
@@ -190,11 +204,15 @@ def rival_value(text: str, m: re.Match[str]) -> bool:
         return True
     if not BARE_VALUE.match(text, m.end()) or not WORD.match(m.group(0)):
         return False
-    # the clause before it: from the line's last cell border, and from its last KL term ("KL vs HF bf16 0.0004" names
-    # the reference of that value)
-    start = max(text.rfind("\n", 0, m.start()), text.rfind("|", 0, m.start())) + 1
-    terms = list(KL.finditer(text, start, m.start()))
-    return bool(FIGURE_BEFORE.search(text, terms[-1].end() if terms else start, m.start()))
+    return _figure_before(text, m.start())
+
+
+def _figure_before(text: str, pos: int) -> bool:
+    """Whether the clause before ``pos`` gives a measured figure: from the line's last cell border, and from its last KL
+    term ("KL vs HF bf16 0.0004" names the reference of that value)."""
+    start = max(text.rfind("\n", 0, pos), text.rfind("|", 0, pos)) + 1
+    terms = list(KL.finditer(text, start, pos))
+    return bool(FIGURE_BEFORE.search(text, terms[-1].end() if terms else start, pos))
 
 
 def _cells(line: str) -> list[str]:

