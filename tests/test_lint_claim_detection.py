@@ -6,11 +6,12 @@ Each case in the project's own words; the hard negatives beside it must stay sil
 from __future__ import annotations
 
 import pytest
-from helpers_reading import claim_lines
+from helpers_reading import card, claim_lines
 
 from kldcard.card.document import parse_card
 from kldcard.lint.claims import find_claims
 from kldcard.lint.markdown import scan
+from kldcard.lint.reader import read_card
 from kldcard.lint.read.value_lists import value_lists
 
 
@@ -331,3 +332,33 @@ def test_a_kl_unit_or_a_qualified_label_makes_a_value(text, numbers):
 )
 def test_a_width_in_bits_or_a_row_of_another_metric_is_no_kl_value(text):
     assert claim_numbers(text) == []
+
+
+# ---- review of rounds 17-18: what the code-argument, "both 0" and unit forms must not take
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Results:\n\n    mean KL: tensor(0.0678)\n", [["0.0678"]]),  # a framework prints a value in its wrapper
+        ('Results:\n\n    log("mean KL", 0.0217)\n', [["0.0217"]]),  # a value logged after its quoted KL label
+    ],
+)
+def test_a_printed_or_logged_kl_value_in_code_is_still_read(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: KL divergence and JS divergence are both 0 by definition for identical distributions.\n",
+        "KL and total variation are both zero exactly when p equals q.\n",
+    ],
+)
+def test_both_zero_as_a_definition_is_no_claim(text):
+    assert claim_numbers(text) == []
+
+
+def test_thousandths_of_a_bit_are_read_in_bits_and_megabits_are_not():
+    milli = read_card(card("The teacher-forced KL vs bf16 is 41 mbits per token.\n"))[0].numbers[0]
+    assert (milli.value, milli.unit) == (0.041, "bits")
+    mega = read_card(card("The KL divergence to the bf16 run is 0.5 Mbits per token.\n"))[0].numbers[0]
+    assert (mega.value, mega.unit) == (0.5, None)

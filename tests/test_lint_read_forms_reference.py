@@ -172,3 +172,15 @@ def test_a_short_name_that_is_the_reference_is_read():
 def test_a_pronoun_or_a_document_that_is_the_reference_names_none():
     text = "The quant reaches a mean KL of 0.012. This document is the reference on caches; it is the baseline for later work.\n"
     assert reading(text, 1).status == "missing"
+
+
+# review of round 18: the inverted copula names the reference of the KL, not of something else
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL: 0.0123.\n\nNote: PyTorch is the reference implementation of the KL kernel.\n",
+        "Mean KL: 0.0123.\n\nNote: vLLM is the baseline for the KL speed table.\n",
+    ],
+)
+def test_a_reference_of_another_thing_is_not_the_kls_reference(text):
+    assert reading(text, 1).status == "missing"

@@ -49,8 +49,14 @@ CODE_LINE = re.compile(r'^\s*(?:"[\w.-]+"\s*:|[a-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,
 
 # a literal passed positionally to a call on a line of code ("return KLDiagnostic(0.0, 0.0, [])",
 # "torch.quantile(kl, 0.95)") is an argument of code, not a measurement (plain grammar of code: a name, "(",
-# arguments separated by commas); a field named in a printed record ("KLStats(mean=0.031)") is no such argument
-CALL_ARGUMENT = re.compile(r"[A-Za-z_][\w.]*\((?:[^()=:]*,)?\s*$")
+# arguments separated by commas); a field named in a printed record ("KLStats(mean=0.031)") is no such argument, nor a
+# value in its wrapper ("tensor(0.0678)", "np.float64(0.0456)": how a framework prints a result) or an argument after a
+# quoted KL label ('log("mean KL", 0.0217)': a logged result). Bounded: a name of at most 60 characters and at most
+# CALL_REACH characters of arguments before the number (a long line must not make the search quadratic).
+CALL_REACH = 240
+CALL_ARGUMENT = re.compile(r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]{0,60})\((?P<args>(?:[^()=:\n]*,)?)\s*$")
+VALUE_WRAPPER = re.compile(r"(?:^|\.)(?:tensor|array|asarray|float\d*|double|Decimal|round|item|scalar)$")
+QUOTED = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 
 
 def find_claims(doc: Doc) -> list[Claim]:
@@ -117,7 +123,10 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
 def _call_argument(doc: Doc, offset: int) -> bool:
     """Whether the number at ``offset`` is a positional argument of a call on its line."""
     line = doc.line_index(offset)
-    return CALL_ARGUMENT.search(doc.text[doc.starts[line]:offset]) is not None
+    m = CALL_ARGUMENT.search(doc.text[max(doc.starts[line], offset - CALL_REACH) : offset])
+    if m is None or VALUE_WRAPPER.search(m.group("callee")):
+        return False
+    return not any(KLD_TERM.search(q.group(0)) for q in QUOTED.finditer(m.group("args")))
 
 
 def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:

@@ -40,8 +40,8 @@ AROUND = 200  # characters of the span's sentence read either side for its value
 MERGE_LIMIT = 6  # further statements read to fill a value's missing keys
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 # the unit after a number; a thousandth of one ("35 mbits", "12 millinats") is read in the unit itself (0.035 bits)
-UNIT = re.compile(r"[\s*_`]*(?:±\s*[\d.,]+\s*)?((?:m|milli-?)?(?:nats?|bits?)\b|%)", re.IGNORECASE)
-MILLI = ("m", "milli")
+# (a lower-case "m" only: "Mbits" are megabits, no divergence unit)
+UNIT = re.compile(r"[\s*_`]*(?:±\s*[\d.,]+\s*)?((?:(?-i:m)|milli-?)?(?:nats?|bits?)\b|%)", re.IGNORECASE)
 
 
 def clean(text: str, limit: int = QUOTE_LIMIT) -> str:
@@ -205,7 +205,7 @@ class _Reader:
         value = x.value
         if after is not None:
             word = after.group(1).lower()
-            if word.startswith(MILLI):
+            if after.group(1).startswith("m") or word.startswith("milli"):
                 word, value = word.removeprefix("milli").removeprefix("-").removeprefix("m"), value / 1000
             unit = "percent" if word == "%" else ("bits" if word.startswith("bit") else "nats")
         before = self.doc.text[max(0, x.offset - 4) : x.offset].rstrip()

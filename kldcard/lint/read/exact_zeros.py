@@ -39,7 +39,8 @@ OUTCOME_ZERO = re.compile(
 # (A Japanese or Chinese zero runs on into a word, "0だった": no \b after it, only no further digit or Latin letter.)
 BOTH_ZERO = re.compile(
     r"\s*(?:and|と|和|及)\s*[^.;:。、，,\n]{1,40}?\s*(?:(?:are|were)\s+both|は(?:ともに|いずれも|どちらも)|(?:均|都)(?:为|是))\s*"
-    r"(?P<zero>0(?![\d.,]?\d|[A-Za-z_])|zero\b)(?![ \t]*(?:when|if|iff|for|whenever)\b)", I  # not a definition ("... are both 0 when p = q")
+    r"(?P<zero>0(?![\d.,]?\d|[A-Za-z_])|zero\b)(?![^.;\n]{0,40}?\b(?:when|if|iff|whenever|by\s+definition|for\s+(?:identical|equal|the\s+same)|exactly\s+when|only\s+when)\b)",
+    I,  # not a definition ("... are both 0 when p = q", "... both 0 by definition for identical distributions")
 )
 
 # "Set kl = 0 to switch the term off": a setting. A reported value writes the term as a name (capitals, "KL=0") and no

@@ -44,7 +44,10 @@ COPULA = re.compile(
 # sentence's or a clause's start, so that "this document is the reference on ..." is not read
 NAMED_FIRST = re.compile(
     r"(?:^|(?<=[.;:(])|(?<=[.;:(][ \t]))(?!(?:this|that|it|which|what|there|here|who|one|each)\b)(?P<ref>`?[A-Za-z0-9][\w.\-*/]{0,40}`?)"
-    r"[ \t]+(?:is|was)[ \t]+(?:the[ \t]+|our[ \t]+)?(?:reference|baseline)\b",
+    r"[ \t]+(?:is|was)[ \t]+(?:the[ \t]+|our[ \t]+)?(?:reference|baseline)\b"
+    # ... not the reference of another thing: "PyTorch is the reference implementation of the KL kernel", "vLLM is the
+    # baseline for the speed table" (the noun or "for" after the word names what it is the reference of)
+    r"(?![ \t]+(?:implementation|kernel|code|design|paper|post|docs?|for|of|on|in|speed|throughput|latency|timings?)\b)",
     I | re.MULTILINE,
 )
 EDIT = r"(?:abliterat\w*|decensor\w*|uncensor\w*|quantized|quantised|fine-?tuned)"
