@@ -105,9 +105,8 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
                 continue
             if CODE_LINE.match(doc.lines[line]) and not KLD_TERM.search(doc.lines[line]):  # "    0.41518,", "figsize=(6.4, 2.7))"
                 continue
-            if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and ZERO_INIT.match(doc.lines[line]):  # "    total_kl = 0.0"
-                continue
-            if (doc.code[line] or doc.lines[line].startswith(("    ", "\t"))) and _call_argument(doc, n.offset):
+            code = doc.code[line] or doc.lines[line].startswith(("    ", "\t"))  # fenced or indented
+            if code and (ZERO_INIT.match(doc.lines[line]) or _call_argument(doc, n.offset)):  # "    total_kl = 0.0", "f(kl, 0.95)"
                 continue
             if line in seen_lines:  # one claim per line; later numbers on it join that claim
                 claims[-1].numbers.append(n)
@@ -116,8 +115,6 @@ def _sentences(doc: Doc, tool_lines: set[int]) -> list[Claim]:
             claims.append(Claim("sentence", n.offset, sentence.strip(), labelled, [n]))
     claims.extend(_relative(doc, tool_lines, {doc.line_index(c.offset) for c in claims}))
     return claims + _sibling_items(doc, claims, tool_lines)
-
-
 
 
 def _call_argument(doc: Doc, offset: int) -> bool:
