@@ -69,6 +69,9 @@ HOLDOUT14_SPLIT = "real-holdout-14"
 HOLDOUT15 = REAL / "holdout15"
 HOLDOUT15_PREFIX = "real-h15/"
 HOLDOUT15_SPLIT = "real-holdout-15"
+HOLDOUT16 = REAL / "holdout16"
+HOLDOUT16_PREFIX = "real-h16/"
+HOLDOUT16_SPLIT = "real-holdout-16"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -84,6 +87,7 @@ PARTED = {
     HOLDOUT13_PREFIX: (HOLDOUT13, HOLDOUT13_SPLIT),
     HOLDOUT14_PREFIX: (HOLDOUT14, HOLDOUT14_SPLIT),
     HOLDOUT15_PREFIX: (HOLDOUT15, HOLDOUT15_SPLIT),
+    HOLDOUT16_PREFIX: (HOLDOUT16, HOLDOUT16_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

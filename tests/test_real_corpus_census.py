@@ -24,6 +24,7 @@ from helpers_prose import (
     HOLDOUT13_PREFIX,
     HOLDOUT14_PREFIX,
     HOLDOUT15_PREFIX,
+    HOLDOUT16_PREFIX,
     PARTED,
     README,
     REAL,
@@ -56,6 +57,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT13_PREFIX: ({"a", "b", "c", "d", "e", "f"}, 58, 34),
     HOLDOUT14_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
     HOLDOUT15_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
+    HOLDOUT16_PREFIX: ({"a", "b", "c", "d"}, 45, 30),
 }
 
 
