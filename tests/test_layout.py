@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -155,3 +156,10 @@ def test_no_import_cycle_between_kldcard_modules():
             if imported != module and graph.chain_exists(importer=imported, imported=module):
                 cycles.append(f"{module} -> {imported} -> ... -> {module}")
     assert cycles == []
+
+
+def test_every_test_file_a_module_points_to_exists():
+    """Docstrings send a reader to their samples ("Samples in tests/test_x.py"); a renamed or merged test file must
+    not leave the pointer dangling."""
+    named = {m for path in PKG.rglob("*.py") for m in re.findall(r"tests/test_\w+\.py", path.read_text(encoding="utf-8"))}
+    assert named and not sorted(n for n in named if not (ROOT / n).is_file())

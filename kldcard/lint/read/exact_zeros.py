@@ -4,7 +4,7 @@ exactly zero", "KLD exactamente 0"). A bare integer is no claims_patterns.NUMBER
 never read. Forms of two authors (verl's PR, miles' notes) and the plain grammar of "==" and "exactly" in the languages
 the corpus holds. Not an assignment ("kl = 0" sets a value; "kl_coef == 0" is a setting: read.metric_keys leaves it
 out) nor a bound ("KL < 0"). The claim is at the zero; it carries no number (nothing to compare with a block).
-Samples in tests/test_lint_exact_zeros.py."""
+Samples in tests/test_lint_stated_bounds.py and tests/test_lint_read_forms_claims.py."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ value ("kl_div 0.1889", "kld_gemma4_q8 0.509", "med_KLD 0.076", "kld_mean 0.0133
 of its underscore-separated parts is ``kld`` (or the whole key is ``kl_div``/``kl_divergence``) and no part says
 it is a training setting or a bound (``kl_loss``, ``kld_weight``, ``target_kld``, ``kld_threshold``). Not a
 command-line option (``--max_kl_div=3e-3`` is a threshold the tool is given), a file name (``kld_results.csv``)
-or a call (``F.kl_div(``). Samples in tests/test_lint_metric_keys.py; joined into claims_patterns.KLD_TERM.
+or a call (``F.kl_div(``). Samples in tests/test_lint_claim_detection.py; joined into claims_patterns.KLD_TERM.
 
 RL and engine-parity logs name the measured KL with a bare ``kl`` part ("k3_kl: 3.4e-4", "mismatch_kl 0.024",
 "train/gen_kl_error", "train_rollout_kl", "kl_mean"): keys of several authors' trainers (NeMo-RL, prime-rl, verl,

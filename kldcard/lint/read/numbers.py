@@ -3,7 +3,7 @@ non-breaking spaces as thousands separators, ``1.2e-3``, ``1,2·10⁻³``, ``0.0
 
 Data first: the separators and the superscript digits are tables; :func:`parse_number` reads one
 number's text, :data:`NUMBER` finds them in a cell or sentence. Samples (from real cards and tool
-output) are in tests/test_lint_read.py.
+output) are in tests/test_lint_read_forms_numbers.py.
 """
 
 from __future__ import annotations
