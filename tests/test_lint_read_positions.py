@@ -129,3 +129,25 @@ def test_text_sizes_lengths_and_shapes_are_not_position_counts(text):
 def test_the_first_or_last_n_tokens_is_a_scheme(text, scheme):
     d = reading(text, 6)
     assert d.status == "incomplete" and d.value.get("scheme") == scheme, d
+
+
+# A sentence that keeps its text apart from calibration speaks of the evaluated text, so its count of positions is
+# the measurement's (h15/a glm53 "kept out of calibration (... positions)"; the same separation in the prose corpus's
+# eaddario card and h3 peasantsmith, "not used for calibration", and h5/b, "disjoint from the calibration slice").
+# A sentence about the calibration run itself still gives no count for the KL.
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Baseline logits come from 6 sequences held back and kept out of calibration (5,120 positions).",
+        "The 5,120 positions of prose were not used for calibration.",
+        "Those 12 windows (5,120 positions) are disjoint from the calibration slice.",
+    ],
+)
+def test_a_text_kept_apart_from_calibration_gives_the_scored_positions(sentence):
+    d = reading(f"{CLAIM}.\n\n{sentence}\n", 6)
+    assert (d.status, d.value.get("count")) == ("incomplete", 5120), d
+
+
+def test_the_calibration_runs_own_positions_are_not_the_scored_ones():
+    assert reading(f"{CLAIM}.\n\nThe imatrix calibration covered 5,120 positions of prose.\n", 6).status == "missing"
+
