@@ -304,3 +304,21 @@ def test_an_italian_serving_context_is_the_deployments():
 )
 def test_windows_in_a_perplexity_headings_parenthesis_are_the_perplexitys(text, missing):
     assert (reading(text, 5).status == "missing") is missing
+
+
+# "Running" titles a how-to-run section only as its heading's first word: later in a heading it is a status or a study
+# ("Validation run result (...; nothing left running)" h15/a pirola; "Currently running" h10/a pprune; "the running
+# study" h7/c heretic), and the windows × length under it are the measurement's. A section titled "Running" still
+# holds the user's settings.
+@pytest.mark.parametrize(
+    ("heading", "n_ctx"),
+    [
+        ("## Check results (batch 7, done; no job still running)", 2048),
+        ("## Currently running", 2048),
+        ("## Running it", None),
+        ("### 3. Running the script", None),
+    ],
+)
+def test_running_opens_a_usage_heading_only_as_its_first_word(heading, n_ctx):
+    d = reading(f"{CLAIM_VS_BF16}\n\n{heading}\n\n- Scored on wikitext-2 test, 16 x 2048 tokens.\n", 5)
+    assert d.value.get("n_ctx") == n_ctx, d

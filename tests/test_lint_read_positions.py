@@ -129,3 +129,48 @@ def test_text_sizes_lengths_and_shapes_are_not_position_counts(text):
 def test_the_first_or_last_n_tokens_is_a_scheme(text, scheme):
     d = reading(text, 6)
     assert d.status == "incomplete" and d.value.get("scheme") == scheme, d
+
+
+# A sentence that keeps its text apart from calibration speaks of the evaluated text, so its count of positions is
+# the measurement's (h15/a glm53 "kept out of calibration (... positions)"; the same separation in the prose corpus's
+# eaddario card and h3 peasantsmith, "not used for calibration", and h5/b, "disjoint from the calibration slice").
+# A sentence about the calibration run itself still gives no count for the KL.
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Baseline logits come from 6 sequences held back and kept out of calibration (5,120 positions).",
+        "The 5,120 positions of prose were not used for calibration.",
+        "Those 12 windows (5,120 positions) are disjoint from the calibration slice.",
+    ],
+)
+def test_a_text_kept_apart_from_calibration_gives_the_scored_positions(sentence):
+    d = reading(f"{CLAIM}.\n\n{sentence}\n", 6)
+    assert (d.status, d.value.get("count")) == ("incomplete", 5120), d
+
+
+def test_the_calibration_runs_own_positions_are_not_the_scored_ones():
+    assert reading(f"{CLAIM}.\n\nThe imatrix calibration covered 5,120 positions of prose.\n", 6).status == "missing"
+
+
+# The count as a row of a two-column table of the run's figures, the table form of "Total positions: 2047": the KL is
+# named by another row of the same table, not by its "| Metric | Value |" header (h16/a mlx_quality_suite "| Positions |
+# N |"; dev hipfire_escha "| scored positions | N, teacher-forced |"). A table with no KL row, or a row of another
+# quantity, gives no count.
+FIGURES = "| Metric | Value |\n|---|---|\n| Variant | q4 |\n"
+
+
+def test_a_positions_row_of_a_kl_figures_table_is_the_count():
+    d = reading(FIGURES + "| Positions | 812 |\n| Mean KLD | 0.0231 |\n| Max KLD | 1.9 |\n", 6)
+    assert (d.status, d.value.get("count")) == ("incomplete", 812), d
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        # a speed table beside the KL one: its rows are not the KL's
+        f"{CLAIM}.\n\n" + FIGURES + "| Positions | 812 |\n| Decode t/s | 41.5 |\n",
+        FIGURES + "| Positions embedded | 812 |\n| Mean KLD | 0.0231 |\n",
+    ],
+)
+def test_a_positions_row_outside_a_kl_table_is_no_count(table):
+    assert reading(table, 6).status == "missing", reading(table, 6)

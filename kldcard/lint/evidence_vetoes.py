@@ -56,8 +56,15 @@ CALIBRATION_SOURCE = re.compile(r"(?:imatrix|calibration|calibrated)\s+(?:\w+\s+
 OTHER_MEASUREMENT = re.compile(r"(?<![\w/.\-])benchmarks?\b(?![/.\-]\w)|\brefusals?\b", I)  # not a path's folder
 
 
+# a text said to be kept apart from calibration is the evaluated one: the sentence describes the measurement's text, not
+# the calibration ("8 held-out sequences kept out of calibration (7,672 positions)", h15/a glm53; "not used for
+# calibration", prose eaddario and h3 peasantsmith; "disjoint from the calibration slice", h5/b)
+CALIBRATION_EXCLUDED = re.compile(r"\b(?:(?:kept|held|left)\s+out\s+of|exclud(?:ed|ing)\s+from|disjoint\s+from|separate\s+from|"
+                                  r"not\s+used\s+(?:for|in|during))\s+(?:the\s+|any\s+)?(?:[\w-]+\s+)?calibrat", I)
+
+
 def calibration_only(sentence: str) -> bool:
-    return bool(CALIBRATION.search(sentence)) and not EVAL_WORDS.search(sentence)
+    return bool(CALIBRATION.search(sentence)) and not EVAL_WORDS.search(sentence) and not CALIBRATION_EXCLUDED.search(sentence)
 
 
 def not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:

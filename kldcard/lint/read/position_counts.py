@@ -13,6 +13,7 @@ as a plain token count, and how many windows, said with the card language's word
   their length with the windows named: "32 prompts x 1024 tokens" (:data:`WINDOWS_BY_LENGTH`, no ``count``);
 - a count column beside a KL column: "| Quant | Mean KLD | Tokens |", "| positions | KLD mean | KLD max |" (:data:`COLUMN`),
   also in a dataset viewer's header, each name with its type: "mean_kld float64 | ... | positions int64 |" (:data:`DATASET_COLUMN`);
+- the count as a row of a label / value table whose other rows name the KL: "| Positions | 467 |" (:data:`ROW`);
 - a count of windows or samples: "40-chunk KLD", "--num-samples 512", "num_samples=512", "40 fragmentos",
   "573 个评测片段", "96 logit位置" (:data:`WINDOWS`). Like a chunk count, it
   says how many windows were scored, not how many positions: it gives no ``count`` value.
@@ -120,7 +121,15 @@ OVER_TOKENS = re.compile(
 # or a training run ("trained on 4096 tokens")
 UNIT_BEFORE = re.compile(r"\b(?:prompts?|sequences?|inputs?|texts?|contexts?|windows?|chunks?|samples?|documents?|answers?|"
                          r"responses?|outputs?|generations?|trained|fine-tuned|pre-?trained|calibrated)\s*$", I)
-PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH, OVER_TOKENS]
+# the count as a row of a two-column table of the run's figures, the table form of positions.D6's "Total positions: 2047":
+# "| Positions | 467 |" among "| Mean KLD | ... |" rows (h16/a mlx_quality_suite), "| scored positions | 1146, teacher-forced |"
+# (dev hipfire_escha); bound to the KL by another row of its table (:func:`kl_context`)
+ROW = re.compile(
+    r"^\|[ \t]*\**(?:(?:total|scored|evaluated)[ _])?(?:positions|tokens[ _]scored|scored[ _]tokens|n_positions)\**[ \t]*\|"
+    r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{1,9})\b(?![.,]\d)",
+    I | re.MULTILINE,
+)
+PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH, OVER_TOKENS, ROW]
 # a clause naming a calibration set or a training corpus: a count in parentheses after it is that set's size
 OTHER_SIZE = re.compile(r"imatrix|calibrat|\btrain(?:ing|ed)?\b|校准|キャリブレーション", I)
 # a window count in a sentence about something else: "32 samples per batch", "the first 3 prompts shown below"
@@ -164,8 +173,21 @@ def kl_context(text: str, m: re.Match[str]) -> bool:
                 break
             start = prev
         header_end = text.find("\n", start)
+        if m.re is ROW.compiled:  # a table of label / value rows names its quantities in the rows, not in the header
+            return bool(KL_TERM.search(text, start, _table_end(text, end)))
         return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
     return line.rstrip().endswith(":") and bool(KL_TERM.search(text[end : end + 300]))
+
+
+def _table_end(text: str, end: int) -> int:
+    """The end of the last row of the table whose row ends at ``end`` (at most :data:`HEADER_LINES` rows down)."""
+    for _ in range(HEADER_LINES):
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        if end >= len(text) or not text[end + 1 : nxt].lstrip().startswith("|"):
+            break
+        end = nxt
+    return end
 
 
 def read(span: str) -> dict[str, Any]:
@@ -174,7 +196,7 @@ def read(span: str) -> dict[str, Any]:
     if h is not None:
         end = next(h.group(g) for g in ("e1", "e2", "e3", "e4") if h.group(g))
         return {"scheme": "head" if end.lower() in HEAD_WORDS else "tail"}
-    m = TOKENS.search(span) or MEASURED_ON.search(span) or PARENTHESISED.search(span) or OVER_TOKENS.search(span)
+    m = TOKENS.search(span) or MEASURED_ON.search(span) or PARENTHESISED.search(span) or OVER_TOKENS.search(span) or ROW.search(span)
     if m is None:
         return {}
     n = parse_int(next(g for g in m.groups() if g))

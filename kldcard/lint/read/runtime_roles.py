@@ -90,9 +90,13 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     return speed_table_row(text, m.start()) or usage_section(text, m)
 
 
-# a section that tells the reader how to run or serve the files: an engine or device there is the user's
+# a section that tells the reader how to run or serve the files: an engine or device there is the user's. "Running" is
+# such a title only as the heading's first word ("## Running it", "### 2. Running the QAT Script"); later in a heading it
+# is a participle of a status or a study ("Validation run result (...; nothing left running)" h15/a pirola, "Currently
+# running" h10/a pprune, "Consequences for the running study" h7/c heretic)
 USAGE_HEADING = re.compile(
-    r"\b(?:usage|how to (?:run|use)|quick\s?start|running|deploy\w*|serving|download\w*|install\w*|get started)\b|"
+    r"^[ \t]{0,3}#{2,6}[ \t]+(?:\d+(?:\.\d+)*\.?[ \t]+)?running\b|"
+    r"\b(?:usage|how to (?:run|use)|quick\s?start|deploy\w*|serving|download\w*|install\w*|get started)\b|"
     r"使い方|使用方法|用法|部署|uso\b|utilisation|verwendung|использование",
     I,
 )
