@@ -95,8 +95,8 @@ def test_every_reference_language_has_a_sample():
 
 
 # a table row labelled by the pair it compares: the KL term stands in the header, the reference after "vs" in the
-# row's first cell (holdout16/d sparkinfer "| TP3 vs llama ref |"; rows of the same shape in holdout15/a
-# zh_mimo_v26_pro, holdout13/b lane296, holdout/ mimo_v26_flash)
+# row's first cell (holdout16/d sparkinfer "| TP3 vs llama ref |", holdout-2 vulkan_vs_cpu_repack_kld_stub_check,
+# holdout7/d redlite_dev80_half_kv_cache: three authors whose D1 this reads)
 def test_a_row_label_that_pairs_the_run_with_its_reference():
     text = "| Pair | mean KLD |\n|---|---:|\n| split run vs single-GPU run | 0.0242 |\n"
     d = d1(text)
