@@ -92,3 +92,29 @@ def test_comparison_words_of_the_card_languages(text):
 
 def test_every_reference_language_has_a_sample():
     assert {"es", "pt", "fr", "de", "ru"} == set(VERSUS_WORDS) and {"ja", "zh", "ko"} == set(REFERENCE_AFTER)
+
+
+# a table row labelled by the pair it compares: the KL term stands in the header, the reference after "vs" in the
+# row's first cell (holdout16/d sparkinfer "| TP3 vs llama ref |", holdout-2 vulkan_vs_cpu_repack_kld_stub_check,
+# holdout7/d redlite_dev80_half_kv_cache: three authors whose D1 this reads)
+def test_a_row_label_that_pairs_the_run_with_its_reference():
+    text = "| Pair | mean KLD |\n|---|---:|\n| split run vs single-GPU run | 0.0242 |\n"
+    d = d1(text)
+    assert d.status != "missing" and "single-GPU" in str(d.evidence[0].text), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the header names no KL: the pair is of another metric
+        "| Pair | top-1 agreement |\n|---|---:|\n| split run vs single-GPU run | 0.98 |\n\nThe KLD of the split run is 0.0242.\n",
+        # the "vs" in a later cell is not the row's label
+        "| Run | mean KLD | note |\n|---|---:|---|\n| split | 0.0242 | slower vs single-GPU run |\n",
+        # a bare role as the row's other side names no reference (real-dev rmas_int4 "| INT4 vs REF |")
+        "| Pair | mean KLD |\n|---|---:|\n| split run vs **base** | 0.0242 |\n",
+        # a blank line ends the KL table: the next table's rows are not under its header
+        "| Run | mean KLD |\n|---|---:|\n| split | 0.0242 |\n\n| split run vs single-GPU run | 1.4x |\n",
+    ],
+)
+def test_a_pair_outside_a_kl_tables_first_cell_is_no_reference(text):
+    assert d1(text).status == "missing", text

