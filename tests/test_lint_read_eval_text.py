@@ -282,3 +282,17 @@ def test_a_setup_line_over_a_kl_block_describes_its_text():
 def test_a_setup_line_without_a_kl_block_is_not_read():
     text = "The KLD is 0.0001.\n\nServing check, 16 prompts x 512 tokens:\n\n```\nrun  41 tok/s\n```\n"
     assert reading(text, 3).status == "missing"
+
+
+# A run that says it used the counted texts describes the measurement's text though its sentence has no measuring
+# word (holdout15/d carrier_payload_activation_compression "the runs use N varied prompts", holdout15/d fisher_graph
+# "the campaign used N ... prompts": two authors).
+def test_counted_texts_a_run_used_are_read():
+    text = "## Setup\n\nThe sweeps use 24 mixed prompts, all short.\n\n## Results\n\nThe KLD of rank 16 is 0.031.\n"
+    d = reading(text, 3)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+def test_counted_texts_used_by_something_else_are_not_read():
+    text = "## Setup\n\nThe dashboard shows 24 mixed prompts, all short.\n\n## Results\n\nThe KLD of rank 16 is 0.031.\n"
+    assert reading(text, 3).status == "missing"

@@ -173,6 +173,8 @@ def test_a_calibration_field_label_is_still_read():
         "KLD media 0,0231 frente a BF16. Para calibrar se usaron 200 conversaciones de chat y codigo.\n",
         "KLD media 0,0231 frente a BF16. Para calibrar se uso el corpus fijo del cuantizador: 250 filas de 2.048 tokens.\n",
         f"{CLAIM} vs BF16. For calibration, the quants used 512 rows of mixed chat data.\n",
+        # any passive "se" verb right after the bare purpose (holdout9/c godenheim, sloptimistprime; holdout15/c woooflet)
+        "KLD media 0,0231 frente a BF16. Para calibrar se juntaron 12 tipos de textos tecnicos y de dialogo.\n",
     ],
 )
 def test_calibration_given_by_its_purpose_then_use(text):
@@ -184,6 +186,7 @@ def test_calibration_given_by_its_purpose_then_use(text):
     [
         f"{CLAIM} vs BF16, measured on held-out text not used for calibration.\n",  # the use comes first: a negation
         "KLD media 0,0231 frente a BF16. Para calibrar la velocidad se midio el prefill.\n",  # no verb of use
+        "KLD media 0,0231 frente a BF16. Para calibrar el reloj se ajustaron 12 tipos de textos.\n",  # what is calibrated is named
     ],
 )
 def test_calibration_purpose_lookalikes_are_not_read(text):

@@ -251,6 +251,16 @@ TAGGED_OTHER = re.compile(r"[`'\"]?\s*\(([^()\n]{1,30})\)")
 MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|instruct|mlx|awq|gptq|exl\d|-it\b", re.IGNORECASE)
 
 
+# a run that says it used the counted texts: "The runs use 32 varied prompts", "the campaign used 8 fit prompts" (the
+# sentence has no measuring word; its subject is the measurement's run). Right before the count, in its clause.
+USED_BY_RUN = re.compile(r"\b(?:runs?|campaigns?|sweeps?|experiments?|trials?)\s+(?:\w+\s+)?(?:use[sd]?|using)\s+(?:the\s+|a\s+)?$", I)
+
+
+def used_by_run(text: str, m: re.Match[str]) -> bool:
+    """A count of text units (DESCRIBED[1], "32 prompts") that is the object of a run's "use" verb."""
+    return re.made_by(m, (DESCRIBED[1],)) and USED_BY_RUN.search(text, max(0, m.start() - 60), m.start()) is not None
+
+
 # a line that ends with a colon introduces the block right under it
 INTRO_END = re.compile(r":[ \t*_`]*$")
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|。")
@@ -311,7 +321,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0].compiled and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE.compiled and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
-    if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m):
+    if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m) \
+            and not used_by_run(text, m):
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
