@@ -112,6 +112,10 @@ def test_a_row_label_that_pairs_the_run_with_its_reference():
         "| Run | mean KLD | note |\n|---|---:|---|\n| split | 0.0242 | slower vs single-GPU run |\n",
         # a bare role as the row's other side names no reference (real-dev rmas_int4 "| INT4 vs REF |")
         "| Pair | mean KLD |\n|---|---:|\n| split run vs **base** | 0.0242 |\n",
+        # ... also with an article, a full stop or "model" (review of round 19)
+        "| Pair | mean KLD |\n|---|---:|\n| INT4 vs the ref | 0.0242 |\n",
+        "| Pair | mean KLD |\n|---|---:|\n| INT4 vs REF. | 0.0242 |\n",
+        "| Pair | mean KLD |\n|---|---:|\n| INT4 vs reference model | 0.0242 |\n",
         # a blank line ends the KL table: the next table's rows are not under its header
         "| Run | mean KLD |\n|---|---:|\n| split | 0.0242 |\n\n| split run vs single-GPU run | 1.4x |\n",
     ],

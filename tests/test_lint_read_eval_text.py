@@ -293,6 +293,8 @@ def test_counted_texts_a_run_used_are_read():
     assert d.status == "incomplete" and d.evidence, d
 
 
-def test_counted_texts_used_by_something_else_are_not_read():
-    text = "## Setup\n\nThe dashboard shows 24 mixed prompts, all short.\n\n## Results\n\nThe KLD of rank 16 is 0.031.\n"
+@pytest.mark.parametrize("setup", ["The dashboard shows 24 mixed prompts, all short.", "The warmup runs use 8 short prompts.",
+                                   "The calibration run used 64 varied prompts."])
+def test_counted_texts_used_by_something_else_are_not_read(setup):
+    text = f"## Setup\n\n{setup}\n\n## Results\n\nThe KLD of rank 16 is 0.031.\n"
     assert reading(text, 3).status == "missing"

@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 from helpers_reading import claim_lines
 
+from kldcard.lint.markdown import split_cells
+
 
 # ---- section numbers, overflows, targets, defaults, code ---------------------------------------------------------
 @pytest.mark.parametrize(
@@ -276,3 +278,11 @@ def test_training_words_claims(text):
 )
 def test_kl_against_textbook_distribution(text, lines):
     assert claim_lines(text) == lines
+
+
+# A pipe escaped in a cell ("KL(w \|\| uniform)") is the cell's text (GFM); after an escaped backslash ("\\|") it is a
+# cell border again (review of round 19)
+@pytest.mark.parametrize(("row", "cells"), [(r"| KL(p \|\| q) | 0.1 |", [r"KL(p \|\| q)", "0.1"]),
+                                            (r"| a \\| b |", ["a \\\\", "b"]), ("| a | b |", ["a", "b"])])
+def test_pipe_table_cells_keep_escaped_pipes(row, cells):
+    assert [text for _, text in split_cells(row, 0)] == cells

@@ -317,6 +317,8 @@ def test_windows_in_a_perplexity_headings_parenthesis_are_the_perplexitys(text, 
         ("## Currently running", 2048),
         ("## Running it", None),
         ("### 3. Running the script", None),
+        ("## **Running**", None),  # bold or an emoji before the word is still the heading's first word
+        ("## 🚀 Running", None),
     ],
 )
 def test_running_opens_a_usage_heading_only_as_its_first_word(heading, n_ctx):

@@ -187,6 +187,8 @@ def test_calibration_given_by_its_purpose_then_use(text):
         f"{CLAIM} vs BF16, measured on held-out text not used for calibration.\n",  # the use comes first: a negation
         "KLD media 0,0231 frente a BF16. Para calibrar la velocidad se midio el prefill.\n",  # no verb of use
         "KLD media 0,0231 frente a BF16. Para calibrar el reloj se ajustaron 12 tipos de textos.\n",  # what is calibrated is named
+        "KLD media 0,0231 frente a BF16. Para calibrar se necesitó una hora en una RTX 4090.\n",  # a past verb of no data
+        "KLD media 0,0231 frente a BF16. Para calibrar se comparó contra el modelo BF16.\n",
     ],
 )
 def test_calibration_purpose_lookalikes_are_not_read(text):

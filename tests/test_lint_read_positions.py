@@ -148,8 +148,12 @@ def test_a_text_kept_apart_from_calibration_gives_the_scored_positions(sentence)
     assert (d.status, d.value.get("count")) == ("incomplete", 5120), d
 
 
-def test_the_calibration_runs_own_positions_are_not_the_scored_ones():
-    assert reading(f"{CLAIM}.\n\nThe imatrix calibration covered 5,120 positions of prose.\n", 6).status == "missing"
+@pytest.mark.parametrize("sentence", ["The imatrix calibration covered 5,120 positions of prose.",
+                                      # an exclusion in another clause does not make the calibration's count the KL's
+                                      "The imatrix calibration covered 5,120 positions of code, and the chat set was kept out "
+                                      "of calibration."])
+def test_the_calibration_runs_own_positions_are_not_the_scored_ones(sentence):
+    assert reading(f"{CLAIM}.\n\n{sentence}\n", 6).status == "missing"
 
 
 # The count as a row of a two-column table of the run's figures, the table form of "Total positions: 2047": the KL is
@@ -170,6 +174,9 @@ def test_a_positions_row_of_a_kl_figures_table_is_the_count():
         # a speed table beside the KL one: its rows are not the KL's
         f"{CLAIM}.\n\n" + FIGURES + "| Positions | 812 |\n| Decode t/s | 41.5 |\n",
         FIGURES + "| Positions embedded | 812 |\n| Mean KLD | 0.0231 |\n",
+        # a KL row that sets the run up is no KL figure, and a config's n_positions is a maximum length
+        f"{CLAIM}.\n\n" + FIGURES + "| Positions | 4096 |\n| KLD threshold | 0.05 |\n",
+        f"{CLAIM}.\n\n" + FIGURES + "| n_positions | 1024 |\n| kl_coef | 0.05 |\n",
     ],
 )
 def test_a_positions_row_outside_a_kl_table_is_no_count(table):

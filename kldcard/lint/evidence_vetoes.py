@@ -64,7 +64,19 @@ CALIBRATION_EXCLUDED = re.compile(r"\b(?:(?:kept|held|left)\s+out\s+of|exclud(?:
 
 
 def calibration_only(sentence: str) -> bool:
-    return bool(CALIBRATION.search(sentence)) and not EVAL_WORDS.search(sentence) and not CALIBRATION_EXCLUDED.search(sentence)
+    """A sentence about calibration alone. A clause that keeps a text apart from calibration speaks of the evaluated
+    text, so the sentence is not calibration-only when every clause naming calibration is such an exclusion ("8
+    held-out sequences kept out of calibration (7,672 positions)"); a sentence that also describes the calibration run
+    in another clause ("the imatrix calibration covered 5,120 positions, and the chat set was kept out of calibration")
+    stays calibration-only."""
+    if not CALIBRATION.search(sentence) or EVAL_WORDS.search(sentence):
+        return False
+    clauses = [c for c in CLAUSE_BREAK.split(sentence) if CALIBRATION.search(c)]
+    return not all(CALIBRATION_EXCLUDED.search(c) for c in clauses)
+
+
+# clauses of one sentence: a comma, semicolon or dash before a conjunction, or a semicolon alone
+CLAUSE_BREAK = re.compile(r"[,;]\s*(?:and|but|while|whereas)\b|;|\s[\u2013\u2014]\s", re.IGNORECASE)
 
 
 def not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:

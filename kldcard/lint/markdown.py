@@ -103,7 +103,19 @@ class Doc:
         return Text(self.text)
 
 
-UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+PIPE_RUN = re.compile(r"\\*\|")  # a pipe with the backslashes right before it
+
+
+def split_unescaped(inner: str) -> list[str]:
+    """``inner`` split at its unescaped pipes: "KL(p \\|\\| q)" keeps its escaped pipes as the cell's text (GFM); a
+    pipe after an even run of backslashes ("a \\\\| b", an escaped backslash) still splits."""
+    parts, start = [], 0
+    for m in PIPE_RUN.finditer(inner):
+        if (m.end() - m.start() - 1) % 2 == 0:
+            parts.append(inner[start : m.end() - 1])
+            start = m.end()
+    parts.append(inner[start:])
+    return parts
 
 
 def split_cells(line: str, base: int) -> list[tuple[int, str]]:
@@ -118,7 +130,7 @@ def split_cells(line: str, base: int) -> list[tuple[int, str]]:
         lead += 1
     if inner.endswith("|"):
         inner = inner[:-1]
-    for part in UNESCAPED_PIPE.split(inner):  # "KL(p \|\| q)": an escaped pipe is the cell's own text (GFM)
+    for part in split_unescaped(inner):
         text = part.strip()
         off = base + lead + pos + (part.index(text) if text else 0)
         cells.append((off, text))

@@ -61,10 +61,12 @@ PATTERNS: list[re.Pattern[str]] = [
         r"\b(?:para\s+(?:calibrar|la\s+calibraci[óo]n|a\s+calibra[çc][ãa]o)|pour\s+(?:calibrer|la\s+calibration)|for\s+(?:the\s+)?calibration|"
         r"to\s+calibrate)\b,?\s+(?:[\w.\-]+\s+){0,3}?(?:se\s+(?:us[óo]|usaron|utiliz[óo]|utilizaron|emple[óo]|emplearon)|"
         r"(?:foi|foram)\s+usad[oa]s?|on\s+a\s+utilis[ée]|used|were\s+used|was\s+used)\b|"
-        # Spanish says it with any verb in the passive "se" and the past tense right after the bare purpose ("Para
+        # Spanish says it with a verb in the passive "se" and the past tense right after the bare purpose ("Para
         # calibrar se usaron", "se uso", "se mezclaron 25 categorías": holdout9/c godenheim, sloptimistprime, holdout15/c
-        # woooflet); an object between them is what is calibrated, not the model ("para calibrar la velocidad se midio")
-        r"\bpara\s+calibrar,?\s+se\s+[a-záéíóúñ]{2,20}(?:[óo]|aron|ieron)\b",
+        # woooflet); a verb of use or of putting data together, not any past verb ("se necesitó una hora", "se midió la
+        # velocidad", "se comparó contra BF16" say nothing of data); an object between them is what is calibrated, not the
+        # model ("para calibrar la velocidad se midio")
+        r"\bpara\s+calibrar,?\s+se\s+(?:us|utiliz|emple|tom|mezcl|combin|junt|reun|recopil|seleccion|eligi)[a-záéíóúñ]{0,6}(?:[óo]|aron|ieron)\b",
         I,
     ),
 ]

@@ -130,6 +130,12 @@ OTHERS = re.compile(r"\d[.,]\d|^[^\s/]+/[^\s/]+/[^\s/]+|(?:versions|quants|model
 
 # a role with no name: a placeholder in a compound ("KLD-vs-ref") or a row label ("| INT4 vs REF |"), no reference named
 BARE_ROLES = ("ref", "reference", "base", "baseline")
+# the same role with an article, "model" or trailing punctuation: "vs the ref", "vs REF.", "vs reference model"
+BARE_ROLE = re.compile(r"[*_`\s]*(?:the\s+|a\s+|our\s+)?(?:ref|reference|base|baseline)(?:\s+model)?[*_`\s.,;:!)]*", I)
+
+
+def bare_role(ref: str) -> bool:
+    return bool(BARE_ROLE.fullmatch(ref))
 
 
 def veto(sentence: str, m: re.Match[str]) -> bool:
@@ -142,7 +148,7 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
     if m.re is GOLDEN.compiled or m.re is EDITED_FROM.compiled:
         return False
     if (m.re is not COLUMN.compiled and not KL.search(sentence) and not (m.re is USED_AS.compiled and LOGITS.search(sentence))
-            and not (m.re is VERSUS.compiled and row_label_under_kl(m) and ref.strip("*_`").lower() not in BARE_ROLES)):
+            and not (m.re is VERSUS.compiled and row_label_under_kl(m) and not bare_role(ref))):
         return True  # "f16 used as baseline for logits": the logits a KL is taken on
     if m.re is COLUMN.compiled:  # the KL column stands in the same header row
         return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])

@@ -254,11 +254,16 @@ MODEL_ID = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?[BbMm](?![A-Za-z0-9])|gguf|
 # a run that says it used the counted texts: "The runs use 32 varied prompts", "the campaign used 8 fit prompts" (the
 # sentence has no measuring word; its subject is the measurement's run). Right before the count, in its clause.
 USED_BY_RUN = re.compile(r"\b(?:runs?|campaigns?|sweeps?|experiments?|trials?)\s+(?:\w+\s+)?(?:use[sd]?|using)\s+(?:the\s+|a\s+)?$", I)
+# ... not a run of another step: "the warmup runs use 8 short prompts", "the calibration run used 64 documents"
+OTHER_RUN = re.compile(r"\b(?:warm-?\s?up|calibrat\w*|imatrix|training|speed|throughput|benchmark(?:ing)?|profiling|smoke)\s+(?:runs?|campaigns?|sweeps?|experiments?|trials?)\b[^.\n]{0,30}$", I)
 
 
 def used_by_run(text: str, m: re.Match[str]) -> bool:
     """A count of text units (DESCRIBED[1], "32 prompts") that is the object of a run's "use" verb."""
-    return re.made_by(m, (DESCRIBED[1],)) and USED_BY_RUN.search(text, max(0, m.start() - 60), m.start()) is not None
+    if not re.made_by(m, (DESCRIBED[1],)):
+        return False
+    before = max(0, m.start() - 60)
+    return USED_BY_RUN.search(text, before, m.start()) is not None and OTHER_RUN.search(text, before, m.start()) is None
 
 
 # a line that ends with a colon introduces the block right under it

@@ -123,9 +123,10 @@ UNIT_BEFORE = re.compile(r"\b(?:prompts?|sequences?|inputs?|texts?|contexts?|win
                          r"responses?|outputs?|generations?|trained|fine-tuned|pre-?trained|calibrated)\s*$", I)
 # the count as a row of a two-column table of the run's figures, the table form of positions.D6's "Total positions: 2047":
 # "| Positions | 467 |" among "| Mean KLD | ... |" rows (h16/a mlx_quality_suite), "| scored positions | 1146, teacher-forced |"
-# (dev hipfire_escha); bound to the KL by another row of its table (:func:`kl_context`)
+# (dev hipfire_escha); bound to the KL by another row of its table (:func:`kl_context`). Not "n_positions": a model
+# config's maximum context length.
 ROW = re.compile(
-    r"^\|[ \t]*\**(?:(?:total|scored|evaluated)[ _])?(?:positions|tokens[ _]scored|scored[ _]tokens|n_positions)\**[ \t]*\|"
+    r"^\|[ \t]*\**(?:(?:total|scored|evaluated)[ _])?(?:positions|tokens[ _]scored|scored[ _]tokens)\**[ \t]*\|"
     r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{1,9})\b(?![.,]\d)",
     I | re.MULTILINE,
 )
@@ -154,6 +155,9 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
 
 
 HEADER_LINES = 40  # table rows walked up to find the header
+# a KL row that sets the run up rather than measuring it: a coefficient, threshold, target or bound ("| kl_coef | 0.05 |",
+# "| KLD threshold | 0.05 |")
+SETTING_ROW = re.compile(r"coef|beta|weight|threshold|target|budget|limit|\bmax(?:imum)?[ _]allowed|gate|penalty", I)
 # the KL term, also inside a metric key ("avg_kl_div", "kld_mean")
 KL_TERM = re.compile(KL_MENTION, I)
 
@@ -174,7 +178,8 @@ def kl_context(text: str, m: re.Match[str]) -> bool:
             start = prev
         header_end = text.find("\n", start)
         if m.re is ROW.compiled:  # a table of label / value rows names its quantities in the rows, not in the header
-            return bool(KL_TERM.search(text, start, _table_end(text, end)))
+            return any(KL_TERM.search(row.split("|")[1]) and not SETTING_ROW.search(row.split("|")[1])
+                       for row in text[start : _table_end(text, end)].splitlines() if row.count("|") >= 2)
         return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
     return line.rstrip().endswith(":") and bool(KL_TERM.search(text[end : end + 300]))
 

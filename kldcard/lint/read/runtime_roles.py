@@ -95,7 +95,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
 # is a participle of a status or a study ("Validation run result (...; nothing left running)" h15/a pirola, "Currently
 # running" h10/a pprune, "Consequences for the running study" h7/c heretic)
 USAGE_HEADING = re.compile(
-    r"^[ \t]{0,3}#{2,6}[ \t]+(?:\d+(?:\.\d+)*\.?[ \t]+)?running\b|"
+    r"^[ \t]{0,3}#{2,6}[ \t]+(?:\d+(?:\.\d+)*\.?[ \t]+)?[^\w\s]{0,4}[ \t]?[*_]{0,3}running\b|"  # after markup or an emoji too
     r"\b(?:usage|how to (?:run|use)|quick\s?start|deploy\w*|serving|download\w*|install\w*|get started)\b|"
     r"使い方|使用方法|用法|部署|uso\b|utilisation|verwendung|использование",
     I,
