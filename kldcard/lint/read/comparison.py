@@ -128,9 +128,8 @@ OTHERS = re.compile(r"\d[.,]\d|^[^\s/]+/[^\s/]+/[^\s/]+|(?:versions|quants|model
                     r"implementations|configurations|configs|kernels|backends|checkpoints)$", I)
 
 
-# a role with no name: a placeholder in a compound ("KLD-vs-ref") or a row label ("| INT4 vs REF |"), no reference named
-BARE_ROLES = ("ref", "reference", "base", "baseline")
-# the same role with an article, "model" or trailing punctuation: "vs the ref", "vs REF.", "vs reference model"
+# a role with no name: a placeholder in a compound ("KLD-vs-ref") or a row label ("| INT4 vs REF |", "vs the ref", "vs
+# REF.", "vs reference model"), no reference named
 BARE_ROLE = re.compile(r"[*_`\s]*(?:the\s+|a\s+|our\s+)?(?:ref|reference|base|baseline)(?:\s+model)?[*_`\s.,;:!)]*", I)
 
 
@@ -153,7 +152,7 @@ def veto(sentence: str, m: re.Match[str]) -> bool:
     if m.re is COLUMN.compiled:  # the KL column stands in the same header row
         return not KL.search(m.group(0)) and not KL.search(m.string[m.end() : m.string.find("\n", m.end())])
     if m.re is KL_HYPHEN.compiled:  # a bare role is the compound's placeholder ("KLD-vs-ref is the rank column"), no reference
-        return phrase_vetoed(ref) or ref.lower() in BARE_ROLES
+        return phrase_vetoed(ref) or bare_role(ref)
     if m.re is VERSUS.compiled or m.re is KL_FROM.compiled:
         text = m.string
         if m.re is VERSUS.compiled and CONTEST.search(text, max(0, m.start() - 20), m.start()):

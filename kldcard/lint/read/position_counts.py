@@ -178,10 +178,15 @@ def kl_context(text: str, m: re.Match[str]) -> bool:
             start = prev
         header_end = text.find("\n", start)
         if m.re is ROW.compiled:  # a table of label / value rows names its quantities in the rows, not in the header
-            return any(KL_TERM.search(row.split("|")[1]) and not SETTING_ROW.search(row.split("|")[1])
-                       for row in text[start : _table_end(text, end)].splitlines() if row.count("|") >= 2)
+            return any(_measured_kl_label(row) for row in text[start : _table_end(text, end)].splitlines())
         return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
     return line.rstrip().endswith(":") and bool(KL_TERM.search(text[end : end + 300]))
+
+
+def _measured_kl_label(row: str) -> bool:
+    """Whether a table row's label cell names a measured KL (not a coefficient, threshold or target)."""
+    cells = row.split("|")
+    return len(cells) > 2 and bool(KL_TERM.search(cells[1])) and not SETTING_ROW.search(cells[1])
 
 
 def _table_end(text: str, end: int) -> int:
