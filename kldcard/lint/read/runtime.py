@@ -109,6 +109,17 @@ PATTERNS: list[re.Pattern[str]] = [
         r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b",
         I | re.MULTILINE,
     ),
+    # the same build named by the word for the code that ran rather than "commit": a table's key cell ("| commit |
+    # `427b93be6` |", "| vLLM commit | `f7d79ac…` |": sparkinfer h12/b, course_proof h12/a, voipmonitor h13/d), the
+    # binary or source it was built from ("Binary: source `a258c33d`", "Source: `e624e44…`", "Binary `db249826`":
+    # larql h13/a, kpack h14/b, sushi h4/a, ja_vllm_mxfp4 dev), or the engine's own base ("Engine base `8d04ced…`":
+    # mlx_serve h14/a). A hash of 7-40 hex digits with a letter and a digit, as COMMIT; not the weights' or data's
+    BUILD_FIELD := re.compile(
+        r"(?:^[ \t]*\|[ \t]*\**(?:(?!(?:model|base|dataset|data|weights?|checkpoint|repo|revision)\b)[\w.\-]+[ \t]+)?commit\**[ \t]*\||"
+        r"(?<![\w\-/.])(?:binary|source|engine[ \t]+(?:base|build|commit))\**[ \t]*[:：]?[ \t]*\**(?:source[ \t]+)?)[ \t]*`?"
+        r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b(?![\w\-])",
+        I | re.MULTILINE,
+    ),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
         r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|"
