@@ -387,3 +387,27 @@ def test_a_hash_under_the_name_of_the_code_that_ran_is_a_build(line):
 def test_code_words_without_a_build_hash_name_no_build(line):
     text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
     assert reading(text, 2).status == "missing"
+
+
+# ---- the project's own binary run from its build folder names the engine, without a version (R8')
+# (amp_occamy h11/b "./build/bin/amp-plan", zh_handoff h11/d "`build/gdec-hq2`", zh_qwenox h9/c "BIN=build/qwenox-engine")
+@pytest.mark.parametrize("line", [
+    "./build/bin/kvrun --model $MODEL --prompt-file eval.txt",
+    "BIN=build/tiny-engine bash tools/kl_check.sh",
+    "Use `build/fastpath-v2`: it holds the fused kernel.",
+])
+def test_a_binary_from_the_build_folder_names_the_engine(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    r = reading(text, 2)
+    assert r.status == "incomplete"
+
+
+@pytest.mark.parametrize("line", [
+    "The wheels are cached in `build/envs/cu130`.",  # a folder, not a binary
+    "./build/bin/test-backend-ops -o MUL_MAT",  # a test program
+    "./build/bin/pack-quantize in.safetensors out.bin",  # the quantizer that made the files
+    "Open `docs/build/guide` for the steps.",  # a path that only passes through a build folder
+])
+def test_build_folder_paths_that_run_no_engine_name_none(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status == "missing"
