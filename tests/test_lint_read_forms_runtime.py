@@ -360,3 +360,54 @@ def test_trt_llm_names_tensorrt_llm():
 
 def test_a_word_that_only_contains_trt_llm_is_not_read():
     assert reading("The W4A4 engine's max KL is 0.96 (see the my-TRT-LLM-notes page).\n", 2).status == "missing"
+
+
+# ---- a build named by the word for the code that ran: a table's "commit" key cell, "Binary"/"Source" with a hash,
+# the engine's base (sparkinfer h12/b, course_proof h12/a, voipmonitor h13/d, larql h13/a, kpack h14/b, sushi h4/a,
+# mlx_serve h14/a: seven authors)
+@pytest.mark.parametrize("line", [
+    "| Field | Value |\n|---|---|\n| commit | `9e4c07b1d` |",
+    "| Setting | Value |\n|---|---|\n| runtime commit | `b81f2a6c3e` |",
+    "Binary: source `c02d9e7a`, release build.",
+    "Source: `5a7e93c0d1f2b4a6c8e0d2f4b6a8c0e2d4f6b8a1`.",
+    "Engine base `7f3e2d1c0b9a` served every run below.",
+])
+def test_a_hash_under_the_name_of_the_code_that_ran_is_a_build(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status != "missing"
+
+
+@pytest.mark.parametrize("line", [
+    "| Field | Value |\n|---|---|\n| model commit | `9e4c07b1d` |",  # the weights' commit
+    "| Field | Value |\n|---|---|\n| commit | 4412907 |",  # digits only: a number
+    "Source: wikitext-2 test split.",  # no hash: the text's source
+    "The source of the weights is `org/model`.",
+    "Open source since 2024, see the repo at github.com/org/abc1234def.",  # a hash-like word inside a path
+])
+def test_code_words_without_a_build_hash_name_no_build(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status == "missing"
+
+
+# ---- the project's own binary run from its build folder names the engine, without a version (R8')
+# (amp_occamy h11/b "./build/bin/amp-plan", zh_handoff h11/d "`build/gdec-hq2`", zh_qwenox h9/c "BIN=build/qwenox-engine")
+@pytest.mark.parametrize("line", [
+    "./build/bin/kvrun --model $MODEL --prompt-file eval.txt",
+    "BIN=build/tiny-engine bash tools/kl_check.sh",
+    "Use `build/fastpath-v2`: it holds the fused kernel.",
+])
+def test_a_binary_from_the_build_folder_names_the_engine(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    r = reading(text, 2)
+    assert r.status == "incomplete"
+
+
+@pytest.mark.parametrize("line", [
+    "The wheels are cached in `build/envs/cu130`.",  # a folder, not a binary
+    "./build/bin/test-backend-ops -o MUL_MAT",  # a test program
+    "./build/bin/pack-quantize in.safetensors out.bin",  # the quantizer that made the files
+    "Open `docs/build/guide` for the steps.",  # a path that only passes through a build folder
+])
+def test_build_folder_paths_that_run_no_engine_name_none(line):
+    text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
+    assert reading(text, 2).status == "missing"

@@ -11,7 +11,10 @@ cards name the engine or the hardware of a measurement without a version, which 
 - an engine written as a ``*.cpp`` project with a version ("BeeLlama.cpp v0.3.2");
 - a ggml backend device as llama.cpp prints and takes it ("Vulkan0", "CUDA0", "ROCm0", "CPU_REPACK"): llama.cpp ran;
 - the GPU compute stack with its version ("ROCm 10.1.0", "HIP 7.14.60850", "CUDA 12.8");
-- the commit the measured code was at ("Tested commit: `7353b06…`", "measured at fork commit `66a05b72`"): a build;
+- the commit the measured code was at ("Tested commit: `7353b06…`", "measured at fork commit `66a05b72`", "| commit |
+  `427b93be6` |", "Binary: source `a258c33d`"): a build;
+- the project's own binary run from its build folder ("./build/bin/amp-plan", "BIN=build/qwenox-engine"): an engine
+  named without a version;
 - hardware the evidence patterns do not list: "Ryzen AI Max+ 395", "the 5080", Radeon / Arc / Jetson names, TPU
   generations ("TPU v5e", "a v6e VM"), the GX10, a CUDA architecture ("sm_60").
 
@@ -108,6 +111,26 @@ PATTERNS: list[re.Pattern[str]] = [
         r"commit\**[ \t]*[:：][ \t]*\**|\bat[ \t]+(?:[\w\-]+[ \t]+){0,2}?commit[ \t]+)`?"
         r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b",
         I | re.MULTILINE,
+    ),
+    # the same build named by the word for the code that ran rather than "commit": a table's key cell ("| commit |
+    # `427b93be6` |", "| vLLM commit | `f7d79ac…` |": sparkinfer h12/b, course_proof h12/a, voipmonitor h13/d), the
+    # binary or source it was built from ("Binary: source `a258c33d`", "Source: `e624e44…`", "Binary `db249826`":
+    # larql h13/a, kpack h14/b, sushi h4/a, ja_vllm_mxfp4 dev), or the engine's own base ("Engine base `8d04ced…`":
+    # mlx_serve h14/a). A hash of 7-40 hex digits with a letter and a digit, as COMMIT; not the weights' or data's
+    BUILD_FIELD := re.compile(
+        r"(?:^[ \t]*\|[ \t]*\**(?:(?!(?:model|base|dataset|data|weights?|checkpoint|repo|revision)\b)[\w.\-]+[ \t]+)?commit\**[ \t]*\||"
+        r"(?<![\w\-/.])(?:binary|source|engine[ \t]+(?:base|build|commit))\**[ \t]*[:：]?[ \t]*\**(?:source[ \t]+)?)[ \t]*`?"
+        r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b(?![\w\-])",
+        I | re.MULTILINE,
+    ),
+    # a binary the card's own project built and ran ("./build/bin/amp-plan --model $M", "BIN=build/qwenox-engine",
+    # "`build/gdec-hq2`: the engine with the overlay"): the engine named by its binary, without a version (R8').
+    # Three authors (amp_occamy h11/b, zh_handoff h11/d, zh_qwenox h9/c). llama.cpp's binaries are its tools
+    # (NAMED_TOOL, tools.named); build folders that hold no binary, tests and quantizers are no engine
+    BUILT_BINARY := re.compile(
+        r"(?<![\w.\-/$])(?:\./)?build(?:-\w+)?/(?:bin/)?"
+        r"(?!llama-|test|(?:envs?|models?|lib|include|src|tmp|cache|out|logs?|data|CMakeFiles)(?![\w\-]))"
+        r"(?![\w\-]*(?:quantiz|imatrix|convert))(?P<binary>[a-z][a-z0-9_]*(?:-[a-z0-9_]+){0,4})(?![\w.\-/])",
     ),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
         r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
@@ -267,6 +290,8 @@ def engine(span: str) -> str | None:
         return "llama.cpp"
     if (name := engine_names.other_engine(span)) is not None:
         return name
+    if (b := BUILT_BINARY.search(span)) is not None:  # the project's own binary ("build/bin/amp-plan")
+        return b.group("binary")
     m = CPP_PROJECT.search(span)
     return m.group(1).lower() if m else None
 
