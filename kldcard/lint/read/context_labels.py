@@ -26,6 +26,10 @@ AT_LENGTH = re.compile(r"(?<![\w-])(?:at|At|AT|@)\s+(" + LENGTH + r"(?:\s*/\s*" 
 # "(16K: 6.9e-9 vs ...", "4k KL 0.015": a length in k right before a figure or the KL term that heads one
 K_LABEL = re.compile(r"(?<![\w.,/-])(\d{1,3}[kK])(?:\s*:\s*(?=[<~≈]?\d)|\s+(?:mean\s+|median\s+)?(?=KLD?\b))")
 PATTERNS = [AT_LENGTH, K_LABEL]
+# a setting named just before "at" whose value the number is, not a length ("top-k at 128,", "group size at 128,", "batch
+# at 256,")
+SETTING_BEFORE = re.compile(r"\b(?:top[- ]?k|group(?:[ _]size)?|batch(?:[ _]size)?|rank|block(?:[ _]size)?|bits?|experts?|heads?|"
+                            r"seeds?|steps?|layers?|temperature|lr)\s*$", re.I)
 KL = re.compile(KL_MENTION, re.I)
 NUMBER = re.compile(r"(\d+)([kK]?)")
 
@@ -42,6 +46,8 @@ K_ALONE = re.compile(r"(?<![\w.,/-])(\d{1,3}[kK])(?![\w-])")
 def vetoed(sentence: str, m: re.Match[str]) -> bool:
     """A bare length in a sentence that names no KL, or a bare number that is no window length (not a multiple of 64)."""
     if not KL.search(sentence):
+        return True
+    if m.re is AT_LENGTH.compiled and SETTING_BEFORE.search(m.string, max(0, m.start() - 24), m.start()):
         return True
     return any(n % 64 for n in lengths(m))
 
