@@ -324,3 +324,34 @@ def test_windows_in_a_perplexity_headings_parenthesis_are_the_perplexitys(text, 
 def test_running_opens_a_usage_heading_only_as_its_first_word(heading, n_ctx):
     d = reading(f"{CLAIM_VS_BF16}\n\n{heading}\n\n- Scored on wikitext-2 test, 16 x 2048 tokens.\n", 5)
     assert d.value.get("n_ctx") == n_ctx, d
+
+
+# a bare length that labels a KL figure, in the figure's sentence: real-dev dsv4_cpu_patches ("At 8192, ... a mean
+# KLD"), holdout12/a mxwave_h64 ("at 512/2k/8k"), holdout8/b redlite_notes ("(16K: ... vs ...)"), holdout11/d
+# titan_engine ("4k KL 0.015, 8k KL ..."): four authors
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        ("With the patch on, at 4096, the Q4 build keeps a mean KLD of 0.0012 against BF16.\n", 4096),
+        ("Over the held-out books the mean KL reads 0.051, 0.050 and 0.049 at 1k/4k/16k, all three against BF16.\n", 16384),
+        ("The median KL to the f16 cache improved a little (32K: 2.1e-8 against 3.4e-8).\n", 32768),
+        ("Against BF16 the FP8 cache stays close (2k KL 0.011, 8k KL 0.019).\n", 2048),
+    ],
+)
+def test_a_bare_length_labelling_a_kl_figure_gives_the_context(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value.get("n_ctx") == n_ctx, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}\n\nWith the patch on, the server idles at 4096, waiting for requests.\n",  # no KL in its sentence
+        f"{CLAIM_VS_BF16}\n\nThe router picks 8 experts at 1000, and the mean KL stays flat.\n",  # no window length
+        f"{CLAIM_VS_BF16}\n\nThe cache footprint at 64K: 21,500 MiB.\n",  # a memory figure, no KL
+        "The mean KLD against BF16 is 0.0231 at 2048 experts per step.\n",  # a noun after the number
+        f"{CLAIM_VS_BF16}\n\nWith the sampler's top-k at 128, the mean KL does not move.\n",  # a setting's value
+    ],
+)
+def test_a_bare_length_without_a_kl_beside_it_is_no_context(text):
+    assert reading(text, 5).status == "missing"

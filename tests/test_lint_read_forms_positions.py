@@ -373,3 +373,52 @@ TABLE = "| Token batch | {count} | PPL ratio | {kl} |\n|---|---:|---:|---:|\n| 1
 def test_a_count_column_beside_perplexity_and_kl_columns_is_read(header, missing):
     text = f"{CLAIM_VS_BF16}\n\n{header}"
     assert (reading(text, 6).status == "missing") is missing
+
+
+# the KL taken at or over the answer's positions is a scheme (response-only): holdout14/b gemma_cpp_issue1002 ("at the
+# answer token"), holdout13/f es_idiotsavant ("sobre las posiciones de RESPUESTA"): two authors
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KL(bf16 || int8) is 0.0231 nats, read at the answer token of each question.\n",
+        "Mean KL against BF16 is 0.0231, taken over the response positions of the chat set.\n",
+        "KL(BF16 || cuantizado) medio 0,0231, calculada en las posiciones de la respuesta.\n",
+    ],
+)
+def test_a_kl_at_the_answer_positions_is_a_scheme(text):
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("scheme") == "response-only", d
+
+
+def test_an_answer_token_without_a_measurement_is_no_scheme():
+    text = f"{CLAIM_VS_BF16}\n\nThe chat template puts a newline at the answer token of every turn.\n"
+    assert reading(text, 6).status == "missing"
+
+
+# a bare token count listed among a KL run's settings, in the KL's sentence or on a lead-in line over a KL table:
+# holdout10/d sglang_qwen3_30b ("..., 1820 tokens:"), holdout14/c zh_kernel_equivalence ("（词表 …，8 个 token，…）："),
+# holdout3/hf thedrainflorist_glm53 ("(streamed referee, 2048 tokens, ...)"): three authors
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("Mean KL against the trainer's logits is 0.0231 (saved batch, 2048 tokens).\n", 2048),
+        ("**Run** (vocabulary 151,936, 16 tokens, fixed seed):\n\n| dtype | KL(ref ‖ new) |\n|---|---|\n| FP8 | 0.0231 |\n", 16),
+    ],
+)
+def test_a_listed_token_count_beside_a_kl_is_the_count_scored(text, count):
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("count") == count, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}\n\nDecoding ran greedy (temperature 0, 256 tokens, one prompt).\n",  # no KL in the sentence
+        "The mean KL against BF16 is 0.0231 over 100 windows (512 tokens, stride 256).\n",  # a window's length
+        f"{CLAIM_VS_BF16}\n\nThe tokenizer's vocabulary: 151,936 tokens, byte fallback on.\n",  # a label's value
+        "Mean KL vs BF16 0.0231; decode speed (batch 1, 512 tokens) 41 tok/s.\n",  # a speed run's
+    ],
+)
+def test_a_listed_token_count_elsewhere_is_no_count_scored(text):
+    d = reading(text, 6)
+    assert d.value.get("count") in (None, 100), d

@@ -31,7 +31,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
-from kldcard.lint.read import context_written, eval_text, record_fields, runtime_roles
+from kldcard.lint.read import context_labels, context_written, eval_text, record_fields, runtime_roles
 from kldcard.lint.read.numbers import THOUSANDS, THOUSANDS_SEPARATOR, parse_int
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
@@ -121,6 +121,7 @@ RUN_NAME = re.compile(r"(?<![A-Za-z0-9])(?:ctx|c)[-_]?(\d{3,6})(?![0-9A-Za-z])",
 AT_TOKENS = re.compile(r"(?<!capped )(?<!limited )(?<!stopped )(?<!truncated )(?:\bat|@|(?<!\w)à)\s+~?(" + THOUSANDS + r"|\d{3,6})\s*(?:tokens?|jetons?)\b(?!\s*/|\s+(?:per|par)\s)", I)
 PATTERNS += [LIST, *COLUMNS, ROW, RUN_NAME, AT_TOKENS]
 PATTERNS += context_written.PATTERNS  # "512-ctx", "--seqlen 2048", "ctx 8k", "4K 上下文", "序列长度 2048"
+PATTERNS += context_labels.PATTERNS  # a bare length labelling a KL figure: "At 8192, ... mean KLD", "(16K: 6.9e-9)"
 PATTERNS += record_fields.PATTERNS[5]  # a record's field: `"n_ctx": 4096`, `seq_len: 2048` (read.record_fields)
 SHORT = (BARE_PRODUCT, CHUNK, C_FORM, SIZE, RUN_NAME, AT_TOKENS)  # "chunk 2048", "c512": a window length is a multiple of 64
 KL_TERM = re.compile(KL_MENTION, I)
@@ -183,6 +184,8 @@ TRAINING_RUN = re.compile(
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if re.made_by(m, record_fields.PATTERNS[5]) and record_fields.vetoed(text, m):
         return True  # a field of a record that names no KL, or of a model's config
+    if re.made_by(m, context_labels.PATTERNS) and context_labels.vetoed(cjk_sentence(text, sentence, m), m):
+        return True  # no unit: a bare length is one only beside a KL in its sentence
     if re.made_by(m, context_written.PATTERNS):  # its CJK forms: the clause up to a CJK full stop is the sentence
         sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
@@ -225,6 +228,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
 def read(span: str) -> dict[str, Any]:
     """``n_ctx`` (and ``chunks`` for windows × length) as one of :data:`PATTERNS` writes it in ``span``."""
     for p in PATTERNS:
+        if any(p is q for q in context_labels.PATTERNS):
+            if found := context_labels.read(span):
+                return found
+            continue
         m = p.search(span)
         if m is None:
             continue

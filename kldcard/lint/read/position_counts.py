@@ -180,7 +180,7 @@ def kl_context(text: str, m: re.Match[str]) -> bool:
         if m.re is ROW.compiled:  # a table of label / value rows names its quantities in the rows, not in the header
             return any(_measured_kl_label(row) for row in text[start : _table_end(text, end)].splitlines())
         return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
-    return line.rstrip().endswith(":") and bool(KL_TERM.search(text[end : end + 300]))
+    return line.rstrip().endswith((":", "：")) and bool(KL_TERM.search(text[end : end + 300]))  # and a CJK colon
 
 
 def _measured_kl_label(row: str) -> bool:

@@ -1,30 +1,54 @@
 """D6 forms bound to the KL term by their structure (not a word anywhere in the text):
 
 - a sample count written "n=256" in a sentence that names the KL ("KLD@n=256", "(gfx1100, kv-q8, n=256):
-  ... −38% KLD"): the number of scored samples or windows.
+  ... −38% KLD"): the number of scored samples or windows;
+- a bare token count listed among a KL run's settings, after a comma or an opening bracket and before the next one
+  ("KL vs the reference — bundled file.pt, 1820 tokens:", "测量（词表 120,832，8 个 token，…）：" over a KL table): the
+  tokens the figure is taken over (CONVENTIONS rule 15b.1), in a sentence that names the KL or on a lead-in line over a
+  KL table (:data:`LISTED_TOKENS`).
 
 (A count column beside a KL column is :data:`kldcard.lint.read.position_counts.COLUMN`.)
 
-:func:`vetoed` drops a sample count in a sentence without a KL term ("n=3 seeds" of a training run).
+:func:`vetoed` drops a sample count in a sentence without a KL term ("n=3 seeds" of a training run), and a listed
+token count that is a window's length ("100 windows (2048 tokens, stride 512)") or a speed run's.
 """
 
 from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.read import context_written, position_counts
+from kldcard.lint.read.numbers import parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
 
 KL = re.compile(KL_MENTION, I)
 SAMPLE_N = re.compile(r"(?<![\w.])n\s*=\s*(\d{2,7})\b(?![.,]\d)(?!\s*(?:seeds?|runs?|repeats?|trials?|layers?|bits?|experts?|heads?)\b)", I)
-PATTERNS = [SAMPLE_N]
+# a list item of its own: a separator before ("," "(" and their CJK forms; not ":", which ends a label such as
+# "Vocab: 248,320 tokens"), one after, and nothing but the count and the word for tokens between
+LISTED_TOKENS = re.compile(
+    r"(?:[,(]\s|[，、（(])\s*~?(\d{1,3}(?:,\d{3})+|\d{1,7})\s*(?:个\s*)?(?:tokens?|トークン|토큰)(?=\s*[,)，、）:：;]|\s*$)", I | re.M
+)
+PATTERNS = [SAMPLE_N, LISTED_TOKENS]
+# what a bracket opens on: a unit whose length the count gives ("sliding windows (2048 tokens, ...)", "context window
+# (4096 tokens)"), not a count of scored tokens
+LENGTH_OF = re.compile(r"\b(?:windows?|chunks?|sequences?|segments?|rows?|contexts?|prompts?|blocks?)\s*\($", I)
+SPEED = re.compile(context_written.SPEED_WORDS, re.I)
 
 
-def vetoed(sentence: str, m: re.Match[str]) -> bool:
+def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
+    if m.re is LISTED_TOKENS.compiled:
+        if LENGTH_OF.search(text, max(0, m.start() - 24), m.start() + 1) or SPEED.search(sentence):
+            return True
+        return not KL.search(sentence) and not position_counts.kl_context(text, m)
     return not KL.search(sentence)
 
 
 def read(span: str) -> dict[str, int]:
     m = SAMPLE_N.search(span)
-    return {"count": int(m.group(1))} if m else {}
+    if m:
+        return {"count": int(m.group(1))}
+    m = LISTED_TOKENS.search(span)
+    n = parse_int(m.group(1)) if m else None
+    return {"count": n} if n else {}

@@ -33,6 +33,9 @@ SCHEME_WORDS: dict[str, tuple[str, ...]] = {
                     "第一个 ?token", "首个 ?token", "首 ?token", "最初のトークン", "先頭トークン", "첫 토큰"),
     "last-token": ("último token", "dernier token", "letzten Token", "последнего токена", "最后一个 ?token", "最後のトークン",
                    "末尾トークン", "마지막 토큰"),
+    # the answer's positions ("KL ... sobre las posiciones de RESPUESTA": holdout13/f es_idiotsavant), as "at the answer token"
+    "response-only": ("posiciones de respuesta", "posiciones de la respuesta", "posições de resposta", "posições da resposta",
+                      "positions de réponse", "positions de la réponse"),
     "all": ("todas las posiciones", "todas as posições", "toutes les positions", "alle Positionen", "все позиции",
             "所有位置", "全部位置", "全位置", "모든 위치"),
 }
@@ -98,7 +101,10 @@ SCHEMES = [
     ("response-only", re.compile(
         r"\b(?:assistant|completion|response|answer|generated|output)\s+tokens\s+only\b|"
         r"\bonly\s+(?:the\s+)?(?:assistant|completion|response|answer|generated|output)\s+tokens\b|"
-        r"\bgenerated[- ]token\s+KLD?\b|\b(?:over|on|across)\s+(?:the\s+|its\s+|their\s+)?generated\s+tokens\b", I)),
+        r"\bgenerated[- ]token\s+KLD?\b|\b(?:over|on|across)\s+(?:the\s+|its\s+|their\s+)?generated\s+tokens\b|"
+        # "taken at the answer token", "over the response positions": one position per item or the answer's span
+        # (holdout14/b gemma_cpp; holdout13/f es_idiotsavant's "posiciones de RESPUESTA", SCHEME_WORDS)
+        r"\b(?:at|on|over|across)\s+(?:the\s+|each\s+|every\s+)?(?:answer|response|reply)\s+(?:tokens?|positions?)\b", I)),
     ("matched-prefix", re.compile(r"\bmatched[- ]prefix\b", I)),
     # "KL is read at the next token alone", "only the next-token endpoint": one scored position per prompt, as the
     # first-token scheme (holdout12 finance and enoch; the labels' next-token precedent, holdout13 f)
@@ -220,7 +226,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re is position_counts.OVER_TOKENS.compiled and not KL_MENTION_RE.search(sentence):
         return True  # tokens a perplexity run or a generation went over: the count is the KL's only in its sentence
     if re.made_by(m, position_forms.PATTERNS):
-        return position_forms.vetoed(sentence, m)
+        return position_forms.vetoed(text, sentence, m)
     if re.made_by(m, record_fields.PATTERNS[6]):  # bound to the KL by its record, not by its sentence
         return record_fields.vetoed(text, m)
     if re.made_by(m, (STEPS, SEQUENCES, PREDICTIONS, TARGETS, context.TOKENS_PRODUCT, *position_counts.PATTERNS, *(p for _, p in SCHEMES))):
