@@ -298,3 +298,18 @@ def test_counted_texts_a_run_used_are_read():
 def test_counted_texts_used_by_something_else_are_not_read(setup):
     text = f"## Setup\n\n{setup}\n\n## Results\n\nThe KLD of rank 16 is 0.031.\n"
     assert reading(text, 3).status == "missing"
+
+
+# A JSON, PyTorch or NumPy file whose name says it holds a corpus, tokens, samples or data is the text as the
+# run read it (holdout11/d ru_rwkv_quant_loo and holdout5/b rwkv_quant_readme "eval_corpus_multiling.pt", holdout13/b
+# ollama_turboquant "testdata/..._tokens.json", holdout10/d sglang_qwen3_30b_a3b lora "compare_sample_train_data.pt").
+@pytest.mark.parametrize("file", ["testdata/probe_run3_tokens.json", "shards/mixed_corpus_v2.pt", "bundle/replay_data.npz"])
+def test_a_file_of_tokens_or_a_corpus_is_read(file):
+    d = reading(f"{CLAIM}; the model reads `{file}` first.\n", 3)
+    assert d.status != "missing" and d.evidence, d
+
+
+@pytest.mark.parametrize("file", ["weights/embed_tokens_fp16.npy", "special_tokens_map.json", "run_metadata.json",
+                                  "kl_results.json", "dataset_spec.json"])
+def test_a_weight_tokenizer_spec_or_result_file_is_not_a_text(file):
+    assert reading(f"{CLAIM}; the model reads `{file}` first.\n", 3).status == "missing"
