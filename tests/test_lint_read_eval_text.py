@@ -298,3 +298,48 @@ def test_counted_texts_a_run_used_are_read():
 def test_counted_texts_used_by_something_else_are_not_read(setup):
     text = f"## Setup\n\n{setup}\n\n## Results\n\nThe KLD of rank 16 is 0.031.\n"
     assert reading(text, 3).status == "missing"
+
+
+# A count of texts given among the run's sizes (tokens, positions, a context length) is the scored text's, though the
+# sentence has no measuring word (holdout13/f enoch_kv_cache_ternary_sink "with 4 prompts, 256-token contexts",
+# holdout13/a glm53_flash_exl3_one_gb10_tabbyapi_lane "four fixed prompts, 400 forced output tokens", holdout14/a
+# gemma4nv_w12_fp8_lm_head header cell "22 hidden prompts, 3,550 positions": three authors).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The KLD of rank 16 is 0.031.\n\nThe second probe ran on a small model with 6 prompts, 512-token contexts and every layer.\n",
+        "The KLD of rank 16 is 0.031.\n\n- Replay: five fixed prompts, 300 forced output tokens, one slot.\n",
+        "| rank 16, 12 held-out prompts, 2,048 positions | base | tuned |\n|---|---:|---:|\n| KL vs the FP16 rows | 0.021 | 0.019 |\n",
+    ],
+)
+def test_counted_texts_among_the_run_sizes_are_read(text):
+    d = reading(text, 3)
+    assert d.status == "incomplete" and d.evidence, d
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "The second probe ran on a small model with 6 prompts and every layer.",  # no size of the run beside the count
+        "The speed probe ran 6 prompts, 512 tokens each, at 41 tok/s.",  # the prompts of a speed run
+        # the calibration's texts and their length (holdout9/c godenheim, in Spanish)
+        "Para calibrar se usaron 40 conversaciones de chat, de hasta 8K tokens.",
+    ],
+)
+def test_counted_texts_without_a_run_size_or_in_a_speed_run_are_not_read(setup):
+    assert reading(f"The KLD of rank 16 is 0.031.\n\n{setup}\n", 3).status == "missing"
+
+
+# A JSON, PyTorch or NumPy file whose name says it holds a corpus, tokens, samples or data is the text as the
+# run read it (holdout11/d ru_rwkv_quant_loo and holdout5/b rwkv_quant_readme "eval_corpus_multiling.pt", holdout13/b
+# ollama_turboquant "testdata/..._tokens.json", holdout10/d sglang_qwen3_30b_a3b lora "compare_sample_train_data.pt").
+@pytest.mark.parametrize("file", ["testdata/probe_run3_tokens.json", "shards/mixed_corpus_v2.pt", "bundle/replay_data.npz"])
+def test_a_file_of_tokens_or_a_corpus_is_read(file):
+    d = reading(f"{CLAIM}; the model reads `{file}` first.\n", 3)
+    assert d.status != "missing" and d.evidence, d
+
+
+@pytest.mark.parametrize("file", ["weights/embed_tokens_fp16.npy", "special_tokens_map.json", "run_metadata.json",
+                                  "kl_results.json", "dataset_spec.json"])
+def test_a_weight_tokenizer_spec_or_result_file_is_not_a_text(file):
+    assert reading(f"{CLAIM}; the model reads `{file}` first.\n", 3).status == "missing"

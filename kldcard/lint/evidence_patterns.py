@@ -148,6 +148,15 @@ D2 = [
 # ---- D3 evaluation text -----------------------------------------------------------------------
 # files a card names that are not texts a model reads: checksums, dependency lists, licences, build files
 NOT_TEXT_FILES = r"(?:shas?|sha256s?|checksums?|sums|requirements\w*|LICENSE|NOTICE|README|CMakeLists|CHANGELOG|todo)\.\w+\b"
+# a text kept as tokens or tensors: a JSON, PyTorch or NumPy file whose name says it holds a corpus, tokens, samples or
+# data ("eval_corpus_multiling.pt", "testdata/qwen25_7b_phase0_tokens.json", "compare_sample_train_data.pt":
+# holdout11/d ru_rwkv_quant_loo, holdout5/b rwkv_quant_readme, holdout13/b ollama_turboquant, holdout10/d sglang lora);
+# not a weight, a tokenizer's tables, a spec or a result ("embed_tokens_fp16.npy", "special_tokens_map.json",
+# "dataset_spec.json", "stage2_metadata.json"). A prompts file is eval_text.NAMED's, read only where the sentence
+# speaks of the measurement ("`prompts.json` — mixed text" describing a bank for later runs, holdout6/b qbank1).
+# Bounded name parts: linear on a long word.
+TOKEN_FILE = (r"(?<![\w.\-])(?![\w.\-]{0,80}?(?:embed|special_tokens|added_tokens|weights?\b|metadata|spec|config|info\b|results?|logits))"
+              r"[\w.\-]{0,80}?(?:corpus|tokens|samples?|(?<![a-z])data(?![a-z]))[\w.\-]{0,80}?\.(?:json|pt|npy|npz)\b")
 D3 = [
     re.compile(
         r"\b(?:wiki\.test(?:\.raw)?|wikitext-103(?:-raw-v1)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
@@ -159,7 +168,7 @@ D3 = [
         r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:"
         + alternation(eval_text_units.FROM_SOURCE) + r")\s+(?:of|from|in)\b|"
         r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
-        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
+        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|" + TOKEN_FILE + r"|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
         r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,

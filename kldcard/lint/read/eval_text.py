@@ -36,7 +36,7 @@ from typing import Any
 from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
-from kldcard.lint.read import comparison, eval_text_forms, eval_text_units
+from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_units
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -326,8 +326,10 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0].compiled and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE.compiled and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
+    # (a count of texts among the run's sizes, "4 prompts, 256-token contexts": kldcard.lint.read.eval_text_runs)
+    counted = re.made_by(m, (DESCRIBED[1], eval_text_forms.COUNTED)) and eval_text_runs.among_run_sizes(sentence, m)
     if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m) \
-            and not used_by_run(text, m):
+            and not used_by_run(text, m) and not counted:
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
@@ -337,10 +339,11 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     return bool(NEGATION.search(text[lo : m.start()]))
 
 
-# a table cell that speaks of a text or a measurement on it ("PPL (WikiText-2, ctx=512)", "| corpus | x.txt |")
+# a table cell that speaks of a text or a measurement on it ("PPL (WikiText-2, ctx=512)", "| corpus | x.txt |", "| 22 prompts,
+# 3,550 positions |")
 CELL_WORDS = re.compile(
     r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|perplexity|\beval|\btext|\bcorpus|\bdata(?:set)?\b|\bprompts?\b|\bsplit\b|"
-    r"\bwindows?\b|\bchunks?\b|\bctx\b|\bcontext\b|\btokens\b|文本|语料|テキスト|コーパス|texto|texte",
+    r"\bwindows?\b|\bchunks?\b|\bctx\b|\bcontext\b|\btokens\b|\bpositions\b|文本|语料|テキスト|コーパス|texto|texte",
     I,
 )
 
