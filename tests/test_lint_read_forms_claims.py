@@ -286,3 +286,38 @@ def test_kl_against_textbook_distribution(text, lines):
                                             (r"| a \\| b |", ["a \\\\", "b"]), ("| a | b |", ["a", "b"])])
 def test_pipe_table_cells_keep_escaped_pipes(row, cells):
     assert [text for _, text in split_cells(row, 0)] == cells
+
+
+# ---- lists titled as bounds (read.bound_lists) -------------------------------------------------------------------
+# A list whose title names thresholds, limits or tolerances gives bounds, not measurements (R4): motivated by
+# real-holdout-12 d/neg_kimi_linear_engine_quality_protocol_token_kl_limits_not_measurements (a lead-in sentence naming
+# policy limits), real-holdout-12 f/neg_quantization_validator_max_kl_divergence_threshold_only (a code comment over a
+# dict of defaults) and real-holdout-13 f/neg_akaszubski_dpo_quality_thresholds_kl_gate_rule_of_thumb (a section heading
+# over a bare "Adjustments:" label); three authors, two splits.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Release rules\n\nThe numbers below are the limits a build must keep:\n\n- Mean KL per token: at most `0.0002` nats.\n"
+        "- Top-1 match: at least 0.998.\n",  # a lead-in sentence naming limits
+        "```python\nclass Gate:\n    # Default tolerances, overridable per model\n    checks = {\n        \"max_kl\": 0.08,\n"
+        "        \"min_top1\": 0.95,\n    }\n```\n",  # a comment over a dict of defaults
+        "### Looser thresholds for small runs\n\n**Scope**: pilots only\n\n**Changes**:\n- KL divergence: 0.15-0.3\n"
+        "- Pairs: 300-800\n",  # a heading over a bare label
+    ],
+)
+def test_lists_titled_as_bounds_are_no_claim(text):
+    assert not claim_lines(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Release check\n\nThe build was measured against bf16 on the chat set:\n\n- Mean KL per token: 0.0002 nats.\n"
+        "- Top-1 match: 0.998.\n",  # a lead-in of a measurement
+        "### Gates\n\n- KL: mean 0.00054 against the fp32 arm.\n",  # results reported under a heading of gates
+        "The KLD stays clearly under the 0.06 threshold. Results of the run:\n\n- KLD mean: 0.0543\n",  # a sentence opens it
+        "### Looser thresholds for small runs\n\nWe ran the pilot anyway and measured:\n\n- KL divergence: 0.021\n",  # lead not bare
+    ],
+)
+def test_lists_of_measurements_under_such_words_stay(text):
+    assert claim_lines(text)

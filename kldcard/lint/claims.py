@@ -28,6 +28,7 @@ from kldcard.lint.claims_patterns import (  # noqa: F401  (KLD_TERM, TRAINING_CO
 )
 from kldcard.lint.markdown import LIST_ITEM, Doc
 from kldcard.lint.read import claim_context, claim_numbers, claim_terms, enumerations, relative_changes, stated_bounds, training_output, wrapped_comments
+from kldcard.lint.read.bound_lists import bound_item
 from kldcard.lint.read.csv_tables import csv_tables
 from kldcard.lint.read.exact_zeros import exact_zeros
 from kldcard.lint.read.indented_tables import indented_tables
@@ -69,6 +70,8 @@ def find_claims(doc: Doc) -> list[Claim]:
     claims = tool_claims + flat_claims + [c for t in doc.tables for c in table_claims(doc, t)] + _sentences(doc, tool_lines)
     claims += lead_in_lists(doc, tool_lines | {doc.line_index(c.offset) for c in claims})  # "...KL vectors:" + "- A: mean 0.047"
     claims += exact_zeros(doc, tool_lines | {doc.line_index(c.offset) for c in claims})  # "k3_kl == 0", "KL exatamente 0"
+    # an item of a list titled as thresholds or limits is a bound, not a measurement (R4; read.bound_lists)
+    claims = [c for c in claims if c.kind == "table" or not bound_item(doc, doc.line_index(c.offset))]
     claims.sort(key=lambda c: c.offset)
     return claims
 
