@@ -197,3 +197,20 @@ def test_a_plural_kl_term_carries_its_comparison():
 def test_another_metrics_plural_carries_no_reference():
     text = "| Quant | mean KLD |\n|---|---:|\n| Q2_K | 0.41 |\n\nThe PPLs above were taken against the vendor's Q8_0 file.\n"
     assert reading(text, 1).status == "missing"
+
+
+# holdout12/d experiment_016 ("source-logit KL climbed past 8.0") and holdout13/d gemma_signed ("source-to-candidate
+# KL per token"): the reference's role first in the compound before the KL term names it (a role only: incomplete)
+@pytest.mark.parametrize(("text", "found"), [
+    ("After the swap the source-logit KL rose to 0.412 on the held-out set.\n", True),
+    ("| Measure | Value |\n|---|---|\n| Mean teacher-to-draft KL per token | 0.0371 |\n", True),
+    # look-alikes: a compound with no role ("end-to-end KL"), a role joined to another noun ("source-code KL notes")
+    ("The end-to-end KL rose to 0.412 on the held-out set.\n", False),
+    ("Our source-code KL estimator reads 0.412 on the held-out set.\n", False),
+])
+def test_a_role_first_in_a_kl_compound_names_the_reference(text, found):
+    assert (reading(text, 1).status != "missing") is found
+    if found:
+        from kldcard.lint.read import comparison
+
+        assert comparison.ROLE_COMPOUND.search(text) is not None

@@ -85,3 +85,43 @@ def test_a_rivals_figure_or_a_sizes_baseline_is_not_the_reference(text):
 
 def test_a_comparison_word_before_a_reference_still_reads():
     assert reading("Variant A reached a mean KLD of 0.0023 vs bf16 on the same run.\n", 1).status == "incomplete"
+
+
+# holdout9/a coder3101_gemma3_27b_heretic_readme_commit_kl_016 (the table quoted in a diff, each line prefixed and
+# numbered) and holdout11/a groxaxo_qwopus35_9b_coder_flash_heretic_ara_first_token_kl_reload (the header flattened with
+# the role cell first): the column whose KL is zero by definition is the reference, wherever its header cell stands
+@pytest.mark.parametrize(
+    ("text", "repo"),
+    [
+        ("Scores\n\nMeasure Original model (acme/tiny-7b) Edited\nRefusals 61/80 4/80\n"
+         "KL divergence (first token, 80 prompts) 0 (by definition) 0.052\n", "acme/tiny-7b"),
+        ("Diff of the card:\n\n  | Measure | Edited | Base model (acme/tiny-7b) |\n12\n  | :-- | :-: | :-: |\n13\n"
+         "+ | **KL divergence** | 0.052 | 0 *(by definition)* |\n", "acme/tiny-7b"),
+        ("Measure Base model Edited\nKL divergence 0 (by definition) 0.052\n", None),
+    ],
+)
+def test_the_column_zero_by_definition_under_a_role_header_is_the_reference(text, repo):
+    d = reading(text, 1)
+    assert d.status == "incomplete" and d.evidence, d
+    assert d.value.get("repo") == repo
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the role cell without a KL row that gives it zero by definition: another metric's zero
+        "Measure Original model Edited\nRefusals 0 (by definition) 4/80\nKL divergence 0.052\n",
+        # a prose line above, no header: "original" is lower-case prose, not a header cell
+        "We kept the original model in memory.\nKL divergence 0 (by definition) for it, 0.052 for ours.\n",
+    ],
+)
+def test_zero_by_definition_without_a_role_header_over_a_kl_row_names_nothing(text):
+    assert reference_columns.BY_DEFINITION.search(text) is None
+
+
+def test_by_definition_reads_a_long_line_in_linear_time():
+    import time
+    line = "Base " * 1600 + "\n" + "KL " * 2600 + "\n"
+    t = time.perf_counter()
+    reference_columns.BY_DEFINITION.search(line * 3)
+    assert time.perf_counter() - t < 1.0

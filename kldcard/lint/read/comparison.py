@@ -11,7 +11,8 @@ the same setup with no bonus", "block path against cell path", "f16 used as base
   reference" (:data:`USED_AS`);
 - an unquantized side of a change: "going from BF16 KV to Q8 KV", "from FP16 to Q4_K_M" (:data:`FROM_TO`);
 - the KL's own preposition: "KL divergence from the BF16 model", "mean KLD to the bf16 original" (:data:`KL_FROM`), also
-  hyphenated into one word: "KLD-to-f16", "KL-to-teacher" (:data:`KL_HYPHEN`);
+  hyphenated into one word: "KLD-to-f16", "KL-to-teacher" (:data:`KL_HYPHEN`), or the role first in the compound:
+  "source-to-candidate KL", "source-logit KL" (:data:`ROLE_COMPOUND`);
 - the Chinese comparison words: "相对于 BF16", "以 BF16 为基准" (:data:`CJK`);
 - the role assigned: "teacher = BF16 checkpoint" (:data:`ROLE_IS`), a reference column beside a KL column (:data:`COLUMN`);
 - the reference's own KL written as zero: "(BF16 = 0)", a row "| bf16 | 0 |" under a KL header (:data:`ZERO`);
@@ -57,6 +58,14 @@ KL_FROM = re.compile(r"(?<![A-Za-z_])(?:(?:" + KL_WORD + r")(?:\s+of\s+(?:the\s+
 # ... and the same joined into one hyphenated word: "mean KLD-to-f16 0.164", "KL-to-teacher", "a KLD-vs-F16 battery"
 # (localai, true2456, zoo_ashq1, quantize_budget: general grammar of English compounds)
 KL_HYPHEN = re.compile(r"(?<![A-Za-z_])(?:KLD?|KL-?div\w*)-(?:to|vs|from)-(?P<ref>[A-Za-z0-9_.]*[A-Za-z0-9](?:-(?!based\b)[A-Za-z0-9_.]+)*)", I)
+# ... and the reference's role first in a compound before the KL term: "source-to-candidate KL", "source-logit KL"
+# (holdout12/d experiment_016, holdout13/d gemma_signed: the model the logits are taken from, its name given where the
+# text calls it the source); a role with no name is ``incomplete``, as a "KLD-to-f16" compound
+ROLE_COMPOUND = re.compile(
+    r"(?<![\w-])(?P<ref>source|teacher|reference|parent|original|base|bf16|fp16|f16|fp32|f32)"
+    r"(?:-to-[A-Za-z][\w.]{0,30}|-logits?)[ \t]+(?:" + KL_WORD + r")(?![\w-])",
+    I,
+)
 # Chinese: the comparison word before the reference ("相对于 BF16", "相较于FP16") or around it ("以 BF16 为基准")
 REF_WORD = r"(?:BF16|FP16|F16|FP32|F32|bfloat16|float16|FP8|Q8_0|原始模型|原模型|原版模型|[\w.\-]+/[\w.\-]+)"
 CJK = re.compile(
@@ -105,7 +114,7 @@ GOLDEN = re.compile(
     I,
 )
 LOGITS = re.compile(r"\blogits?\b|\blogprobs?\b", I)
-PATTERNS = [VERSUS, KL_FROM, KL_HYPHEN, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, DASH_ROW, REF_LABEL, EDITED_FROM, GOLDEN]
+PATTERNS = [VERSUS, KL_FROM, KL_HYPHEN, ROLE_COMPOUND, USED_AS, FROM_TO, CJK, ROLE_IS, COLUMN, ZERO, DASH_ROW, REF_LABEL, EDITED_FROM, GOLDEN]
 
 # what a comparison word puts against a KL number that is not a model: a number, another metric, an axis
 NOT_REFERENCE = re.compile(
