@@ -333,7 +333,9 @@ def test_counted_texts_without_a_run_size_or_in_a_speed_run_are_not_read(setup):
 # A JSON, PyTorch or NumPy file whose name says it holds a corpus, tokens, samples or data is the text as the
 # run read it (holdout11/d ru_rwkv_quant_loo and holdout5/b rwkv_quant_readme "eval_corpus_multiling.pt", holdout13/b
 # ollama_turboquant "testdata/..._tokens.json", holdout10/d sglang_qwen3_30b_a3b lora "compare_sample_train_data.pt").
-@pytest.mark.parametrize("file", ["testdata/probe_run3_tokens.json", "shards/mixed_corpus_v2.pt", "bundle/replay_data.npz"])
+@pytest.mark.parametrize("file", ["testdata/probe_run3_tokens.json", "shards/mixed_corpus_v2.pt", "bundle/replay_data.npz",
+                                  # "spec" as a whole word only (review of round 20): a spectrum or inspection corpus is one
+                                  "eval/spectrum_corpus.pt", "inspection_samples.json"])
 def test_a_file_of_tokens_or_a_corpus_is_read(file):
     d = reading(f"{CLAIM}; the model reads `{file}` first.\n", 3)
     assert d.status != "missing" and d.evidence, d
@@ -343,3 +345,21 @@ def test_a_file_of_tokens_or_a_corpus_is_read(file):
                                   "kl_results.json", "dataset_spec.json"])
 def test_a_weight_tokenizer_spec_or_result_file_is_not_a_text(file):
     assert reading(f"{CLAIM}; the model reads `{file}` first.\n", 3).status == "missing"
+
+
+def test_run_sizes_read_a_long_line_in_linear_time():
+    """The words between a count and its unit are bounded (review of round 20: "1-" repeated took 0.5 s at 8,000
+    characters and 1.5 s at 16,000 before): a line eight times as long must take about eight times as long, not
+    thirty."""
+    import time
+
+    from kldcard.lint.read.eval_text_runs import RUN_SIZE
+
+    def took(n):
+        line = "1-" * n
+        t0 = time.perf_counter()
+        RUN_SIZE.search(line)
+        return time.perf_counter() - t0
+
+    small, large = took(1000), took(8000)
+    assert large < 12 * small + 0.05

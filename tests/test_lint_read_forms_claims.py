@@ -303,6 +303,7 @@ def test_pipe_table_cells_keep_escaped_pipes(row, cells):
         "        \"min_top1\": 0.95,\n    }\n```\n",  # a comment over a dict of defaults
         "### Looser thresholds for small runs\n\n**Scope**: pilots only\n\n**Changes**:\n- KL divergence: 0.15-0.3\n"
         "- Pairs: 300-800\n",  # a heading over a bare label
+        "Intro text.\n\nTolerances:\n\n- Mean KL divergence: no more than 0.1 nats\n",  # a one-word label opens it
     ],
 )
 def test_lists_titled_as_bounds_are_no_claim(text):
@@ -317,6 +318,11 @@ def test_lists_titled_as_bounds_are_no_claim(text):
         "### Gates\n\n- KL: mean 0.00054 against the fp32 arm.\n",  # results reported under a heading of gates
         "The KLD stays clearly under the 0.06 threshold. Results of the run:\n\n- KLD mean: 0.0543\n",  # a sentence opens it
         "### Looser thresholds for small runs\n\nWe ran the pilot anyway and measured:\n\n- KL divergence: 0.021\n",  # lead not bare
+        # a nearer list's own opener ends the walk up (review of round 20): a one-word label, an assignment's brace
+        "## Thresholds\n\n- max KL: 0.1\n\nResults:\n\n- Mean KL divergence: 0.05\n",
+        "## Default thresholds\n\n- max_kl: 0.1\n\nmeasured = {\n    \"mean_kl_divergence\": 0.05,\n}\n",
+        # a key with words after it is no dict entry: the walk stops at it and does not reach the heading
+        "### Limits\n\nNote: the run below is measured\n- Mean KL divergence: 0.05\n",
     ],
 )
 def test_lists_of_measurements_under_such_words_stay(text):

@@ -351,6 +351,9 @@ def test_a_bare_length_labelling_a_kl_figure_gives_the_context(text, n_ctx):
         f"{CLAIM_VS_BF16}\n\nThe cache footprint at 64K: 21,500 MiB.\n",  # a memory figure, no KL
         "The mean KLD against BF16 is 0.0231 at 2048 experts per step.\n",  # a noun after the number
         f"{CLAIM_VS_BF16}\n\nWith the sampler's top-k at 128, the mean KL does not move.\n",  # a setting's value
+        # a noun after the KL term: the k-number counts samples (review of round 20)
+        "Mean KL against BF16 is 0.0231, estimated from 100k KL samples over wikitext.\n",
+        "The mean KL against BF16 is 0.0231 (2k KL samples drawn).\n",
     ],
 )
 def test_a_bare_length_without_a_kl_beside_it_is_no_context(text):

@@ -383,6 +383,9 @@ def test_a_hash_under_the_name_of_the_code_that_ran_is_a_build(line):
     "Source: wikitext-2 test split.",  # no hash: the text's source
     "The source of the weights is `org/model`.",
     "Open source since 2024, see the repo at github.com/org/abc1234def.",  # a hash-like word inside a path
+    "Dataset source: `a1b2c3d4`",  # the data's source (review of round 20)
+    "Weights source: a1b2c3d4e5",  # the weights' source
+    "| Field | Value |\n|---|---|\n| models commit | `9e4c07b1d` |",  # the weights' commit, plural
 ])
 def test_code_words_without_a_build_hash_name_no_build(line):
     text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
@@ -408,6 +411,15 @@ def test_a_binary_from_the_build_folder_names_the_engine(line):
     "./build/bin/pack-quantize in.safetensors out.bin",  # the quantizer that made the files
     "Open `docs/build/guide` for the steps.",  # a path that only passes through a build folder
 ])
+
 def test_build_folder_paths_that_run_no_engine_name_none(line):
     text = f"{line}\n\nMean KLD against the BF16 reference: 0.0123.\n"
     assert reading(text, 2).status == "missing"
+
+
+# llama.cpp's own binaries under their older names are its tools, not a project's engine (review of round 20)
+@pytest.mark.parametrize("binary", ["perplexity", "main", "server", "imatrix"])
+def test_llama_cpp_binaries_under_older_names_are_no_project_engine(binary):
+    from kldcard.lint.read import runtime
+
+    assert runtime.BUILT_BINARY.search(f"./build/bin/{binary} -m model.gguf -f wiki.test.raw --kl-divergence") is None

@@ -155,7 +155,7 @@ NOT_TEXT_FILES = r"(?:shas?|sha256s?|checksums?|sums|requirements\w*|LICENSE|NOT
 # "dataset_spec.json", "stage2_metadata.json"). A prompts file is eval_text.NAMED's, read only where the sentence
 # speaks of the measurement ("`prompts.json` — mixed text" describing a bank for later runs, holdout6/b qbank1).
 # Bounded name parts: linear on a long word.
-TOKEN_FILE = (r"(?<![\w.\-])(?![\w.\-]{0,80}?(?:embed|special_tokens|added_tokens|weights?\b|metadata|spec|config|info\b|results?|logits))"
+TOKEN_FILE = (r"(?<![\w.\-])(?![\w.\-]{0,80}?(?:embed|special_tokens|added_tokens|weights?\b|metadata|spec\b|config|info\b|results?|logits))"
               r"[\w.\-]{0,80}?(?:corpus|tokens|samples?|(?<![a-z])data(?![a-z]))[\w.\-]{0,80}?\.(?:json|pt|npy|npz)\b")
 D3 = [
     re.compile(

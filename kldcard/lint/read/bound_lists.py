@@ -20,8 +20,9 @@ from kldcard.lint.read.lead_in_lists import LAST_SENTENCE
 
 # the nouns of a bound (as read.stated_bounds' labels, which need a colon right after them)
 BOUND_NOUN = re.compile(r"\b(?:thresholds?|limits?|tolerances?|acceptance\s+criteri(?:on|a))\b", re.IGNORECASE)
-# an item of a list: a bullet or number, or an entry of a dict or config ('"max_kl": 0.1', "max_kl = 0.1")
-ITEM = re.compile(r'^\s*(?:"[\w. -]{1,60}"\s*:|[\w.-]{1,60}\s*[:=])')
+# an item of a list: a bullet or number, or an entry of a dict or config with its value ('"max_kl": 0.1', "max_kl =
+# 0.1", "max_kl: <= 0.1"); a key with words after it ("Note: see below") or nothing ("Results:") is no entry
+ITEM = re.compile(r'^\s*(?:"[\w. -]{1,60}"|[\w.-]{1,60})\s*[:=]\s*[-+<>≤≥~"\'\[\d.]')
 # a line that opens a list: ends in a colon (emphasis after it allowed) or an opening brace, or is a code comment
 OPENER = re.compile(r"[:{][\s*_`]*$")
 COMMENT = re.compile(r"^\s*(?:#|//)")
@@ -37,7 +38,9 @@ def _title(doc: Doc, i: int) -> int | None:
     """The line that opens the list line ``i`` is an item of, or None (no list, or too far up)."""
     lines = doc.lines
     j = i - 1
-    while j >= 0 and i - j <= REACH and (not lines[j].strip() or LIST_ITEM.match(lines[j]) or ITEM.match(lines[j])):
+    # an item line that itself opens a list ("measured = {", "Results:") is the nearer list's title: stop there
+    while j >= 0 and i - j <= REACH and (not lines[j].strip() or LIST_ITEM.match(lines[j])
+                                         or (ITEM.match(lines[j]) and not OPENER.search(lines[j]))):
         j -= 1
     if j < 0 or i - j > REACH:
         return None

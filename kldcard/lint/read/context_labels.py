@@ -24,7 +24,8 @@ STOP_AFTER = r"(?=\s*[,;.)\]](?!\d)|\s*$)"
 # "at 8192,", "at 512/2k/8k," (at most eight lengths, each bounded: linear on a long line)
 AT_LENGTH = re.compile(r"(?<![\w-])(?:at|At|AT|@)\s+(" + LENGTH + r"(?:\s*/\s*" + LENGTH + r"){0,7})(?![\w/.,]\d|[\w-])" + STOP_AFTER, re.M)
 # "(16K: 6.9e-9 vs ...", "4k KL 0.015": a length in k right before a figure or the KL term that heads one
-K_LABEL = re.compile(r"(?<![\w.,/-])(\d{1,3}[kK])(?:\s*:\s*(?=[<~≈]?\d)|\s+(?:mean\s+|median\s+)?(?=KLD?\b))")
+# ("100k KL samples", "2k KL evaluations": a noun after the KL term makes the number a count of it, no length)
+K_LABEL = re.compile(r"(?<![\w.,/-])(\d{1,3}[kK])(?:\s*:\s*(?=[<~≈]?\d)|\s+(?:mean\s+|median\s+)?(?=KLD?\b(?!\s+[a-z])))")
 PATTERNS = [AT_LENGTH, K_LABEL]
 # a setting named just before "at" whose value the number is, not a length ("top-k at 128,", "group size at 128,", "batch
 # at 256,")

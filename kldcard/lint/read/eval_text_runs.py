@@ -22,7 +22,7 @@ from kldcard.lint.read.terms import POSITION_WORDS, alternation
 # a size of the run: "256-token contexts", "3,550 positions", "400 forced output tokens", "4096 held-out tokens",
 # "65.536 previsões", "51.175 posiciones"; not a rate ("128 tokens/s", "tokens per second")
 RUN_SIZE = re.compile(
-    r"(?<![\w.,])\d[\d,.]*\s*[kK]?[-\s](?:[\w-]+\s+){0,2}?(?:tokens?|positions|contexts?)\b(?!\s*/|\s+per\b)|"
+    r"(?<![\w.,])\d[\d,.]*\s*[kK]?[-\s](?:[\w-]{1,40}\s+){0,2}?(?:tokens?|positions|contexts?)\b(?!\s*/|\s+per\b)|"
     r"(?<![\w.,])\d[\d,.]*\s+(?:previsões|predicciones|" + alternation(POSITION_WORDS) + r")",
     re.IGNORECASE,
 )

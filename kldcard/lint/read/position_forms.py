@@ -34,7 +34,7 @@ PATTERNS = [SAMPLE_N, LISTED_TOKENS]
 # what a bracket opens on: a unit whose length the count gives ("sliding windows (2048 tokens, ...)", "context window
 # (4096 tokens)"), not a count of scored tokens
 LENGTH_OF = re.compile(r"\b(?:windows?|chunks?|sequences?|segments?|rows?|contexts?|prompts?|blocks?)\s*\($", I)
-SPEED = re.compile(context_written.SPEED_WORDS, re.I)
+SPEED = context_written.SPEED  # one compiled pattern of the speed words (eval_text_runs uses it too)
 
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:

@@ -118,8 +118,10 @@ PATTERNS: list[re.Pattern[str]] = [
     # larql h13/a, kpack h14/b, sushi h4/a, ja_vllm_mxfp4 dev), or the engine's own base ("Engine base `8d04ced…`":
     # mlx_serve h14/a). A hash of 7-40 hex digits with a letter and a digit, as COMMIT; not the weights' or data's
     BUILD_FIELD := re.compile(
-        r"(?:^[ \t]*\|[ \t]*\**(?:(?!(?:model|base|dataset|data|weights?|checkpoint|repo|revision)\b)[\w.\-]+[ \t]+)?commit\**[ \t]*\||"
-        r"(?<![\w\-/.])(?:binary|source|engine[ \t]+(?:base|build|commit))\**[ \t]*[:：]?[ \t]*\**(?:source[ \t]+)?)[ \t]*`?"
+        r"(?:^[ \t]*\|[ \t]*\**(?:(?!(?:models?|base|datasets?|data|weights?|checkpoints?|repo|revision)\b)[\w.\-]+[ \t]+)?commit\**[ \t]*\||"
+        # (a source of data or weights, "Dataset source: <hash>", is no build: the word before "source" is checked)
+        r"(?<![\w\-/.])(?<!dataset )(?<!weights )(?<!corpus )(?<!model )(?<!data )(?<!text )(?<!weight )"
+        r"(?:binary|source|engine[ \t]+(?:base|build|commit))\**[ \t]*[:：]?[ \t]*\**(?:source[ \t]+)?)[ \t]*`?"
         r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b(?![\w\-])",
         I | re.MULTILINE,
     ),
@@ -129,7 +131,9 @@ PATTERNS: list[re.Pattern[str]] = [
     # (NAMED_TOOL, tools.named); build folders that hold no binary, tests and quantizers are no engine
     BUILT_BINARY := re.compile(
         r"(?<![\w.\-/$])(?:\./)?build(?:-\w+)?/(?:bin/)?"
-        r"(?!llama-|test|(?:envs?|models?|lib|include|src|tmp|cache|out|logs?|data|CMakeFiles)(?![\w\-]))"
+        # llama.cpp's binaries under their older names too ("bin/perplexity", "bin/main", "bin/server")
+        r"(?!llama-|test|(?:envs?|models?|lib|include|src|tmp|cache|out|logs?|data|CMakeFiles|perplexity|main|server|"
+        r"quantize|imatrix|embedding|batched-bench|bench)(?![\w\-]))"
         r"(?![\w\-]*(?:quantiz|imatrix|convert))(?P<binary>[a-z][a-z0-9_]*(?:-[a-z0-9_]+){0,4})(?![\w.\-/])",
     ),
     DEVICE := re.compile(  # hardware the evidence patterns do not list
