@@ -204,6 +204,8 @@ def test_another_metrics_plural_carries_no_reference():
 @pytest.mark.parametrize(("text", "found"), [
     ("After the swap the source-logit KL rose to 0.412 on the held-out set.\n", True),
     ("| Measure | Value |\n|---|---|\n| Mean teacher-to-draft KL per token | 0.0371 |\n", True),
+    # the roles are read.terms.REF_ROLE, as the direction's "teacher → student" reads them
+    ("The baseline-to-int4 KL comes to 0.0371 per token.\n", True),
     # look-alikes: a compound with no role ("end-to-end KL"), a role joined to another noun ("source-code KL notes")
     ("The end-to-end KL rose to 0.412 on the held-out set.\n", False),
     ("Our source-code KL estimator reads 0.412 on the held-out set.\n", False),

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read.terms import KL_MENTION, KL_WORD
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD, REF_ROLE
 
 I = re.IGNORECASE
 
@@ -62,7 +62,7 @@ KL_HYPHEN = re.compile(r"(?<![A-Za-z_])(?:KLD?|KL-?div\w*)-(?:to|vs|from)-(?P<re
 # (holdout12/d experiment_016, holdout13/d gemma_signed: the model the logits are taken from, its name given where the
 # text calls it the source); a role with no name is ``incomplete``, as a "KLD-to-f16" compound
 ROLE_COMPOUND = re.compile(
-    r"(?<![\w-])(?P<ref>source|teacher|reference|parent|original|base|bf16|fp16|f16|fp32|f32)"
+    r"(?<![\w-])(?P<ref>source|" + REF_ROLE + r")"
     r"(?:-to-[A-Za-z][\w.]{0,30}|-logits?)[ \t]+(?:" + KL_WORD + r")(?![\w-])",
     I,
 )

@@ -20,7 +20,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import direction_forms
-from kldcard.lint.read.terms import KL_WORD
+from kldcard.lint.read.terms import KL_WORD, REF_ROLE
 
 I = re.IGNORECASE
 
@@ -43,7 +43,7 @@ FORMULA = re.compile(
     I,
 )
 # roles joined by an arrow or "to": "teacher → student", "from the reference to the quantized model"
-ROLE_REF = r"(?:teacher|reference|ref|base(?:line)?|original|parent|BF16|FP16|F16|FP32)"
+ROLE_REF = REF_ROLE
 ROLE_CAND = r"(?:student|candidate|cand|quant(?:ized|ised)?|compressed|test)"
 ROLES = re.compile(
     r"\b(?P<a>" + ROLE_REF + r"|" + ROLE_CAND + r")\s*(?:→|->|⟶)\s*(?P<b>" + ROLE_REF + r"|" + ROLE_CAND + r")\b|"

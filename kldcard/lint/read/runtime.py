@@ -85,6 +85,10 @@ LABELLED_FIELD = re.compile(
 ENGINE_IN_SENTENCE = re.compile(
     rf"(?<![\w.\-/]){engine_names.alternation()}(?![\w\-]|/(?!{engine_names.alternation()}(?![\w\-/]))|\.\w)", I
 )
+# what a commit or source hash belongs to when it is not the code that ran: the weights', the data's, a repo's
+# (one list for BUILD_FIELD's "| model commit |" cell and its "Dataset source:" look-behinds)
+NOT_CODE = ("models", "model", "base", "datasets", "dataset", "data", "weights", "weight", "checkpoints", "checkpoint",
+            "corpus", "text", "repo", "revision")
 PATTERNS: list[re.Pattern[str]] = [
     NAMED_TOOL,
     LABELLED_FIELD,
@@ -118,9 +122,10 @@ PATTERNS: list[re.Pattern[str]] = [
     # larql h13/a, kpack h14/b, sushi h4/a, ja_vllm_mxfp4 dev), or the engine's own base ("Engine base `8d04ced…`":
     # mlx_serve h14/a). A hash of 7-40 hex digits with a letter and a digit, as COMMIT; not the weights' or data's
     BUILD_FIELD := re.compile(
-        r"(?:^[ \t]*\|[ \t]*\**(?:(?!(?:models?|base|datasets?|data|weights?|checkpoints?|repo|revision)\b)[\w.\-]+[ \t]+)?commit\**[ \t]*\||"
-        # (a source of data or weights, "Dataset source: <hash>", is no build: the word before "source" is checked)
-        r"(?<![\w\-/.])(?<!dataset )(?<!weights )(?<!corpus )(?<!model )(?<!data )(?<!text )(?<!weight )"
+        r"(?:^[ \t]*\|[ \t]*\**(?:(?!(?:" + "|".join(NOT_CODE) + r")\b)[\w.\-]+[ \t]+)?commit\**[ \t]*\||"
+        # (a source of data or weights, "Dataset source: <hash>", is no build: the word before "source" is checked, one
+        # fixed-width look-behind per word)
+        r"(?<![\w\-/.])" + "".join(f"(?<!{w} )" for w in NOT_CODE) +
         r"(?:binary|source|engine[ \t]+(?:base|build|commit))\**[ \t]*[:：]?[ \t]*\**(?:source[ \t]+)?)[ \t]*`?"
         r"(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b(?![\w\-])",
         I | re.MULTILINE,
@@ -133,7 +138,7 @@ PATTERNS: list[re.Pattern[str]] = [
         r"(?<![\w.\-/$])(?:\./)?build(?:-\w+)?/(?:bin/)?"
         # llama.cpp's binaries under their older names too ("bin/perplexity", "bin/main", "bin/server")
         r"(?!llama-|test|(?:envs?|models?|lib|include|src|tmp|cache|out|logs?|data|CMakeFiles|perplexity|main|server|"
-        r"quantize|imatrix|embedding|batched-bench|bench)(?![\w\-]))"
+        r"embedding|batched-bench|bench)(?![\w\-]))"
         r"(?![\w\-]*(?:quantiz|imatrix|convert))(?P<binary>[a-z][a-z0-9_]*(?:-[a-z0-9_]+){0,4})(?![\w.\-/])",
     ),
     DEVICE := re.compile(  # hardware the evidence patterns do not list

@@ -121,6 +121,9 @@ KL_TERM = (
 # A KL term as one word of a phrase pattern: "mean KLD", "forward KL", "KL divergence fell", "2x lower KL-div",
 # "正向KL散度" (an ASCII word end, so a CJK word may follow whatever flags the reader compiles it with).
 KL_WORD = r"(?:KLD|KL[- ]?div\w*|KL)(?![A-Za-z0-9_])"
+# the words for the side a KL is taken against when a text names it by its role or dtype ("teacher → student",
+# "source-to-candidate KL"): read.direction's roles and read.comparison's role compounds
+REF_ROLE = r"(?:teacher|reference|ref|base(?:line)?|original|parent|BF16|FP16|F16|FP32)"
 # The same without a bare "KL", where two letters alone are too weak a sign (a log's "KLD=0.08", "KL-div: 0.1").
 KL_NAME = r"(?:KLD|KL[- ]?div\w*)"
 # Whether a heading, a cell or a sentence speaks of the divergence at all, in any card language: looser than
