@@ -31,7 +31,7 @@ from kldcard.lint.read import aggregation, front_matter, slash_pairs, tool_engin
 from kldcard.lint.read.complete import CAN_BE_INCOMPLETE, is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
 from kldcard.lint.scan import search
-from kldcard.lint.reading import HINTS, NAMES, ClaimReading, DisclosureReading, Evidence, NumberReading
+from kldcard.lint.reading import HINTS, ClaimReading, DisclosureReading, Evidence, NumberReading
 from kldcard.lint.tool_defaults import Tool, default_values, defaults, recognise
 
 __all__ = ["read_card", "read_claims"]
@@ -355,8 +355,7 @@ def with_learnt(readings: list[ClaimReading], doc: Doc) -> list[ClaimReading]:
         return readings
     shared = {
         n: DisclosureReading(n, "incomplete", {}, (Evidence(clean(doc.lines[i]), doc.first_line + i, 1, learnt=round(p, 2)),),
-                             (f"the rules read no {NAMES[n]} here, but the card's words suggest one (learnt reading): "
-                              f"state it in a form a reader can check: {HINTS[n]}",))
+                             (f"state it in a form a reader can check: {HINTS[n]}",))
         for n, (p, i) in found.items()
     }
     return [dataclasses.replace(r, disclosures={**r.disclosures, **shared}) for r in readings]
