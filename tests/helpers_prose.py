@@ -133,9 +133,8 @@ def path(name: str) -> Path:
     return CORPUS / name
 
 
-def report(name: str, *, learnt: bool = True) -> ProseReport:
-    """The prose report of labelled text ``name``; ``learnt=False``: the rules' reading alone."""
-    return analyse(read_card(path(name)), learnt=learnt)
+def report(name: str) -> ProseReport:
+    return analyse(read_card(path(name)))
 
 
 def claim_lines(rep: ProseReport) -> list[int]:

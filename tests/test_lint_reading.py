@@ -210,3 +210,14 @@ def test_json_lines_finding_carries_its_reading(capsys):
 def test_a_structured_card_has_no_prose_reading(capsys):
     rc, out, _ = run_cli(capsys, "lint", "-o", "json", str(ROOT / "examples" / "cards" / "compliant.md"))
     assert json.loads(out)["reading"] == {}
+
+
+def test_line_numbers_count_only_the_files_line_breaks(tmp_path, capsys):
+    """A form feed or U+2028 inside a line is no line break: the claim's finding and its evidence keep the file's
+    line numbers (str.splitlines would split there and shift every later line)."""
+    path = tmp_path / "README.md"
+    path.write_bytes("# Card\n\nPage one\x0cpage two, and a\u2028separator.\nMean KLD 0.021 on wiki.test.raw.\n".encode())
+    rc, out, _ = run_cli(capsys, "lint", "-o", "json", str(path))
+    (claim,) = json.loads(out)["reading"][str(path)]
+    assert claim["line"] == 4
+    assert claim["disclosures"][2]["evidence"][0]["line"] == 4  # D3 'wiki.test.raw'

@@ -45,9 +45,7 @@ class _Formatter(argparse.HelpFormatter):
 
 def _reading_epilog() -> str:
     from kldcard.lint.read.complete import REQUIRED
-    from kldcard.lint.read.learnt import DISCLOSURES
 
-    learnt = ", ".join(f"D{n}" for n in DISCLOSURES)
     complete = "; ".join(f"D{n} " + " or ".join("+".join(a) for a in alts) for n, alts in REQUIRED.items())
     return (
         "The reading (--explain, and 'reading' in -o json / json-lines). A card without a kld_evaluation block is "
@@ -60,15 +58,14 @@ def _reading_epilog() -> str:
         "            D6 scheme, count; D7 direction (forward|reverse|js|both|as-written), unit (nats|bits);\n"
         "            D8 scheme (full|top-k|floor|sampled-token), k, floor; D9 statistic (mean|median|max|min|cvar|pNN), uncertainty\n"
         "  evidence  LINE:COL 'quoted text' in the card file, 'front matter /base_model' (the Hub's keys),\n"
-        "            the tool default an inferred value comes from, or (incomplete, no value) the line a learnt\n"
-        f"            reading points at with its probability: 'learnt reading, p=0.81' ({learnt} only)\n"
+        "            or the tool default an inferred value comes from\n"
         "  needs     what complete still lacks\n\n"
         f"Complete, in prose: {complete}. The nearest statement wins (the claim's own section), a statement in a "
         "section without claims applies to every claim, and the front matter's base_model (unless "
         "base_model_relation says finetune, adapter or merge) and calibration datasets fill what the text leaves. "
         "JSON: \"reading\": {FILE: [{kind, line, column, text, tool, numbers: [{text, value, line, column, unit, "
         "statistic, candidate}] (value in the unit: \"35 mbits\" reads 0.035, unit bits), disclosures: [{disclosure, name, status, value, evidence: [{text, line, column, key, "
-        "tool, learnt}], needs}]}]} (schemas/lint-report.schema.json); json-lines: each KLD30x/KLD33x finding's \"reading\" is "
+        "tool}], needs}]}]} (schemas/lint-report.schema.json); json-lines: each KLD30x/KLD33x finding's \"reading\" is "
         "the disclosure reading it was reached from.\n\n"
         "--fix --scaffold writes a kld_evaluation block with every field the schema requires: the card's stated "
         "values, TODO placeholders elsewhere (a printed number whose statistic the card leaves open is quoted in "

@@ -2,8 +2,8 @@
 
 One block per claim (where it is, what kind, the tool recognised, its numbers), then a row per
 disclosure: status, the value read, and the evidence (``line:col "quoted span"``, ``front matter
-/base_model``, the tool default an ``inferred`` reading comes from, or the line a learnt reading
-points at, with its probability), and for ``incomplete`` and ``missing`` what is still needed. Formatting only; every string from the card goes through
+/base_model``, or the tool default an ``inferred`` reading comes from), and for ``incomplete`` and
+``missing`` what is still needed. Formatting only; every string from the card goes through
 :func:`kldcard.lint.reader.clean` (one line, no control or bidi characters).
 """
 
@@ -28,8 +28,6 @@ def _value(v: Any) -> str:
 def evidence_text(e: Evidence) -> str:
     if e.key is not None:
         return f"front matter {e.key} {clean(repr(e.text), 60)}"
-    if e.learnt is not None:
-        return f"{e.line}:{e.column} learnt reading, p={e.learnt:.2f}: {clean(repr(e.text), 70)}"
     if e.tool is not None:
         return f"{e.line}:{e.column} {e.tool} default: {clean(e.text, 90)}"
     return f"{e.line}:{e.column} {clean(repr(e.text), 70)}"

@@ -175,8 +175,13 @@ def _html_table(lines: list[str], starts: list[int], code: list[bool], i: int, t
     return j
 
 
+# The line breaks a file's line numbers count (CRLF, CR, LF: as document._line_of and editors do). str.splitlines
+# also breaks at form feeds, U+2028 and other separators, which would shift every later line's number.
+LINE = re.compile(r"[^\r\n]*+(?:\r\n|\r|\n)|[^\r\n]++$")
+
+
 def scan(body: str, first_line: int) -> Doc:
-    raw = body.splitlines(keepends=True) or [""]
+    raw = LINE.findall(body) or [""]
     starts, lines = [], []
     off = 0
     for r in raw:

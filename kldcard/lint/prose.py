@@ -19,11 +19,23 @@ from kldcard.lint.claims import KLD_TERM, TRAINING_CONTEXT, Claim, KldNumber, fi
 from kldcard.lint.findings import MORE, Finding, merge_groups
 from kldcard.lint.interval_prose import iid_intervals_over_chunks
 from kldcard.lint.markdown import HEADING, Doc, scan
-from kldcard.lint.reading import HINTS, NAMES
+from kldcard.lint.reading import NAMES
 
 if TYPE_CHECKING:
     from kldcard.lint.evidence import CardEvidence
     from kldcard.lint.reading import ClaimReading, DisclosureReading
+
+HINTS = {
+    1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
+    2: "name the engine and version/build that produced the logits on both sides, and the hardware",
+    3: "name the evaluation text: dataset and split, revision or sha256, token count, chat template or raw",
+    4: "name the calibration data (set and size) or say none was used, and whether it overlaps the evaluation text",
+    5: "give the context length, the stride and the number of windows/chunks",
+    6: "say which positions in each window were scored and how many in total",
+    7: "say which direction is reported: KL(P_ref ‖ P_cand) (forward), reverse or JS, in nats",
+    8: "say whether the full vocabulary was used, or top-k / a storage floor, and the vocabulary sizes",
+    9: "say which statistic each number is (token mean, median, p99, ...) and the uncertainty model",
+}
 
 
 @dataclass(frozen=True)
@@ -41,10 +53,9 @@ class ProseReport:
         return next((s for s in ("stated", "incomplete", "inferred") if s in got), "missing")
 
 
-def analyse(card: Card, doc: Doc | None = None, *, reading: bool = True, learnt: bool = True) -> ProseReport:
+def analyse(card: Card, doc: Doc | None = None, *, reading: bool = True) -> ProseReport:
     """Claims, readings and disclosure evidence of ``card`` (no findings); ``doc``: its body already
-    scanned. ``reading=False``: the claims only (a card with a block needs no reading of its prose);
-    ``learnt=False``: the rules' reading alone, without :mod:`kldcard.lint.read.learnt` (what it is trained against)."""
+    scanned. ``reading=False``: the claims only (a card with a block needs no reading of its prose)."""
     doc = doc or scan(card.body, card.body_line)
     claims = find_claims(doc)
     if not claims or not reading:
@@ -56,7 +67,7 @@ def analyse(card: Card, doc: Doc | None = None, *, reading: bool = True, learnt:
 
     found = collect(doc)
     evidence = assess(doc, claims, card.metadata, found)
-    return ProseReport(doc, claims, evidence, read_claims(doc, claims, card.metadata, found, learnt=learnt))
+    return ProseReport(doc, claims, evidence, read_claims(doc, claims, card.metadata, found))
 
 
 def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None = None,
@@ -197,9 +208,6 @@ def describe(d: DisclosureReading) -> str:
     from kldcard.lint.reader import clean
 
     said = WHAT_READ[n].format(v=clean(what, 100)) if what else f"mentions the {NAMES[n]} without a value the reader can use"
-    learnt = next((e.learnt for e in d.evidence if e.learnt is not None), None)
-    if learnt is not None:  # kldcard.lint.read.learnt: the words suggest it, no rule read it
-        said = f"seems to state the {NAMES[n]} (learnt reading, p={learnt:.2f}), in words no rule reads"
     return said + f" ({where})"
 
 

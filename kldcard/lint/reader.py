@@ -18,7 +18,6 @@ looks its candidates up by bisection, and readings are shared between claims wit
 
 from __future__ import annotations
 
-import dataclasses
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from bisect import bisect_left, bisect_right
 from typing import Any
@@ -28,10 +27,10 @@ from kldcard.lint.claims import KLD_TERM, Claim, KldNumber, find_claims
 from kldcard.lint.evidence import collect
 from kldcard.lint.markdown import HEADING, Doc, Table, scan
 from kldcard.lint.read import aggregation, front_matter, slash_pairs, tool_engine, values
-from kldcard.lint.read.complete import CAN_BE_INCOMPLETE, is_complete, needs
+from kldcard.lint.read.complete import is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
 from kldcard.lint.scan import search
-from kldcard.lint.reading import HINTS, ClaimReading, DisclosureReading, Evidence, NumberReading
+from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
 from kldcard.lint.tool_defaults import Tool, default_values, defaults, recognise
 
 __all__ = ["read_card", "read_claims"]
@@ -331,31 +330,11 @@ def named_tool(doc: Doc) -> str | None:
 
 
 def read_claims(doc: Doc, claims: list[Claim], metadata: dict[str, Any] | None = None,
-                found: dict[int, list[re.Match[str]]] | None = None, *, learnt: bool = True) -> list[ClaimReading]:
+                found: dict[int, list[re.Match[str]]] | None = None) -> list[ClaimReading]:
     """The readings of ``claims`` (:func:`kldcard.lint.claims.find_claims` of ``doc``); ``found``:
-    :func:`kldcard.lint.evidence.collect` of ``doc`` when already computed; ``learnt=False``: the rules alone."""
+    :func:`kldcard.lint.evidence.collect` of ``doc`` when already computed."""
     if not claims:
         return []
     reader = _Reader(doc, metadata, found)
     reader.claimed = {reader.section(c.offset)[0] for c in claims}
-    readings = [reader.claim(c) for c in claims]
-    return with_learnt(readings, doc) if learnt else readings
-
-
-def with_learnt(readings: list[ClaimReading], doc: Doc) -> list[ClaimReading]:
-    """``readings`` with each disclosure the rules found nowhere, but the learnt reading takes for
-    stated, turned ``incomplete``: no value, the line that weighs most as evidence, and a request to
-    state it in a form a reader can check (:mod:`kldcard.lint.read.learnt`)."""
-    from kldcard.lint.read import learnt  # its weights load only for a card the rules leave a gap in
-
-    # only where an incomplete reading has a rule (KLD33n): a direction or vocabulary is read or it is not
-    wanted = {n for n in CAN_BE_INCOMPLETE if all(r.disclosures[n].status == "missing" for r in readings)}
-    found = learnt.suggest(doc.lines, doc.code, wanted) if wanted else {}
-    if not found:
-        return readings
-    shared = {
-        n: DisclosureReading(n, "incomplete", {}, (Evidence(clean(doc.lines[i]), doc.first_line + i, 1, learnt=round(p, 2)),),
-                             (f"state it in a form a reader can check: {HINTS[n]}",))
-        for n, (p, i) in found.items()
-    }
-    return [dataclasses.replace(r, disclosures={**r.disclosures, **shared}) for r in readings]
+    return [reader.claim(c) for c in claims]

@@ -38,19 +38,6 @@ NAMES = {
 Status = Literal["stated", "incomplete", "inferred", "missing"]
 STATUSES: tuple[Status, ...] = ("stated", "incomplete", "inferred", "missing")
 
-# what a card should say for each, as a finding asks for it
-HINTS = {
-    1: "name the reference checkpoint: repo id, pinned revision (commit or sha256) and dtype (BF16 expected)",
-    2: "name the engine and version/build that produced the logits on both sides, and the hardware",
-    3: "name the evaluation text: dataset and split, revision or sha256, token count, chat template or raw",
-    4: "name the calibration data (set and size) or say none was used, and whether it overlaps the evaluation text",
-    5: "give the context length, the stride and the number of windows/chunks",
-    6: "say which positions in each window were scored and how many in total",
-    7: "say which direction is reported: KL(P_ref ‖ P_cand) (forward), reverse or JS, in nats",
-    8: "say whether the full vocabulary was used, or top-k / a storage floor, and the vocabulary sizes",
-    9: "say which statistic each number is (token mean, median, p99, ...) and the uncertainty model",
-}
-
 DISCLOSURES = NAMES  # one table: the names a reading and a finding give the nine disclosures
 
 # The normalised value of each disclosure: the keys a reader may fill (all optional). Strings are as
@@ -89,9 +76,7 @@ class Evidence:
 
     ``line``/``column`` are 1-based positions in the card file (front matter counted); ``key`` is a
     JSON pointer into the front matter (``/base_model``) when the evidence is metadata; ``tool`` names
-    the tool whose documented defaults an ``inferred`` reading comes from; ``learnt`` is the probability
-    the learnt reading (:mod:`kldcard.lint.read.learnt`) gives that the card states the disclosure, when
-    the evidence is its line and not a value the rules read.
+    the tool whose documented defaults an ``inferred`` reading comes from.
     """
 
     text: str
@@ -99,11 +84,10 @@ class Evidence:
     column: int | None = None
     key: str | None = None
     tool: str | None = None
-    learnt: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text}
-        for name in ("line", "column", "key", "tool", "learnt"):
+        for name in ("line", "column", "key", "tool"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         return out

@@ -137,8 +137,6 @@ _EVIDENCE = {
         "column": {"type": "integer", "minimum": 1},
         "key": {"type": "string", "description": "JSON pointer into the front matter (/base_model)"},
         "tool": {"type": "string", "description": "the tool whose documented default an inferred reading is"},
-        "learnt": {"type": "number", "minimum": 0, "maximum": 1,
-                   "description": "the learnt reading's probability that the card states the disclosure, for the line it points at (no value read)"},
     },
 }
 DISCLOSURE_READING_SCHEMA = {

@@ -16,7 +16,6 @@ structurally (KLD1xx/KLD2xx) and its prose only checked against the block (KLD31
 from __future__ import annotations
 
 from kldcard.lint.read.complete import CAN_BE_INCOMPLETE, REQUIRED
-from kldcard.lint.read.learnt import DISCLOSURES as LEARNT
 from kldcard.lint.rule import RuleSet
 
 RULES = RuleSet()
@@ -153,13 +152,6 @@ INCOMPLETE = {
 }
 assert set(INCOMPLETE) == set(CAN_BE_INCOMPLETE), "one KLD33n rule per disclosure that can be incomplete"
 
-_LEARNT = (
-    "Also reported, with no value, where no rule reads the disclosure but the learnt reading (a model trained on "
-    "the labelled corpus, kldcard.lint.read.learnt) takes the card's words for a statement of it: the message "
-    "says 'seems to state', gives the probability and the line whose words weigh most, and asks for the "
-    "disclosure in a form a reader can check. "
-)
-
 for _n, (_name, _gap, _example, _fix) in INCOMPLETE.items():
     _complete = " or ".join(" + ".join(alt) for alt in REQUIRED[_n])
     rule(
@@ -172,8 +164,7 @@ for _n, (_name, _gap, _example, _fix) in INCOMPLETE.items():
             f"{MISSING[_n][1]} the card states only in part: it {_gap}. Complete, in prose, means: {_complete}. "
             "The message says what was read, where (line and quoted text, or front-matter key such as "
             "/base_model), and what is still needed; `kldcard lint --explain` prints the whole reading. "
-            + (_LEARNT if _n in LEARNT else "")
-            + "One finding per distinct reading, at the first claim it applies to."
+            "One finding per distinct reading, at the first claim it applies to."
         ),
         why=(
             f"A reader who sees what was found can finish the disclosure in one edit; calling it missing "
