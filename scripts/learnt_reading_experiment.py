@@ -83,19 +83,20 @@ FOLDS = 5
 LAMBDA, STEPS, RATE = 1e-3, 400, 0.05
 
 
-def texts(hold_out: set[str]) -> list[dict]:
+def texts() -> list[dict]:
+    """Every labelled KLD-claiming text, read once: its body, lines, and what its labels want per disclosure."""
     out = []
     for name, lab in sorted(corpus.labels().items()):
-        if not lab["claims"] or lab["split"] in hold_out:
+        if not lab["claims"]:
             continue
         card = read_card(corpus.path(name))
-        partial = set(lab.get("incomplete") or ())
-        found = {n: lab["D"][n] != "M" or n in partial for n in range(1, 10)}  # as the corpus is scored
+        wanted = {n: corpus.wanted(lab, n) for n in range(1, 10)}
+        found = {n: w != "M" for n, w in wanted.items()}  # as the corpus is scored
         # what the model learns: the text *says* it (an I label comes from a tool's defaults, which the
         # rules already infer; learning it would teach "Mean KLD" -> positions stated)
-        said = {n: lab["D"][n] == "S" or n in partial for n in range(1, 10)}
+        said = {n: w == "S" for n, w in wanted.items()}
         doc = scan(card.body, card.body_line)
-        out.append({"name": name, "split": lab["split"], "body": "\n".join(doc.lines), "lines": doc.lines,
+        out.append({"name": name, "split": lab["split"], "card": card, "body": "\n".join(doc.lines), "lines": doc.lines,
                     "first": doc.first_line, "found": found, "said": said})
     return out
 
@@ -111,6 +112,15 @@ def matrix(feats: list[set[str]], vocab: dict[str, int]) -> np.ndarray:
     return x
 
 
+def adam_step(w: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, t: int) -> None:
+    """Step ``t`` (from 1) of Adam on ``w`` with gradient ``g``; ``w`` and the moment estimates ``m``, ``v`` in place."""
+    m *= 0.9
+    m += 0.1 * g
+    v *= 0.999
+    v += 0.001 * g * g
+    w -= RATE * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+
+
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     """Adam on the mean log-loss plus LAMBDA/2 |w|^2; deterministic (no sampling)."""
     w = np.zeros(x.shape[1], np.float32)
@@ -120,9 +130,7 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
         p = 1 / (1 + np.exp(-(x @ w + b)))
         g = x.T @ (p - y) / len(y) + LAMBDA * w
         b -= RATE * float((p - y).mean())
-        m = 0.9 * m + 0.1 * g
-        v = 0.999 * v + 0.001 * g * g
-        w -= RATE * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        adam_step(w, g, m, v, t)
     return w, b
 
 
@@ -138,7 +146,7 @@ def rule_found(rows: list[dict]) -> list[dict]:
     "ev": per disclosure the body lines (0-based) of the evidence the rules read in the text itself."""
     out = []
     for r in rows:
-        rep = corpus.report(r["name"])
+        rep = analyse(r["card"])  # corpus.report, on the card texts() read
         got = corpus.statuses(rep)
         ev = {n: {e.line - r["first"] for c in rep.readings for e in c.disclosures[n].evidence
                   if e.line is not None and e.key is None and e.tool is None} for n in range(1, 10)}
@@ -197,8 +205,8 @@ def evaluate(model: dict, rows: list[dict], rules: list[dict]) -> None:
         comb = list(base)
         if m is not None:
             for i, r in enumerate(rows):
-                if rules[i][0] and not base[i] and len(features(r["body"])) >= MIN_FEATURES:
-                    comb[i] = probability(m["weights"], m["bias"], features(r["body"])) > m["threshold"]
+                if rules[i][0] and not base[i] and len(feats := features(r["body"])) >= MIN_FEATURES:
+                    comb[i] = probability(m["weights"], m["bias"], feats) > m["threshold"]
         added = [w for b, c, w in zip(base, comb, want) if c and not b]
         (bp, br), (cp, cr) = pr(base, want), pr(comb, want)
         tail = f"{len(added)} ({sum(added)})" if m else "no model kept"
@@ -222,9 +230,7 @@ def fit_sparse(rows: list[list[int]], y: np.ndarray, size: int, lam: float = 1e-
         r = (p - y) * weight / len(y)
         g = np.bincount(idx, weights=r[row_of] * val, minlength=size) + lam * w
         b -= RATE * float(r.sum())
-        m = 0.9 * m + 0.1 * g
-        v = 0.999 * v + 0.001 * g * g
-        w -= RATE * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        adam_step(w, g, m, v, t)
     return w, b
 
 
@@ -309,11 +315,11 @@ def main() -> int:
     ap.add_argument("--lines", action="store_true", help="the line-level variant instead (a threshold sweep, not a measurement)")
     args = ap.parse_args()
     hold = {s for s in args.hold_out.split(",") if s}
-    rows = texts(hold)
+    every = texts()
+    rows = [r for r in every if r["split"] not in hold]
+    test = [r for r in every if r["split"] in hold]
     print(f"training on {len(rows)} labelled KLD texts (held out: {sorted(hold)})", file=sys.stderr)
-    rules = rule_found(rows)
-    test = [r for r in texts(set()) if r["split"] in hold]
-    test_rules = rule_found(test)
+    rules, test_rules = rule_found(rows), rule_found(test)
     if args.lines:
         lines_mode(rows, rules, test, test_rules)
         return 0

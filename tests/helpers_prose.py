@@ -133,6 +133,13 @@ def path(name: str) -> Path:
     return CORPUS / name
 
 
+def wanted(lab: dict[str, Any], n: int) -> str:
+    """The S/I/M a label asks of the reader for disclosure ``n``: R8' (issue 28) labels a disclosure the text states
+    in part (an engine without a version, ...) M with n in ``incomplete``; the reader reports it as ``incomplete``, so
+    it is wanted as found (S)."""
+    return "S" if lab["D"][n] == "M" and n in (lab.get("incomplete") or ()) else lab["D"][n]
+
+
 def report(name: str) -> ProseReport:
     return analyse(read_card(path(name)))
 
@@ -198,12 +205,8 @@ def score(splits: set[str] | None = None, rounds: set[int] | None = None, prefix
         rep = report(name)
         s.claim_lines_exact += claim_lines(rep) == lab["claims"]
         got = statuses(rep)
-        partial = set(lab.get("incomplete") or ())
         for n in range(1, 10):
-            # R8' (issue 28): a disclosure the old rules call missing but that the text states in part (an
-            # engine without version, ...) is labelled M with n in `incomplete`; the reading reports it as
-            # `incomplete`, so it is scored as found.
-            want = "S" if lab["D"][n] == "M" and n in partial else lab["D"][n]
+            want = wanted(lab, n)
             g, w = got[n] != "M", want != "M"
             s.tp[n] += g and w
             s.fp[n] += g and not w

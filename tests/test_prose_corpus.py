@@ -33,6 +33,7 @@ from helpers_prose import (
     score,
     statuses,
     table,
+    wanted as wanted_status,
 )
 
 from kldcard.card.document import read_card
@@ -205,9 +206,8 @@ def test_stated_inferred_missing_match_the_labels(name):
 
 
 def wanted(lab: dict) -> dict[int, str]:
-    """S/I/M per disclosure as scored: an M stated in part (n in `incomplete`, R8') reads as found."""
-    partial = set(lab.get("incomplete") or ())
-    return {n: "S" if lab["D"][n] == "M" and n in partial else lab["D"][n] for n in range(1, 10)}
+    """S/I/M per disclosure as scored."""
+    return {n: wanted_status(lab, n) for n in range(1, 10)}
 
 
 @pytest.mark.parametrize("name", WITHOUT_CLAIMS)
