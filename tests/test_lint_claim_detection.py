@@ -156,6 +156,53 @@ def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
     assert claim_lines(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Con la rotación, la KLD media baja un 31 %.\n",  # es: the term, the verb, "un", the amount
+        "El nuevo kernel reduce la KLD media en un 12%.\n",  # es: the verb, its object, "en un"
+        "Com o patch, a KLD média caiu 30%.\n",  # pt
+        "O patch reduz a KLD em 18%.\n",
+        "Avec la rotation, la divergence KL moyenne diminue de 30\u202f%.\n",  # fr: a narrow no-break space before %
+        "Le nouveau noyau réduit la KLD de 9 %.\n",
+        "Mit Rotation sinkt die mittlere KLD um 12 %.\n",  # de
+        "Die Rotation senkt die KL-Divergenz um 40 %.\n",
+        "После правки среднее KL снизилось на 30%.\n",  # ru
+        "Квантование по группам снижает KL на 25%.\n",
+        "回転によりKLダイバージェンスが30%減少した。\n",  # ja: the term with its own word, then the particle
+        "新方法的KL散度降幅最高达70%。\n",  # zh: a noun of the change's size
+    ],
+)
+def test_relative_changes_in_the_card_languages_are_claims(text):
+    assert claim_lines(text) == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La penalización KL baja un 30% tras el calentamiento.\n",  # a training setting
+        "Queremos que la KLD baje un 30%.\n",  # a wish: no verb of a measured change
+        "Die KLD sinkt, der Durchsatz steigt um 12 %.\n",  # the amount belongs to another quantity's verb
+    ],
+)
+def test_training_wishes_and_other_quantities_changes_in_the_card_languages_are_not_claims(text):
+    assert claim_lines(text) == []
+
+
+def test_a_policy_of_a_system_part_is_no_rl_policy():
+    text = ("Quality: gate policy (b) is passed, as judged by the arbiter\n"
+            "(`results/kld-1`: canon KLD 0.0362 vs shipped-path 0.0563).\n")
+    assert claim_lines(text) == [2]
+    assert claim_lines(text.replace("gate policy", "the policy")) == []  # the model RL trains: a training KL
+    assert claim_lines("With the new eviction policy the mean KLD is 0.012.\n") == [1]
+
+
+def test_a_hyphenated_qualifier_may_stand_between_a_value_and_its_kl_term():
+    assert claim_numbers("The FP8 head costs +0.0005 mean weight-only KL.\n") == [["0.0005"]]
+    assert claim_numbers("It reaches 0.021 per-token KL on the held-out set.\n") == [["0.021"]]
+    assert claim_numbers("Agreement is 0.95 top-1 KL-wise.\n") == []  # a top-k is another metric
+
+
 def test_an_integer_times_a_negative_power_of_ten_is_a_kld_value():
     assert claim_numbers("The two engines agree to a mean KLD of 3×10⁻⁶; that is rounding.\n") == [["3×10⁻⁶"]]
     assert claim_numbers("The KLD table covers 3×10⁵ tokens.\n") == []  # a count, not a divergence

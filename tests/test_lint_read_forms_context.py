@@ -358,3 +358,25 @@ def test_a_bare_length_labelling_a_kl_figure_gives_the_context(text, n_ctx):
 )
 def test_a_bare_length_without_a_kl_beside_it_is_no_context(text):
     assert reading(text, 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        (f"{CLAIM_VS_BF16} The run used `seq_len` 256.\n", 256),  # a code span around the key
+        (f"{CLAIM_VS_BF16} The run used seq_len=`512`.\n", 512),
+        (f"{CLAIM_VS_BF16} We scored 256 tokens per passage.\n", 256),  # the length per unit of text
+        (f"{CLAIM_VS_BF16} Each book was cut to 1024 tokens per document.\n", 1024),
+    ],
+)
+def test_context_as_a_sequence_length_key_or_tokens_per_unit_of_text(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value["n_ctx"] == n_ctx, d
+
+
+def test_tokens_per_second_are_no_tokens_per_passage():
+    assert reading(f"{CLAIM_VS_BF16} Decode runs at 256 tokens per second.\n", 5).status == "missing"
+
+
+def test_tokens_generated_per_prompt_are_no_context():
+    assert reading(f"{CLAIM_VS_BF16} We generated 256 tokens per prompt.\n", 5).status == "missing"

@@ -422,3 +422,13 @@ def test_a_listed_token_count_beside_a_kl_is_the_count_scored(text, count):
 def test_a_listed_token_count_elsewhere_is_no_count_scored(text):
     d = reading(text, 6)
     assert d.value.get("count") in (None, 100), d
+
+
+@pytest.mark.parametrize("text", [f"{CLAIM_VS_BF16} It is the mean over 48 scored sequences.\n",
+                                  f"{CLAIM_VS_BF16} It is the mean over the 12 evaluated windows.\n"])
+def test_a_count_of_scored_windows_is_a_position_scheme(text):
+    assert reading(text, 6).status != "missing"
+
+
+def test_a_count_of_sequences_without_a_scoring_word_elsewhere_is_not_read():
+    assert reading(f"{CLAIM_VS_BF16} The server handled 48 concurrent sequences.\n", 6).status == "missing"

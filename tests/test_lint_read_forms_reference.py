@@ -230,3 +230,17 @@ def test_a_role_first_in_a_kl_compound_names_the_reference(text, found):
 ])
 def test_between_without_a_kl_term_names_no_pair(text, found):
     assert (reading(text, 1).status != "missing") is found
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Mean KLD vs the exact oracle: 0.012.\n", "the exact oracle"),
+        ("Mean KLD vs the pre-edit model: 0.012.\n", "the pre-edit model"),
+        ("The mean KL against the uncompressed run is 0.004.\n", "the uncompressed run"),
+        ("Mean KL vs FP64: 3e-7.\n", "FP64"),
+    ],
+)
+def test_a_role_by_what_the_reference_lacks_or_how_exactly_it_computes_is_incomplete(text, quote):
+    d = reading(text, 1)
+    assert d.status == "incomplete" and any(quote in e.text for e in d.evidence), d

@@ -423,3 +423,24 @@ def test_llama_cpp_binaries_under_older_names_are_no_project_engine(binary):
     from kldcard.lint.read import runtime
 
     assert runtime.BUILT_BINARY.search(f"./build/bin/{binary} -m model.gguf -f wiki.test.raw --kl-divergence") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("The mean KLD vs BF16 is 0.012, measured on an Intel Arc Pro B70.\n", "Intel Arc Pro B70"),
+        ("The mean KLD vs BF16 is 0.012, measured on one NVIDIA T4.\n", "NVIDIA T4"),
+        ("The mean KLD vs BF16 is 0.012 on a Radeon RX 7900 XTX.\n", "Radeon RX 7900 XTX"),
+        ("The mean KLD vs BF16 is 0.012, measured on a TPU v5e.\n", "TPU v5e"),
+        ("The mean KLD vs BF16 is 0.012, measured on Apple M2 Max.\n", "Apple M2 Max"),
+    ],
+)
+def test_accelerators_by_their_makers_names_are_hardware(text, quote):
+    d = reading(text, 2)
+    assert d.status != "missing" and any(quote in e.text for e in d.evidence), d
+
+
+@pytest.mark.parametrize("text", ["The mean KLD vs BF16 is 0.012 (tier T4 of the ladder).\n",
+                                  "The mean KLD vs BF16 is 0.012; see table A10 in the appendix.\n"])
+def test_short_accelerator_names_without_their_maker_are_not_hardware(text):
+    assert reading(text, 2).status == "missing"

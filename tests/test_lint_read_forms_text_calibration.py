@@ -388,3 +388,21 @@ def test_a_calibration_after_a_closed_conditional_that_repeats_its_word_is_not_h
 def test_a_conditional_calibration_in_its_own_sentence_stays_hypothetical():
     text = f"{CLAIM_VS_BF16}\n\n- **Note.** If the files were calibrated on similar prose, the perplexity flatters them.\n"
     assert reading(text, 4).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The mean KLD vs BF16 on math500 is 0.012 and on MBPP-plus 0.015.\n",  # task suites by their names
+        "Mean KLD vs BF16 on GSM8K: 0.012.\n",  # the suite after "on" is the KL's text, not a score's label
+        "Mean KLD vs BF16 over HellaSwag contexts: 0.009.\n",
+    ],
+)
+def test_a_task_suite_the_kl_is_taken_on_names_the_text(text):
+    d = reading(text, 3)
+    assert d.status != "missing", d
+
+
+def test_an_n_shot_task_suite_beside_the_kl_term_is_a_benchmark_not_the_text():
+    text = "Our quants beat the others on 5-shot MMLU and on KL divergence (mean KLD 0.012 vs BF16).\n"
+    assert reading(text, 3).status == "missing"

@@ -27,10 +27,13 @@ M = re.IGNORECASE | re.MULTILINE | re.ASCII
 REF_TOKEN = (
     r"(?:BF16|FP16|F16|F32|FP32|bfloat16|float16|float32|FP8|F8|INT8|Q8_0|Q6_K|original|unquantized|"
     r"full[- ]precision|teacher|\d+(?:\.\d+)?\s*bpw|"
+    # the unchanged side by what it lacks or how exactly it computes ("vs the uncompressed run", "against the exact
+    # oracle", "vs the pre-edit model", "KL to FP64"): a role, read as a reference named without its repo (incomplete)
+    r"FP64|F64|float64|uncompressed|unpruned|unmodified|pre-edit|exact|oracle|golden|"
     # a repo id: letters on both sides of one slash ("0.33/0.13" is two values, "attention/SnapKV/H2O" a list)
     r"(?=[\w.\-]*[A-Za-z])[\w.\-]+/(?=[\w.\-]*[A-Za-z])[\w.\-]+(?![\w.\-]*/))"
 )
-REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant))?"
+REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant|oracle|run|logits))?"
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
 D1 = [
     re.compile(
@@ -132,7 +135,17 @@ HARDWARE = (
     r"gfx\d{3,4}[a-z]?(?![A-Za-z0-9_])|R9700(?![A-Za-z0-9_])|V620(?![A-Za-z0-9_])|W7900(?![A-Za-z0-9_])|GB10(?![A-Za-z0-9_])|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
     r"i[3579]-\d{4,5}[A-Za-z0-9_]*|Granite Rapids|"
     r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)(?![A-Za-z0-9_])|EPYC\s*\d{4}[A-Za-z0-9_]*|Ryzen\s*\d\s*\d{4}[A-Za-z0-9_]*|Xeon\s*[A-Za-z0-9_]+|"
-    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?(?![A-Za-z0-9_]))"
+    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?(?![A-Za-z0-9_])|"
+    # the other accelerators and machines runs are made on, by their makers' names (a short name that is also a common
+    # label, "T4", "L4", "A10", only with its maker or "GPU" beside it: "an NVIDIA T4", "a T4 GPU", "on one L4")
+    r"(?:Intel\s+)?Arc\s+(?:Pro\s+)?[ABC]\d{2,3}[A-Z]?(?![A-Za-z0-9_])|Gaudi\s*[23]\b|"
+    r"Radeon\s+(?:RX\s+|Pro\s+|AI\s+Pro\s+)?[A-Z]?\d{3,4}[A-Z]*(?:\s*XTX?)?|\b7900\s*XTX?\b|RTX\s*A\d{4}\b|\bA[2-5]000\b|"
+    r"(?:NVIDIA|Tesla)\s+(?:T4|L4|A10G?|A[1-4]0|H20)\b|\b(?:T4|L4|A10G?|A[34]0|H20)\s+GPUs?(?![\w-])|"
+    r"\b(?:on|an?|one|single)\s+(?:T4|L4|A10G?|A[34]0|H20)\b|"
+    r"TPU\s*v\d[a-z]*\b|Trainium\s*\d?\b|Inferentia\s*\d?\b|Ascend\s*\d{3}[A-Z]?\b|Tenstorrent\s+\w+|"
+    r"Snapdragon\s*(?:X\s+Elite|\d{3,4})|Jetson\s+(?:AGX\s+|Orin\s+)?\w+|Raspberry\s+Pi(?:\s*\d)?|"
+    r"Apple\s+M[1-9](?:\s*(?:Pro|Max|Ultra))?\b|Threadripper\s*(?:PRO\s*)?\d{4}\w*|Core\s+Ultra\s*\d?\s*\d{3}\w*|"
+    r"Graviton\s*\d\b|Ampere\s+Altra\b)"
 )
 D2 = [
     re.compile(rf"\b{ENGINE}\b(?!/)[^.;|]{{0,25}}?{VERSION}", I),  # not a URL's path ("llama.cpp/assets/86df116d")
@@ -160,8 +173,9 @@ TOKEN_FILE = (r"(?<![\w.\-])(?![\w.\-]{0,80}?(?:embed|special_tokens|added_token
 D3 = [
     re.compile(
         r"\b(?:wiki\.test(?:\.raw)?|wikitext-103(?:-raw-v1)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
-        r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|MT-Bench|Arena-Hard|(?-i:(?:the\s+)?Pile)|pile(?=[-_]\w)|Wikipedia|RedPajama|"
-        r"SlimPajama|Dolma|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?|wiki\.utf8)\b|验证集|测试集|评测集",
+        r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|(?-i:(?:the\s+)?Pile)|pile(?=[-_]\w)|Wikipedia|RedPajama|"
+        r"SlimPajama|Dolma|OpenWebText|BookCorpus|UltraChat|LMSYS-Chat(?:-1M)?|WildChat|wiki\.utf8|"
+        + "|".join(eval_text_units.TASK_SUITES) + r")\b|验证集|测试集|评测集",
         I,
     ),
     re.compile(
@@ -212,7 +226,7 @@ D5 = [
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
     # "windows of 2048 tokens"; "chunks of 512" with the unit left out (no other unit or word after the number)
     re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
-    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+(?:chunk|window|row|sequence|context)\b", I),  # "512 tokens per chunk"
+    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
         r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b",
@@ -232,7 +246,9 @@ D5 = [
 D6 = [
     re.compile(
         r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:[a-z][\w-]*\s+){0,2}?(?:token\s+)?positions\b|\bscored positions\b|"
-        r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:scored|evaluated|compared|assistant|response|generated|continuation)\s+tokens\b",
+        r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:scored|evaluated|compared|assistant|response|generated|continuation)\s+tokens\b|"
+        # the scored windows counted ("48 scored sequences", as "40 chunks")
+        r"(?<![\d,.])\b\d+\s+(?:scored|evaluated)\s+(?:sequences|windows|chunks|segments)\b",
         I,
     ),
     # "2,632位置", "128개 위치", "4096 posiciones" (kldcard.lint.read.terms)

@@ -36,6 +36,9 @@ from kldcard.lint.read.numbers import THOUSANDS, THOUSANDS_SEPARATOR, parse_int
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
 I = re.IGNORECASE | re.ASCII
+# what a length per unit is counted in: "512 tokens per chunk", "256 tokens per passage" (evidence_patterns.D5 reads
+# the phrase, read.values its length)
+PER_UNIT = r"(?:chunk|window|row|sequence|context|passage|segment|document)"  # not "prompt", "sample": a generation's cap
 
 # "context length" in the card languages, written before the number
 CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
@@ -74,8 +77,8 @@ PATTERNS = [
     # "8K-token windows" ("4k windows" may be a count); "each sequence is 1024 tokens long", "windows are 2048 tokens"
     re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK])[- ]tokens?\s+(?:windows?|chunks?|sequences?|segments?|contexts?)\b", I),
     re.compile(r"\b(?:sequence|window|chunk|row|segment)s?\s+(?:is|are|was|were)\s+" + N + r"\s+tokens\b", I),
-    # "sequence length of 2048", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
-    SIZE := re.compile(r"\b(?:sequence|window|block)[ _]?(?:length|len|size)\s*(?:of\s*)?[=:]?\s*(\d{3,5})\b", I),
+    # "sequence length of 2048", "`seq_len` 256", "window size 1024", "block size 2048" (a multiple of 64: see SHORT)
+    SIZE := re.compile(r"\b(?:sequence|seq|window|block)[ _]?(?:length|len|size)`?\s*(?:of\s*)?[=:]?\s*`?(\d{3,5})\b", I),
     # a length before what was scored, a name or label between: "2,048-token `final-0000` window", "1024-token
     # captures", "a ~493-token long prompt"
     re.compile(r"(?<![\w.,])~?" + N + r"-token\s+(?:`[^`\n]{1,40}`\s+|[a-z][\w-]*\s+)?"

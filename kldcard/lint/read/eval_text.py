@@ -380,10 +380,20 @@ def kl_table_row(text: str, line_start: int) -> bool:
 
 
 # task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare
-BENCHMARK = re.compile(r"^(?:MT-Bench|Arena-Hard|LAMBADA|HumanEval|GSM8K|C-Eval|CMMLU|GPQA(?:[- ]Diamond)?)$", I)
+BENCHMARK = re.compile(r"^(?:" + "|".join(eval_text_units.TASK_SUITES) + r")$", I)
 KL_TERM = re.compile(KL_MENTION, I)
 
 
+# a suite's score by its protocol: "5-shot MMLU", "0-shot GSM8K", "MMLU (5-shot)"
+SHOTS = re.compile(r"\b\d+-shot\s*$", I)
+SHOTS_AFTER = re.compile(r"^\s*\(?\d+-shot\b", I)
+
+
 def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
-    """A task suite's name in a sentence without a KL term: its scores, not the KLD's text."""
-    return bool(BENCHMARK.match(m.group(0))) and not KL_TERM.search(sentence)
+    """A task suite's name in a sentence without a KL term (its scores, not the KLD's text), or as an N-shot
+    benchmark beside one ("beat the others on 5-shot MMLU and KL Divergence")."""
+    if not BENCHMARK.match(m.group(0)):
+        return False
+    if not KL_TERM.search(sentence):
+        return True
+    return bool(SHOTS.search(m.string, max(0, m.start() - 12), m.start()) or SHOTS_AFTER.match(m.string[m.end() : m.end() + 12]))

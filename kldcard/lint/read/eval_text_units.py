@@ -39,3 +39,13 @@ CJK_UNITS: dict[str, tuple[str, ...]] = {
     "zh": ("前缀", "前綴", "提示词", "提示詞", "提示", "样本", "樣本", "文档", "文檔", "文章", "段落", "对话", "對話", "prompts", "prompt"),
     "ja": ("プロンプト", "文書", "テキスト", "サンプル"),
 }
+
+# Task suites (benchmarks) by name, as regular-expression text: a KLD on a suite's prompts names its text
+# (evidence_patterns.D3, "KLD on GSM8K prompts", "math500 / mbppplus cells"), a score on it is a benchmark's
+# (eval_text.benchmark_only, eval_text_uses.benchmark_score: "GSM8K 96.5%"). One list for both readings.
+TASK_SUITES: tuple[str, ...] = (
+    "MT-Bench", "Arena-Hard", "AlpacaEval", "LAMBADA", r"HumanEval\w*", "GSM8K", "C-Eval", "CMMLU", r"MMLU(?:-Pro)?",
+    r"GPQA(?:[- ]Diamond)?", "HellaSwag", r"MBPP(?:-?plus)?", "IFEval", "BBH", r"BIG-Bench(?:[- ]Hard)?", "TruthfulQA",
+    "Winogrande", r"MATH-?500", r"ARC-(?:Challenge|Easy)", "PIQA", "BoolQ", "TriviaQA", "LiveCodeBench", "MedQA",
+    "PubMedQA", "LongBench", "Qasper", "NarrativeQA", "SQuAD",
+)

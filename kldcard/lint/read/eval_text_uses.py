@@ -46,12 +46,8 @@ PERPLEXITY_TOOL = re.compile(r"[\w.]+-perplexity\b|\bperplexity\s+(?:tool|binary
 # bar does, the "||" of "KL(P || Q)" does not)
 STATEMENT_END = re.compile(r"[;!?。；]|(?<!\|)\|(?!\|)|\s[—–]\s|\.(?!\d)|\n\s*\n|\n(?=[ \t]*(?:[-*+#>|]|\d+\.\s))")
 REACH = 300
-# task suites whose scores cards print next to a KLD
-TASK_SUITE = re.compile(
-    r"^(?:MT-Bench|Arena-Hard|LAMBADA|HumanEval\w*|GSM8K|C-Eval|CMMLU|MMLU(?:-Pro)?|GPQA(?:[- ]Diamond)?|HellaSwag|"
-    r"MBPP|IFEval|BBH|TruthfulQA|Winogrande)$",
-    I,
-)
+# task suites whose scores cards print next to a KLD (eval_text.BENCHMARK: one list)
+TASK_SUITE = eval_text.BENCHMARK
 URL_HOST_BEFORE = re.compile(r"(?:https?://|www\.)[\w.\-]*$", I)
 LINK_TO = re.compile(r"<a\s[^>]*href=[\"']?https?://([\w.\-]+)[^>]*>[^<]*$|\[[^\]\n]*$", I)
 

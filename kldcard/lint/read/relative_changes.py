@@ -7,7 +7,12 @@ tests/data/real_cards/labels.yaml), beyond claims_patterns.RELATIVE:
 - the verb, the term and a factor: "cuts KLD 6x";
 - the amount, the term, then the noun of change: "causes a 4.4x KLD increase";
 - the languages that put the verb after the amount (Korean, Japanese: "Maximum KLD는 `51%` 줄었다", "KLDが30%減少")
-  or right before it (Chinese: "KL 散度降低了 51%"), the term first, a particle between (read.terms.CHANGE_*).
+  or right before it (Chinese: "KL 散度降低了 51%", or a noun of change: "KL散度降幅最高达70%"), the term first, a
+  particle between (read.terms.CHANGE_*);
+- the languages that write the verb between the term and a preposition of amount ("la KLD baja un 30%", "die KLD sinkt
+  um 30 %", "KL снизилась на 30%"), or the verb, its object the term, then the preposition ("reduce la KLD en un
+  30%", "réduit la KLD de 30 %", "снижает KL на 30%"). These compile without re.ASCII: their words are not ASCII, and
+  French writes a no-break space before "%".
 
 The claim is at the amount (its line, R3/R5). Not a target or a training objective (the sentence's
 claims_patterns.TRAINING_CONTEXT rules it out, as for RELATIVE). Samples in tests/test_lint_claim_detection.py."""
@@ -16,11 +21,26 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read.terms import CHANGE_AFTER_AMOUNT, CHANGE_BEFORE_AMOUNT, KL_WORD, alternation
+from kldcard.lint.read.terms import (
+    CHANGE_AFTER_AMOUNT,
+    CHANGE_AFTER_TERM,
+    CHANGE_BEFORE_AMOUNT,
+    CHANGE_BEFORE_TERM,
+    CHANGE_NOUN_BEFORE_AMOUNT,
+    CHANGE_PREPOSITIONS,
+    KL_WORD,
+    alternation,
+)
 
 I = re.IGNORECASE | re.ASCII
 _TERM = KL_WORD
+# the term with its own word in a language that writes one after "KL" ("KLダイバージェンス", "KL 발산", "KL散度",
+# "KL-дивергенция")
+_LOCAL_TERM = KL_WORD + r"(?:[\s-]*(?:ダイバージェンス|발산|散度|дивергенц\w*))?"
 _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
+# the same in Unicode mode: a no-break space before "%" ("30\u202f%")
+_WIDE_AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)\s*%"
+_PREPOSITIONS = r"(?:(?:" + alternation(CHANGE_PREPOSITIONS) + r")\s+){0,2}"
 # a fraction in words or digits, or a factor ("cuts the KL divergence ... by a factor of 1/3"): plain grammar
 _FRACTION = (r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters|"
              r"(?:a\s+)?factor\s+of\s+[~≈]?\d+(?:\.\d+)?(?:/\d+)?(?![\d.,]\d)|\d{1,2}/\d{1,2}(?![\d/]))\b")
@@ -40,10 +60,20 @@ CHANGES = (
     # the amount first, then the term and the noun of change ("causes a 4.4x KLD increase", "a 12% mean KL reduction")
     re.compile(r"(?<![\w.])" + _AMOUNT + r"\s+(?:(?:mean|median)\s+)?" + _TERM + r"[\s*_`]+(?:" + _NOUN + r")\b", I),
     # the term, a topic or subject particle, the amount, then the verb (Korean, Japanese; general grammar of the languages)
-    re.compile(_TERM + r"[\s*_`]*(?:[은는이가도]|[はがも])?[\s*_`]*" + _AMOUNT + r"[*_`]*\s*(?:정도|가량|ほど|程度|近く)?\s*(?:"
+    re.compile(_LOCAL_TERM + r"[\s*_`]*(?:[은는이가도]|[はがも])?[\s*_`]*" + _AMOUNT + r"[*_`]*\s*(?:정도|가량|ほど|程度|近く)?\s*(?:"
                + alternation(CHANGE_AFTER_AMOUNT) + ")", I),
     # the term, the verb, then the amount (Chinese: "KL 散度降低了 51%", "KLD 下降约 30%")
     re.compile(_TERM + r"(?:\s*散度)?[\s*_`]*(?:" + alternation(CHANGE_BEFORE_AMOUNT) + r")了?\s*(?:约|大约|近|將近|将近)?\s*" + _AMOUNT, I),
+    # the term, a noun of the change's size, then the amount (Chinese: "KL散度降幅最高达70%")
+    re.compile(_TERM + r"(?:\s*散度)?[\s*_`]*(?:" + alternation(CHANGE_NOUN_BEFORE_AMOUNT) + r")\s*(?:最高|最多|高|约|大约|近|将近|將近)?\s*"
+               r"(?:达到|达|達|为|為|是)?\s*" + _AMOUNT, I),
+    # the term (a word or two after it), the verb, a preposition, the amount ("la KLD media baja un 30%")
+    re.compile(_LOCAL_TERM + r"(?:\s+[^\W\d]+){0,2}?\s+(?:" + alternation(CHANGE_AFTER_TERM) + r")\s+" + _PREPOSITIONS
+               + _WIDE_AMOUNT, re.IGNORECASE),
+    # the verb, its object the term (up to three words before it, one after), a preposition, the amount; or an
+    # intransitive verb before its subject ("Mit Rotation sinkt die mittlere KLD um 12 %": German puts the verb second)
+    re.compile(r"(?<![^\W\d_])(?:" + alternation({**CHANGE_BEFORE_TERM, "de-v2": CHANGE_AFTER_TERM["de"]}) + r")\s+(?:[^\W\d]+\s+){0,3}?" + _LOCAL_TERM
+               + r"(?:\s+[^\W\d]+)?\s+" + _PREPOSITIONS + _WIDE_AMOUNT, re.IGNORECASE),
 )
 
 

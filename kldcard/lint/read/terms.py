@@ -53,6 +53,46 @@ CHANGE_AFTER_AMOUNT: dict[str, tuple[str, ...]] = {
 CHANGE_BEFORE_AMOUNT: dict[str, tuple[str, ...]] = {
     "zh": ("降低", "减少", "減少", "下降", "增加", "增長", "增长", "上升", "提高", "减小", "減小", "增大"),
 }
+# The nouns of a change's size (Chinese: "KL散度降幅最高达70%", "KL 增幅约 12%"): the term, the noun, the amount.
+CHANGE_NOUN_BEFORE_AMOUNT: dict[str, tuple[str, ...]] = {
+    "zh": ("降幅", "减幅", "減幅", "增幅", "降低幅度", "下降幅度", "增加幅度"),
+}
+# Verbs of a change after the KL term in the languages that write the verb between the term and a preposition of
+# amount ("la KLD baja un 30%", "a KLD caiu 30%", "la divergence KL diminue de 30 %", "die KLD sinkt um 30 %",
+# "KL снизилась на 30%"): read.relative_changes, as English "fell 12%". Plain grammar of each language.
+CHANGE_AFTER_TERM: dict[str, tuple[str, ...]] = {
+    "es": ("baja", "bajó", "disminuye", "disminuyó", "cae", "cayó", "desciende", "descendió", "se reduce", "se redujo",
+           "sube", "subió", "aumenta", "aumentó", "crece", "creció", "mejora", "mejoró", "empeora", "empeoró"),
+    "pt": ("cai", "caiu", "diminui", "diminuiu", "reduz-se", "reduziu-se", "desce", "desceu", "sobe", "subiu", "aumenta",
+           "aumentou", "cresce", "cresceu", "melhora", "melhorou", "piora", "piorou"),
+    "fr": ("diminue", "a diminué", "baisse", "a baissé", "chute", "a chuté", "recule", "a reculé", "augmente",
+           "a augmenté", "progresse", "a progressé"),
+    "de": ("sinkt", "sank", "fällt", "fiel", "steigt", "stieg", "verringert sich", "verringerte sich", "reduziert sich",
+           "reduzierte sich", "wächst", "wuchs", "verbessert sich", "verschlechtert sich"),
+    "ru": ("снизилась", "снизился", "снижается", "уменьшилась", "уменьшился", "уменьшается", "упала", "упал", "падает",
+           "выросла", "вырос", "растёт", "растет", "увеличилась", "увеличился", "возросла", "возрос", "снизилось",
+           "уменьшилось", "упало", "выросло", "увеличилось", "возросло"),
+}
+# Verbs that take the KL term as their object, then a preposition and the amount ("reduce la KLD media en un 30%",
+# "reduz a KLD em 30%", "réduit la KLD de 30 %", "senkt die KLD um 30 %", "снижает KL на 30%"), as English "cuts KLD
+# by 30%".
+CHANGE_BEFORE_TERM: dict[str, tuple[str, ...]] = {
+    "es": ("reduce", "redujo", "reducen", "disminuye", "disminuyó", "baja", "bajó", "recorta", "recortó", "aumenta",
+           "aumentó"),
+    "pt": ("reduz", "reduziu", "diminui", "diminuiu", "corta", "cortou", "aumenta", "aumentou"),
+    "fr": ("réduit", "a réduit", "diminue", "a diminué", "abaisse", "a abaissé", "augmente", "a augmenté"),
+    "de": ("senkt", "senkte", "reduziert", "reduzierte", "verringert", "verringerte", "erhöht", "erhöhte"),
+    "ru": ("снижает", "снизил", "снизила", "снизило", "уменьшает", "уменьшил", "уменьшила", "уменьшило", "сокращает",
+           "сократил", "сократила", "увеличивает", "увеличил", "увеличила"),
+}
+# The prepositions (and "about" words) between such a verb and its amount ("en un", "em", "de", "um etwa", "на").
+CHANGE_PREPOSITIONS: dict[str, tuple[str, ...]] = {
+    "es": ("en", "un", "el", "cerca de", "alrededor de"),
+    "pt": ("em", "cerca de", "uns"),
+    "fr": ("de", "d'environ", "environ"),
+    "de": ("um", "etwa", "rund", "ca."),
+    "ru": ("на", "примерно", "около", "почти"),
+}
 
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
 # "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
