@@ -28,7 +28,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.markdown import line_run
-from kldcard.lint.read.numbers import THOUSANDS, parse_int
+from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS, THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -89,9 +89,9 @@ WINDOWS = re.compile(
     # "--num-samples 512", "num_samples=512", "--n-prompts 64", "n_chunks: 100"
     r"(?<![\w])-{0,2}(?:num|n)[-_](?:samples|prompts|chunks|windows|sequences)\s*[=: ]\s*(\d+)\b|"
     # "40 fragmentos", "40 fragments" (a count in the card languages)
-    r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
+    r"(?<![\w.,])(" + BOUND_THOUSANDS + r"|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
     # "573 个评测片段", "28 个片段", "40チャンク", "64 개 청크", "96 logit位置"
-    r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
+    r"(?<![\d,])(" + COMMA_THOUSANDS + r"|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
     r"(?<![\d,])(\d+)\s*(?:logits?|scored|計分|计分)\s*(?:位置|ポジション)",
     I,
 )
@@ -128,7 +128,7 @@ UNIT_BEFORE = re.compile(r"\b(?:prompts?|sequences?|inputs?|texts?|contexts?|win
 # config's maximum context length.
 ROW = re.compile(
     r"^\|[ \t]*\**(?:(?:total|scored|evaluated)[ _])?(?:positions|tokens[ _]scored|scored[ _]tokens)\**[ \t]*\|"
-    r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{1,9})\b(?![.,]\d)",
+    r"[ \t]*\**(" + COMMA_THOUSANDS + r"|\d{1,9})\b(?![.,]\d)",
     I | re.MULTILINE,
 )
 PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH, OVER_TOKENS, ROW]
