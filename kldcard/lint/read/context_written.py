@@ -100,6 +100,8 @@ SPEED = re.compile(SPEED_WORDS, re.I)
 SERVED = re.compile(SPEED_WORDS + r"|\bserv(?:e|es|ing)\b|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
 # what follows the length in its clause says the run at that length has not been done
 NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)
+# the end of the clause after a length, read forward: a stop of the card languages (the CJK forms are read per CJK
+# clause) or a line break; a "." only before a space ("0.5", "llama.cpp" end nothing)
 CLAUSE_END = re.compile(r"[。；;！？!?\n]|\.\s")
 
 
