@@ -11,7 +11,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from kldcard.lint.claims import KLD_TERM
 from kldcard.lint.markdown import Doc
 from kldcard.lint.read import eval_text, eval_text_uses
-from kldcard.lint.read.terms import KL_MENTION, KL_WORD
+from kldcard.lint.read.terms import CONJUNCTIONS, KL_MENTION, KL_WORD
 
 # ASCII: as evidence.py (every keyword here is ASCII; Unicode case folding is ~3x slower)
 I = re.IGNORECASE | re.ASCII
@@ -75,8 +75,10 @@ def calibration_only(sentence: str) -> bool:
     return not all(CALIBRATION_EXCLUDED.search(c) for c in clauses)
 
 
-# clauses of one sentence: a comma, semicolon or dash before a conjunction, or a semicolon alone
-CLAUSE_BREAK = re.compile(r"[,;]\s*(?:and|but|while|whereas)\b|;|\s[\u2013\u2014]\s", re.IGNORECASE)
+# clauses of one sentence: a comma or semicolon before a conjunction that opens a clause of its own (read.terms), a
+# semicolon alone, or a spaced dash. A splitter: it consumes only the break (not claim_terms.CLAUSE_INSIDE, which reads
+# the next clause's first letter)
+CLAUSE_BREAK = re.compile(r"[,;]\s*(?:" + "|".join(CONJUNCTIONS["own clause"]) + r")\b|;|\s[\u2013\u2014]\s", re.IGNORECASE)
 
 
 def not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:

@@ -103,6 +103,30 @@ class Doc:
         return Text(self.text)
 
 
+def line_run(text: str, start: int, end: int, keep: Callable[[str], bool], above: int, below: int) -> tuple[int, int]:
+    """The run of "\\n"-separated lines around ``text[start:end]`` (whole lines: ``start`` a line start, ``end`` a line
+    end) that ``keep`` accepts, at most ``above`` lines up and ``below`` lines down: (start of its first line, end of
+    its last). The one walk over a table in raw text, for readers that hold a match rather than a :class:`Doc`
+    (``Doc.tables`` knows only pipe tables with a separator row): each reader says by ``keep`` what its table's lines
+    are."""
+    for _ in range(above):
+        if start == 0:
+            break
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if not keep(text[prev : start - 1]):
+            break
+        start = prev
+    for _ in range(below):
+        if end >= len(text):
+            break
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        if not keep(text[end + 1 : nxt]):
+            break
+        end = nxt
+    return start, end
+
+
 PIPE_RUN = re.compile(r"\\*\|")  # a pipe with the backslashes right before it
 
 

@@ -7,8 +7,9 @@ The list's title is the line that opens it (the nearest line above its items tha
 in a colon or an opening brace, or a code comment), and, when that line is a bare label ("**Adjustments**:"), the
 heading of its section over the other labels of the section. A list opened by a sentence ("... stays clearly under the
 0.0629 threshold. Same top p ...") or a heading that only names gates ("### Gates": results are reported against
-gates) has no such title; the bound words are stated_bounds' label words in their plural and list form. Read from
-the layout of the list, not its words: samples in tests/test_lint_read_forms_claims.py.
+gates) has no such title; the bound words are stated_bounds' (its one list, in the card languages too: "## 阈值",
+"Umbrales:") and "thresholds". Read from the layout of the list, not its words: samples in
+tests/test_lint_read_forms_claims.py.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM, Doc
 from kldcard.lint.read.lead_in_lists import LAST_SENTENCE
+from kldcard.lint.read.stated_bounds import BOUND_WORDS, BOUND_WORDS_OTHER_LANGUAGES
 
-# the nouns of a bound (as read.stated_bounds' labels, which need a colon right after them)
-BOUND_NOUN = re.compile(r"\b(?:thresholds?|limits?|tolerances?|acceptance\s+criteri(?:on|a))\b", re.IGNORECASE)
+# the words of a bound (read.stated_bounds' list, whose labels need a colon right after them), and "thresholds" (a
+# title's word only: a "threshold: 0.05" label is read.claim_terms.GATE's)
+BOUND_NOUN = re.compile(r"\b(?:thresholds?|" + BOUND_WORDS + r")\b|" + BOUND_WORDS_OTHER_LANGUAGES, re.IGNORECASE)
 # an item of a list: a bullet or number, or an entry of a dict or config with its value ('"max_kl": 0.1', "max_kl =
 # 0.1", "max_kl: <= 0.1"); a key with words after it ("Note: see below") or nothing ("Results:") is no entry
 ITEM = re.compile(r'^\s*(?:"[\w. -]{1,60}"|[\w.-]{1,60})\s*[:=]\s*[-+<>≤≥~"\'\[\d.]')

@@ -23,6 +23,15 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 I = re.IGNORECASE
 
+# Spanish verbs of the passive "se" that say data was used, by their stems: the verbs of use ("se usaron", "se utilizó",
+# "se empleó"), read after any purpose with up to three words between ("Para la calibración, del corpus se usaron") in
+# their two common past forms, and the verbs of putting data together ("se tomaron", "se mezclaron 25 categorías"),
+# read, with the verbs of use in any past form, only right after a bare "Para calibrar"
+SE_USE = ("us", "utiliz", "emple")
+SE_GATHER = ("tom", "mezcl", "combin", "junt", "reun", "recopil", "seleccion", "eligi")
+SE_USED = "|".join(f"{stem}[óo]|{stem}aron" for stem in SE_USE)  # "usó", "usaron"
+SE_ANY = "|".join(SE_USE + SE_GATHER)
+
 PATTERNS: list[re.Pattern[str]] = [
     # an importance matrix by its maker
     re.compile(
@@ -59,14 +68,14 @@ PATTERNS: list[re.Pattern[str]] = [
     # calibration": the purpose comes first)
     re.compile(
         r"\b(?:para\s+(?:calibrar|la\s+calibraci[óo]n|a\s+calibra[çc][ãa]o)|pour\s+(?:calibrer|la\s+calibration)|for\s+(?:the\s+)?calibration|"
-        r"to\s+calibrate)\b,?\s+(?:[\w.\-]+\s+){0,3}?(?:se\s+(?:us[óo]|usaron|utiliz[óo]|utilizaron|emple[óo]|emplearon)|"
+        r"to\s+calibrate)\b,?\s+(?:[\w.\-]+\s+){0,3}?(?:se\s+(?:" + SE_USED + r")|"
         r"(?:foi|foram)\s+usad[oa]s?|on\s+a\s+utilis[ée]|used|were\s+used|was\s+used)\b|"
         # Spanish says it with a verb in the passive "se" and the past tense right after the bare purpose ("Para
         # calibrar se usaron", "se uso", "se mezclaron 25 categorías": holdout9/c godenheim, sloptimistprime, holdout15/c
         # woooflet); a verb of use or of putting data together, not any past verb ("se necesitó una hora", "se midió la
         # velocidad", "se comparó contra BF16" say nothing of data); an object between them is what is calibrated, not the
         # model ("para calibrar la velocidad se midio")
-        r"\bpara\s+calibrar,?\s+se\s+(?:us|utiliz|emple|tom|mezcl|combin|junt|reun|recopil|seleccion|eligi)[a-záéíóúñ]{0,6}(?:[óo]|aron|ieron)\b",
+        r"\bpara\s+calibrar,?\s+se\s+(?:" + SE_ANY + r")[a-záéíóúñ]{0,6}(?:[óo]|aron|ieron)\b",
         I,
     ),
 ]

@@ -22,7 +22,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.read.numbers import SLASH
-from kldcard.lint.read.terms import KL_WORD
+from kldcard.lint.read.terms import CONJUNCTIONS, KL_WORD
 
 # regular-expression text, joined into claims_patterns.KLD_TERM / RELATIVE / AFTER_GAP
 # (not a command-line option: "--max_kl_div=0.03" is a threshold the tool is given)
@@ -61,7 +61,8 @@ FUNCTION_WORD_END = re.compile(
 SENTENCE_INSIDE = re.compile(r"[.!?](?:\*\*)?\s+\S|[，。、；]")  # a sentence ends, or a clause, inside the "header"
 SENTENCE_END = re.compile(r"[.:;!?。：；][\s*_`)\]]*$")
 # a clause joined by a comma and a conjunction in the "row" (", so the noise floor", ", and top-1"): prose, plain grammar
-CLAUSE_INSIDE = re.compile(r",\s+(?:so|and|but|which|while|because|whereas|although|though)\s+[a-z]")
+# (read.terms.CONJUNCTIONS, both kinds)
+CLAUSE_INSIDE = re.compile(r",\s+(?:" + "|".join(CONJUNCTIONS["own clause"] + CONJUNCTIONS["tied clause"]) + r")\s+[a-z]")
 
 
 def wrapped_sentence(header: str, first_row: str) -> bool:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.markdown import line_run
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, REF_ROLE
 
 I = re.IGNORECASE
@@ -261,16 +262,22 @@ def row_label_under_kl(m: re.Match[str]) -> bool:
     if not FIRST_CELL.fullmatch(text[start : m.start()]):
         return False
     header = table_header(text, start)
-    at = text.rfind(header, max(0, start - 4000), start) if header else -1
-    return at >= 0 and "\n\n" not in text[at:start] and bool(KL.search(header))
+    # the table: the lines above up to an empty one (not one of spaces), read as far as table_header looks
+    lo, _ = line_run(text, start, start, _not_empty, HEADER_WINDOW, 0)
+    return bool(header) and header in text[max(lo, start - HEADER_WINDOW) : start] and bool(KL.search(header))
+
+
+def _not_empty(line: str) -> bool:
+    return line != ""
 
 
 SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+HEADER_WINDOW = 4000  # characters above a row searched for its table's header (lines walked: no more than these)
 
 
 def table_header(text: str, pos: int) -> str:
     """The header line of the table holding offset ``pos`` (the line above its separator), or ""."""
-    seps = [s for s in SEPARATOR.finditer(text, max(0, pos - 4000), pos)]
+    seps = [s for s in SEPARATOR.finditer(text, max(0, pos - HEADER_WINDOW), pos)]
     if not seps:
         return ""
     s = seps[-1].start()

@@ -32,7 +32,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.read import context_labels, context_written, eval_text, record_fields, runtime_roles
-from kldcard.lint.read.numbers import THOUSANDS, THOUSANDS_SEPARATOR, parse_int
+from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS, THOUSANDS, THOUSANDS_SEPARATOR, parse_int
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -52,7 +52,7 @@ CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "de": ("Kontextlänge", "Kontextfenster", "Kontext von"),
     "ru": ("длина контекста", "длиной контекста", "окно контекста", "контекст"),
 }
-N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
+N = r"(" + BOUND_THOUSANDS + r"|\d{3,6})"  # a length: "2048", "2,048", "2.048" (a European separator)
 # a window, a chunk or a piece of text in the card languages (the word that takes a length: "ventanas de 128 tokens")
 WINDOW_WORDS = (r"fragmentos?|ventanas?|segmentos?|bloques?|trozos?|janelas?|blocos?|trechos?|fenêtres?|segments?|blocs?|"
                 r"morceaux|Fenster[n]?|Abschnitten?|Blöcken?|окна|окон|окно|фрагментов|фрагмента|фрагмент")
@@ -73,7 +73,7 @@ PATTERNS = [
     re.compile(r"\bmax[_-]?len(?:gth)?\s*[=:]?\s*(\d{3,6})\b|--seq[-_]len(?:gth)?[= ]\s*(\d{3,6})\b", I),
     # a thousands separator after the usual labels: "context length of 4,096", "n_ctx = 4,096", "ctx-size 4096"
     re.compile(r"\b(?:context(?:[ _](?:length|size|window))?|n_ctx|ctx(?:-size)?|seq(?:uence)?[ _]len(?:gth)?)\s*(?:of|=|:)?\s*"
-               r"(\d{1,3}(?:,\d{3})+|(?<=ctx-size )\d{3,6})\b", I),
+               r"(" + COMMA_THOUSANDS + r"|(?<=ctx-size )\d{3,6})\b", I),
     # "8K-token windows" ("4k windows" may be a count); "each sequence is 1024 tokens long", "windows are 2048 tokens"
     re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK])[- ]tokens?\s+(?:windows?|chunks?|sequences?|segments?|contexts?)\b", I),
     re.compile(r"\b(?:sequence|window|chunk|row|segment)s?\s+(?:is|are|was|were)\s+" + N + r"\s+tokens\b", I),
@@ -105,7 +105,7 @@ LIST = re.compile(
 # a table's context column or row: "| Quant | ctx | Mean KLD |" over "| Q4_K_M | 512 | 0.0231 |"; "| Context | 4096 |"
 CTX_LABEL = (r"(?:n_ctx|ctx|context(?:[ _](?:length|size|window|len))?|window(?:[ _](?:size|length))?|"
              r"seq(?:uence)?[ _]?len(?:gth)?|max[ _]len(?:gth)?)")
-CELL_N = r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{3,6}|\d{1,3}\s*[kK])\**[ \t]*\|"
+CELL_N = r"[ \t]*\**(" + COMMA_THOUSANDS + r"|\d{3,6}|\d{1,3}\s*[kK])\**[ \t]*\|"
 MEASURED_HEADER = r"(?=[^\n]*(?:(?<![A-Za-z])(?:KLD?|PPL)(?![A-Za-z])|perplexity|KL[- ]div))"
 COLUMNS = [
     re.compile(

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
-N = r"(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d{3,6}|\d{1,3}\s*[kK])"  # "2048", "2,048", "2.048", "4k"
+N = r"(" + BOUND_THOUSANDS + r"|\d{3,6}|\d{1,3}\s*[kK])"  # "2048", "2,048", "2.048", "4k"
 SEQUENCE_WORDS: dict[str, tuple[str, ...]] = {
     "zh": ("序列长度", "序列長度", "窗口长度", "窗口長度", "窗口大小"),
     "ja": ("シーケンス長", "系列長", "ウィンドウ長", "ウィンドウサイズ"),
@@ -74,9 +75,9 @@ PATTERNS: list[re.Pattern[str]] = [
     # windows counted, then their length: "92 chunks of held-out text at 4096 tokens", "40 windows of 2,048 tokens";
     # and prompts or samples so counted, each one's length after "of" or the Romance "de": "210 samples of 512 tokens",
     # "16 prompts de 512 tokens" (catalystsec, beamster)
-    re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:chunks|windows|sequences|segments)\b[^.;:\n]{0,40}?\b(?:at|of)\s+"
+    re.compile(r"(?<![\w.,])(?:" + COMMA_THOUSANDS + r"|\d+)\s+(?:chunks|windows|sequences|segments)\b[^.;:\n]{0,40}?\b(?:at|of)\s+"
                + N + r"[- ]tokens?\b|"
-               r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s+(?:prompts|samples|texts|passages|documents|excerpts)\s+(?:of|de)\s+~?"
+               r"(?<![\w.,])(?:" + COMMA_THOUSANDS + r"|\d+)\s+(?:prompts|samples|texts|passages|documents|excerpts)\s+(?:of|de)\s+~?"
                + N + r"[- ]tokens?\b", re.I),
     # prompts or windows, then the range of their lengths: "prompts (39–71 tokens)", "invites de 526-547 jetons" (a
     # range is each one's length, never a total; hipengine h8, acvram h10); the longest is the context
@@ -85,7 +86,7 @@ PATTERNS: list[re.Pattern[str]] = [
     # units counted, then the length they were taken at: "agreed on 61/64 tokens at 2K", "12 chunks at 2K", "512 tokens
     # at 92k" (yesno h11, metal h13, kvcache dev; a bare number only before a stop: "40 windows at 4096.")
     # (the count is bounded, "61/64" or "1,024": an unbounded run of digits and separators backtracks quadratically)
-    re.compile(r"(?<![\w.,/])(?:\d{1,3}(?:,\d{3})+|\d{1,6})(?:/\d{1,6})?\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
+    re.compile(r"(?<![\w.,/])(?:" + COMMA_THOUSANDS + r"|\d{1,6})(?:/\d{1,6})?\s+(?:[a-z][\w-]*\s+)?(?:tokens|chunks|windows|positions|prompts|sequences)\s+(?:at|@)\s+"
                r"(?:(\d{1,3}\s*[kK])(?![\w-])|(\d{3,6})(?=\s*[,;.)\]](?!\d)|\s*$))", re.I | re.M),
 ]
 # a sentence about speed, memory ("Memoria a 4k de contexto") or serving: the context in it is the deployment's (as evidence.SERVING for "64k
@@ -99,6 +100,8 @@ SPEED = re.compile(SPEED_WORDS, re.I)
 SERVED = re.compile(SPEED_WORDS + r"|\bserv(?:e|es|ing)\b|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
 # what follows the length in its clause says the run at that length has not been done
 NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)
+# the end of the clause after a length, read forward: a stop of the card languages (the CJK forms are read per CJK
+# clause) or a line break; a "." only before a space ("0.5", "llama.cpp" end nothing)
 CLAUSE_END = re.compile(r"[。；;！？!?\n]|\.\s")
 
 

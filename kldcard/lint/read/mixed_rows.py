@@ -11,8 +11,9 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import NUMBER
+from kldcard.lint.read.numbers import COMMA_THOUSANDS
 
-TOKEN = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+(?:\.\d+)?(?:e-?\d+)?%?", re.I)
+TOKEN = re.compile(r"[-+]?" + COMMA_THOUSANDS + r"|[-+]?\d+(?:\.\d+)?(?:e-?\d+)?%?", re.I)
 # a value's companions inside the value block: its unit ("328 GB", "4.1 bpw") or a fraction's slash ("168 / 256")
 COMPANION = re.compile(r"/|GB|GiB|MB|MiB|TB|bpw|t/s|tok/s|ms|s", re.I)
 # what the reference row holds where the others hold values, as a pipe table's reference row does ("baseline", "—")

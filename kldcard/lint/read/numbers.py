@@ -164,3 +164,11 @@ def decimals_half_ulp(text: str) -> float:
 # apostrophe ("1'024"): parse_int reads it, but no reader finds it and no card in the corpora writes it.
 THOUSANDS_SEPARATOR = r"[,.\u202f\u00a0\u2009 ]"
 THOUSANDS = r"\d{1,3}(?:" + THOUSANDS_SEPARATOR + r"\d{3})+"
+# The grouped integer in the readers that take fewer separators, on purpose:
+# - English grouping only ("29,955 targets", "top-151,936 logits"): in their phrases a "." is a decimal point or a
+#   version ("1.5 tokens", "4.1 8B"), and a space stands between two numbers ("32 512-token windows");
+COMMA_THOUSANDS = r"\d{1,3}(?:,\d{3})+"
+# - a separator that binds the digits (a comma, a period or a no-break space; not a plain or thin space, which as often
+#   stand between two numbers): a context length or a window count ("2.048", "2 048" with a no-break space).
+BOUND_THOUSANDS = r"\d{1,3}(?:[,.\u202f\u00a0]\d{3})+"
+# (context_labels.LENGTH takes none: a "," there separates a list's items.)

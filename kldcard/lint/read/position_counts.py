@@ -27,7 +27,8 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
-from kldcard.lint.read.numbers import THOUSANDS, parse_int
+from kldcard.lint.markdown import line_run
+from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS, THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -88,9 +89,9 @@ WINDOWS = re.compile(
     # "--num-samples 512", "num_samples=512", "--n-prompts 64", "n_chunks: 100"
     r"(?<![\w])-{0,2}(?:num|n)[-_](?:samples|prompts|chunks|windows|sequences)\s*[=: ]\s*(\d+)\b|"
     # "40 fragmentos", "40 fragments" (a count in the card languages)
-    r"(?<![\w.,])(\d{1,3}(?:[,.\u202f\u00a0]\d{3})+|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
+    r"(?<![\w.,])(" + BOUND_THOUSANDS + r"|\d+)\s+(?:[\w-]+\s+)?" + WINDOW_WORDS + r"\b|"
     # "573 个评测片段", "28 个片段", "40チャンク", "64 개 청크", "96 logit位置"
-    r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
+    r"(?<![\d,])(" + COMMA_THOUSANDS + r"|\d+)\s*[个個]?\s*(?:评测|評測|计分|計分)?\s*(?:片段|块|チャンク|断片|개\s*청크|청크)|"
     r"(?<![\d,])(\d+)\s*(?:logits?|scored|計分|计分)\s*(?:位置|ポジション)",
     I,
 )
@@ -127,7 +128,7 @@ UNIT_BEFORE = re.compile(r"\b(?:prompts?|sequences?|inputs?|texts?|contexts?|win
 # config's maximum context length.
 ROW = re.compile(
     r"^\|[ \t]*\**(?:(?:total|scored|evaluated)[ _])?(?:positions|tokens[ _]scored|scored[ _]tokens)\**[ \t]*\|"
-    r"[ \t]*\**(\d{1,3}(?:,\d{3})+|\d{1,9})\b(?![.,]\d)",
+    r"[ \t]*\**(" + COMMA_THOUSANDS + r"|\d{1,9})\b(?![.,]\d)",
     I | re.MULTILINE,
 )
 PATTERNS = [TOKENS, WINDOWS, MEASURED_ON, HEAD_TAIL, COLUMN, DATASET_COLUMN, PARENTHESISED, WINDOWS_BY_LENGTH, OVER_TOKENS, ROW]
@@ -154,7 +155,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     return False
 
 
-HEADER_LINES = 40  # table rows walked up to find the header
+HEADER_LINES = 40  # table rows walked up to find the header (and down: a label / value table's other rows)
 # a KL row that sets the run up rather than measuring it: a coefficient, threshold, target or bound ("| kl_coef | 0.05 |",
 # "| KLD threshold | 0.05 |")
 SETTING_ROW = re.compile(r"coef|beta|weight|threshold|target|budget|limit|\bmax(?:imum)?[ _]allowed|gate|penalty", I)
@@ -171,14 +172,10 @@ def kl_context(text: str, m: re.Match[str]) -> bool:
     end = len(text) if end < 0 else end
     line = text[start:end]
     if line.lstrip().startswith("|"):
-        for _ in range(HEADER_LINES):
-            prev = text.rfind("\n", 0, max(start - 1, 0)) + 1
-            if start == 0 or not text[prev:start].lstrip().startswith("|"):
-                break
-            start = prev
+        start, table_end = line_run(text, start, end, _pipe_row, HEADER_LINES, HEADER_LINES)
         header_end = text.find("\n", start)
         if m.re is ROW.compiled:  # a table of label / value rows names its quantities in the rows, not in the header
-            return any(_measured_kl_label(row) for row in text[start : _table_end(text, end)].splitlines())
+            return any(_measured_kl_label(row) for row in text[start:table_end].splitlines())
         return bool(KL_TERM.search(text, start, header_end if header_end >= 0 else len(text)))
     return line.rstrip().endswith((":", "：")) and bool(KL_TERM.search(text[end : end + 300]))  # and a CJK colon
 
@@ -189,15 +186,10 @@ def _measured_kl_label(row: str) -> bool:
     return len(cells) > 2 and bool(KL_TERM.search(cells[1])) and not SETTING_ROW.search(cells[1])
 
 
-def _table_end(text: str, end: int) -> int:
-    """The end of the last row of the table whose row ends at ``end`` (at most :data:`HEADER_LINES` rows down)."""
-    for _ in range(HEADER_LINES):
-        nxt = text.find("\n", end + 1)
-        nxt = len(text) if nxt < 0 else nxt
-        if end >= len(text) or not text[end + 1 : nxt].lstrip().startswith("|"):
-            break
-        end = nxt
-    return end
+def _pipe_row(line: str) -> bool:
+    """A table here is its pipe rows only: its header is the first of them (a pasted pipe-less table has no header
+    row to name the KL)."""
+    return line.lstrip().startswith("|")
 
 
 def read(span: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import context_written, position_counts
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -28,7 +28,7 @@ SAMPLE_N = re.compile(r"(?<![\w.])n\s*=\s*(\d{2,7})\b(?![.,]\d)(?!\s*(?:seeds?|r
 # a list item of its own: a separator before ("," "(" and their CJK forms; not ":", which ends a label such as
 # "Vocab: 248,320 tokens"), one after, and nothing but the count and the word for tokens between
 LISTED_TOKENS = re.compile(
-    r"(?:[,(]\s|[，、（(])\s*~?(\d{1,3}(?:,\d{3})+|\d{1,7})\s*(?:个\s*)?(?:tokens?|トークン|토큰)(?=\s*[,)，、）:：;]|\s*$)", I | re.M
+    r"(?:[,(]\s|[，、（(])\s*~?(" + COMMA_THOUSANDS + r"|\d{1,7})\s*(?:个\s*)?(?:tokens?|トークン|토큰)(?=\s*[,)，、）:：;]|\s*$)", I | re.M
 )
 PATTERNS = [SAMPLE_N, LISTED_TOKENS]
 # what a bracket opens on: a unit whose length the count gives ("sliding windows (2048 tokens, ...)", "context window

@@ -22,7 +22,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.read import command_lines, context, context_written, position_counts, position_forms, record_fields
-from kldcard.lint.read.numbers import THOUSANDS, parse_int
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION, POSITION_WORDS, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -39,7 +39,7 @@ SCHEME_WORDS: dict[str, tuple[str, ...]] = {
     "all": ("todas las posiciones", "todas as posições", "toutes les positions", "alle Positionen", "все позиции",
             "所有位置", "全部位置", "全位置", "모든 위치"),
 }
-NUM = r"(\d{1,3}(?:,\d{3})+|\d+)"
+NUM = r"(" + COMMA_THOUSANDS + r"|\d+)"
 COUNTS = [
     # "51,175-position", "16,376 predicted tokens", "64 generated steps", "125 held-out rows", "--gen-tokens 128"
     # (a bare "20 steps" is no count of positions: RL runs and training logs count optimizer steps so, as NeMo-RL's
@@ -72,9 +72,9 @@ COUNTS = [
     re.compile(r"(?<![\d,.])(\d{1,3}(?:[\u202f\u00a0 ]\d{3})+)\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b", I),
     re.compile(r"(?<![\w.,])~?(\d+(?:\.\d+)?\s*[kKM])\s+(?:scored|evaluated|compared|predicted)\s+tokens\b", I),
     # a tool's "Label: value" output: "Total positions: 2047", "scored_positions = 4096"
-    re.compile(r"\b(?:total|scored|evaluated)?[ _]?positions\s*[:=]\s*(\d{1,3}(?:,\d{3})+|\d+)\b", I),
+    re.compile(r"\b(?:total|scored|evaluated)?[ _]?positions\s*[:=]\s*" + NUM + r"\b", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
-    re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
+    re.compile(r"(?<![\w.,])(" + COMMA_THOUSANDS + r"|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # "28 tokens evaluados", "1020 tokens evaluados", "40 fragmentos de 1.023 tokens evaluados": the same in Spanish and
     # Portuguese (holdout4 hipfire, kingjones; holdout12 magiccodingman: three authors); and in Italian, where "token" takes
     # no plural ("64 token valutati": the same participle, the language's grammar)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
-from kldcard.lint.read.numbers import parse_int
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -43,7 +43,7 @@ def _key(*words: str) -> str:
 OPEN = r"(?<![\w\-.])[\"'`]?"
 CLOSE = r"[\"'`]?\s*(?:=>|[:=])\s*[\"'`]?"
 # an integer count ("4096", "2,048", "2.1M", "250k"), not a decimal ("0.05" is a statistic's value)
-NUMBER = r"(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[kKM]|\d+)(?![\w.,]\d|[\w-])"
+NUMBER = r"(?P<n>" + COMMA_THOUSANDS + r"|\d+(?:\.\d+)?\s*[kKM]|\d+)(?![\w.,]\d|[\w-])"
 
 CONTEXT_KEYS = "|".join([
     _key("n", "ctx"), _key("ctx", r"(?:len|length|size)"), _key("context", r"(?:len|length|size|window)"),

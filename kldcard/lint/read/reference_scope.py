@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.markdown import line_run
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -42,27 +43,15 @@ def table_without_kl(text: str, m: re.Match[str]) -> bool:
     start, end = _line(text, m.start())
     if not TABLE_LINE.search(text[start:end]):
         return False
-    lines = [text[start:end]]
-    lo, hi = start, end
-    for _ in range(MAX_LINES):  # up to the blank line (or fence) above
-        if lo == 0:
-            break
-        s, e = _line(text, lo - 1)
-        line = text[s:e]
-        lines.append(line)
-        lo = s
-        if not line.strip() or line.lstrip().startswith("```"):
-            break
-    for _ in range(MAX_LINES):  # and below
-        if hi >= len(text):
-            break
-        s, e = _line(text, hi + 1)
-        line = text[s:e]
-        if not line.strip() or line.lstrip().startswith("```"):
-            break
-        lines.append(line)
-        hi = e
-    return not any(KL.search(x) for x in lines)
+    lo, hi = line_run(text, start, end, _in_block, MAX_LINES, MAX_LINES)
+    if lo > 0 and text.count("\n", lo, start) < MAX_LINES:  # the line that ended the walk up (a fence's info string)
+        lo = text.rfind("\n", 0, lo - 1) + 1
+    return not any(KL.search(line) for line in text[lo:hi].split("\n"))
+
+
+def _in_block(line: str) -> bool:
+    """A table here is every line up to a blank line or a fence: a pasted table has no pipes to tell its rows by."""
+    return bool(line.strip()) and not line.lstrip().startswith("```")
 
 
 def after_other_figure(text: str, m: re.Match[str]) -> bool:

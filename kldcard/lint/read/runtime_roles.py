@@ -60,6 +60,9 @@ FORMAT_OWNER_BEFORE = re.compile(
 )
 FORMAT_OWNER_AFTER = re.compile(r"[*_`]*'s\s+(?:(?:standard|stock|default)\s+)?" + QUANT_TYPE + r"\b", I)
 SERVED = re.compile(r"(?:serv|deploy|host)", I)
+# the clause a match ends: after the last stop before it, a colon and a line break included. Each reader keeps its
+# own stops: runtime_targets.CLAUSE_END reads a longer clause, since the last sentence end or ";" (its module's
+# rule), and context_written.CLAUSE_END reads forward, with the CJK stops
 CLAUSE_START = re.compile(r"[.;:!?\n](?=[^.;:!?\n]*$)")
 SPEED_HEADER = re.compile(r"tok(?:ens)?/s|\bt/s\b|\bspeed\b|\bthroughput\b|\blatency\b|\bprefill\b", I)
 KL_HEADER = re.compile(KL_MENTION, I)

@@ -33,6 +33,8 @@ AIM = re.compile(
     I,
 )
 KL = re.compile(KL_MENTION + r"|perplexit|\bmedid|\bmeasur|\bmesur", I)
+# the last sentence end or ";" before the name (a stop with a space after it: not "llama.cpp" or "0.9"; a blank line):
+# the module's clause, longer than runtime_roles.CLAUSE_START's (a colon and a single line break go on)
 CLAUSE_END = re.compile(r"(?:[.!?;](?=\s)|\n\n)(?=(?:(?![.!?;]\s|\n\n).)*$)", re.S)
 SERVING_CAPTION = re.compile(
     r"^\s*\*\*[^*\n]*\b(?:rendimiento|servicio|serving|throughput|velocidad|vitesse|speed|latenc\w+|tok(?:ens)?/s)\b[^*\n]*\*\*", I

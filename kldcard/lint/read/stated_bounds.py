@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-# a label of a bound: "limits:", "tolerance =", "acceptance band:", "(typical):", "typical range"; the Japanese,
-# Chinese and Korean words for an acceptance width, a tolerance and a threshold
+# The words of a bound, one list for the labels here and the list titles of read.bound_lists: the English nouns (here a
+# label only with a colon or "=" after them), and the Japanese, Chinese, Korean and Spanish words for an acceptance
+# width, a tolerance and a threshold (a label by themselves: a number after them is the bound).
+BOUND_WORDS = r"limits?|tolerances?|acceptance\s+(?:width|band|range|criteri(?:on|a)|gate)"
+BOUND_WORDS_OTHER_LANGUAGES = r"受け入れ幅|許容幅|許容範囲|許容値|閾値|しきい値|阈值|容差|允许范围|umbral|임계값|허용\s*(?:범위|폭|오차)"
+# a label of a bound: "limits:", "tolerance =", "acceptance band:", a bare "acceptance:" (a label's word only: a title
+# "Acceptance tests:" heads results), "(typical):", "typical range"; the other languages' words
 BOUND_LABEL = re.compile(
-    r"\b(?:limits?|tolerances?|acceptance(?:\s+(?:width|band|range|criteri(?:on|a)|gate))?)\s*[:=]"
+    r"\b(?:" + BOUND_WORDS + r"|acceptance)\s*[:=]"
     r"|\(\s*typical\s*\)|\btypical\s+(?:range|values?)\b"
-    r"|受け入れ幅|許容幅|許容範囲|許容値|閾値|しきい値|阈值|容差|允许范围|umbral|임계값|허용\s*(?:범위|폭|오차)",
+    r"|" + BOUND_WORDS_OTHER_LANGUAGES,
     re.IGNORECASE,
 )
 # a textbook distribution a noise or a weight histogram is fitted to: its KL is the fit's, not a model output's; named

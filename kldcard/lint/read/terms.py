@@ -146,6 +146,14 @@ def alternation(words: dict[str, tuple[str, ...]]) -> str:
     return "|".join(sorted({w for ws in words.values() for w in ws}, key=lambda w: (-len(w), w)))
 
 
+# ---- clauses (plain English grammar): the conjunctions that open another clause after a comma. Two kinds, one
+# table: a clause of its own, by addition or contrast (", and the chat set was kept out of calibration", ", whereas
+# ..."), and a clause tied to the one before it, by result, relation, cause or concession (", so the noise floor",
+# ", which ..."). evidence_vetoes.CLAUSE_BREAK splits a sentence at the first kind only (a tied clause speaks of what
+# the clause before it names: it is not split off); claim_terms.CLAUSE_INSIDE takes either as a sign of prose.
+CONJUNCTIONS = {"own clause": ("and", "but", "while", "whereas"), "tied clause": ("so", "which", "because", "although", "though")}
+
+
 # ---- the KL term: one definition for every reader (regular-expression text; the readers compile it with
 # re.IGNORECASE, most with re.ASCII). Samples in tests/test_lint_kl_terms.py.
 # A KL term as a claim names it: "KLD", "KL-div", "KL divergence", "Kullback-Leibler", "D_KL", "KL(", a bare "KL",

@@ -24,7 +24,7 @@ from kldcard.lint.read import runtime as more_runtime
 from kldcard.lint.read import vocabulary as more_vocabulary
 from kldcard.lint.read.terms import STATISTIC_WORDS
 from kldcard.lint.read.tools import llama_perplexity as lp
-from kldcard.lint.read.numbers import KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, KLD_VALUE, parse_int  # noqa: F401  (KLD_VALUE: read by the reader)
 
 I = re.IGNORECASE | re.ASCII
 
@@ -88,7 +88,7 @@ N_CTX = re.compile(
     I,
 )
 CHUNKS = re.compile(
-    r"--chunks\s+(\d+)|(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?![kKM][-\s]|[\d,]*\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
+    r"--chunks\s+(\d+)|(?<![\w.,])(" + COMMA_THOUSANDS + r"|\d+)(?![kKM][-\s]|[\d,]*\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
     r"\b(two|three|four|five|six|eight|ten|twenty)\s+chunks\b|(\d+)\s+rows?\s*[×x,]",
     I,
 )

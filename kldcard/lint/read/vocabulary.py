@@ -25,13 +25,14 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from kldcard.lint.claims_patterns import TRAINING_CONTEXT
 from kldcard.lint.read import record_fields, vocabulary_forms
 from kldcard.lint.read.direction import LOGRATIO
+from kldcard.lint.read.numbers import COMMA_THOUSANDS
 from kldcard.lint.read.terms import KL_WORD
 
 I = re.IGNORECASE
 
-COUNT = r"\d{1,3}(?:,\d{3})+|\d{4,6}"
+COUNT = COMMA_THOUSANDS + r"|\d{4,6}"
 TOP_K = re.compile(
-    r"\btop[- _]?(?P<k>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
+    r"\btop[- _]?(?P<k>" + COMMA_THOUSANDS + r"|\d{1,6})\s+(?:comparison|logits?|log-?probs?|mass|distribution|entries|candidates|vocab\w*|"
     r"" + KL_WORD + r"|tokens?(?:\s+support)?|approximation|truncation|support)|\b(?P<k5>\d{1,6})\s+most\s+(?:likely|probable)\s+(?:tokens|candidates|entries)\b|\btop-?k\s*\(\s*k\s*=\s*(?P<k2>\d{1,6})\s*\)|\btruncat\w*\s+to\s+(?:the\s+)?top[- _]?(?P<k3>\d{1,6})\b|"
     r"(?:上位|前)\s*(?P<k4>\d{1,6})\s*(?:个|個|件)?\s*(?:token|トークン|词|語)|"
     # what the KL was summed over, a possessive between: "over Q8_0's top 256 plus one bucket", "over the reference's top 64"
