@@ -396,6 +396,8 @@ def test_a_conditional_calibration_in_its_own_sentence_stays_hypothetical():
         "The mean KLD vs BF16 on math500 is 0.012 and on MBPP-plus 0.015.\n",  # task suites by their names
         "Mean KLD vs BF16 on GSM8K: 0.012.\n",  # the suite after "on" is the KL's text, not a score's label
         "Mean KLD vs BF16 over HellaSwag contexts: 0.009.\n",
+        "Mean KLD vs BF16 on the AIME24 trajectories: 0.012.\n",
+        "Mean KLD vs BF16: 0.012. Data: `lb_data_raw/data/*.jsonl` (16 tasks).\n",  # a glob of the eval's data files
     ],
 )
 def test_a_task_suite_the_kl_is_taken_on_names_the_text(text):
@@ -406,3 +408,7 @@ def test_a_task_suite_the_kl_is_taken_on_names_the_text(text):
 def test_an_n_shot_task_suite_beside_the_kl_term_is_a_benchmark_not_the_text():
     text = "Our quants beat the others on 5-shot MMLU and on KL divergence (mean KLD 0.012 vs BF16).\n"
     assert reading(text, 3).status == "missing"
+
+
+def test_a_glob_of_text_files_is_as_often_the_logs_and_names_no_text():
+    assert reading("Mean KLD vs BF16: 0.012. Evidence: `night/ev10/*.txt` (raw logs).\n", 3).status == "missing"

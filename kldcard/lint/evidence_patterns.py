@@ -178,11 +178,12 @@ D3 = [
         + "|".join(eval_text_units.TASK_SUITES) + r")\b|验证集|测试集|评测集",
         I,
     ),
+    # (a glob of data files names the eval text's files: "data/*.jsonl"; a glob of ".txt" is as often the logs)
     re.compile(
         r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:"
         + alternation(eval_text_units.FROM_SOURCE) + r")\s+(?:of|from|in)\b|"
         r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
-        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|" + TOKEN_FILE + r"|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
+        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|(?<=/)\*[\w.\-]*\.(?:jsonl|parquet)\b|" + TOKEN_FILE + r"|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
         r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,

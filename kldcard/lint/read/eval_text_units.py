@@ -47,5 +47,5 @@ TASK_SUITES: tuple[str, ...] = (
     "MT-Bench", "Arena-Hard", "AlpacaEval", "LAMBADA", r"HumanEval\w*", "GSM8K", "C-Eval", "CMMLU", r"MMLU(?:-Pro)?",
     r"GPQA(?:[- ]Diamond)?", "HellaSwag", r"MBPP(?:-?plus)?", "IFEval", "BBH", r"BIG-Bench(?:[- ]Hard)?", "TruthfulQA",
     "Winogrande", r"MATH-?500", r"ARC-(?:Challenge|Easy)", "PIQA", "BoolQ", "TriviaQA", "LiveCodeBench", "MedQA",
-    "PubMedQA", "LongBench", "Qasper", "NarrativeQA", "SQuAD",
+    "PubMedQA", "LongBench", "Qasper", "NarrativeQA", "SQuAD", r"AIME\s?(?:20)?2\d",
 )
