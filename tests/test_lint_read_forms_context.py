@@ -380,3 +380,20 @@ def test_tokens_per_second_are_no_tokens_per_passage():
 
 def test_tokens_generated_per_prompt_are_no_context():
     assert reading(f"{CLAIM_VS_BF16} We generated 256 tokens per prompt.\n", 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "n_ctx"),
+    [
+        ("Mean KLD vs BF16 with prefixes of 1500-4000 tokens: 0.012.\n", 4000),  # a range: the longest
+        ("Mean KLD vs BF16 on contexts of at most 2,048 prompt tokens: 0.012.\n", 2048),  # a bound, a word before the unit
+        ("Mean KLD vs BF16 on ~3.5K-token teacher-forced sequences: 0.012.\n", 3500),  # a decimal k, words between
+    ],
+)
+def test_context_as_a_bound_a_range_or_a_decimal_k_of_what_was_scored(text, n_ctx):
+    d = reading(text, 5)
+    assert d.status != "missing" and d.value["n_ctx"] == n_ctx and "chunks" not in d.value, d
+
+
+def test_prompts_of_a_length_in_a_speed_sentence_are_no_context():
+    assert reading("Mean KLD vs BF16: 0.012. Decode reaches 40 tok/s with prompts of 512 tokens.\n", 5).status == "missing"

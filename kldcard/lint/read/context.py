@@ -88,6 +88,12 @@ PATTERNS = [
     # length per window ("128 tokens por ventana", "512 jetons par fenêtre", as evidence_patterns' "512 tokens per chunk")
     re.compile(r"\b(?:" + WINDOW_WORDS + r")\s+(?:de\s+[\w-]+\s+)?(?:de|von|à|по|из)\s+" + N + r"\s+(?:tokens?|Token|токен\w*)\b", re.I),
     re.compile(r"(?<![\w.,])" + N + r"\s+(?:tokens?|Token|jetons?|токен\w*)\s+(?:por|par|pro|на)\s+(?:cada\s+)?(?:" + WINDOW_WORDS + r")\b", re.I),
+    # a bound or a range given to what was scored, a word before "tokens": "prefixes of 1500-4000 tokens", "contexts of at
+    # most 2,048 prompt tokens" (the longest is the context)
+    re.compile(r"\b(?:windows?|chunks?|sequences?|contexts?|prefix(?:es)?|prompts?)\s+of\s+(?:(?:at\s+most|up\s+to|about|around|~)\s*)?"
+               r"(?:" + N + r"|(\d{2}))(?:\s*[-–]\s*" + N + r")?\s+(?:prompt\s+|input\s+)?tokens\b", I),
+    # a length in k with a decimal, a word or two before the unit: "~3.5K-token teacher-forced sequences"
+    re.compile(r"(?<![\w.,])~?(\d{1,3}(?:\.\d)?\s*[kK])-token\s+(?:[\w-]+\s+){0,2}?(?:windows?|chunks?|sequences?|segments?|contexts?|prompts?)\b", I),
     # "256–1024 token prefills", "a 64,000-token prefill": the prompt fed before the scored tokens
     re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+prefills?\b", I),
     # the card languages, the label before the number (a table row's cells between): "| Longitud de contexto | 4096 |"

@@ -87,8 +87,9 @@ N_CTX = re.compile(
     r"[×x]\s*(\d{3,6})\s*tokens|(\d[\d,]{2,7})\s+tokens\s+per\s+" + context_forms.PER_UNIT,
     I,
 )
+# (a count is an integer: not the "3" of "3.5K-token sequences")
 CHUNKS = re.compile(
-    r"--chunks\s+(\d+)|(?<![\w.,])(" + COMMA_THOUSANDS + r"|\d+)(?![kKM][-\s]|[\d,]*\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
+    r"--chunks\s+(\d+)|(?<![\w.,])(" + COMMA_THOUSANDS + r"|\d+)(?![kKM][-\s]|[\d,]*\d|\.\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:[\w.\-]{1,40}\s+){0,2}?)(?:chunks?|rows|windows|sequences)\b|"
     r"\b(two|three|four|five|six|eight|ten|twenty)\s+chunks\b|(\d+)\s+rows?\s*[×x,]",
     I,
 )
