@@ -432,3 +432,15 @@ def test_a_count_of_scored_windows_is_a_position_scheme(text):
 
 def test_a_count_of_sequences_without_a_scoring_word_elsewhere_is_not_read():
     assert reading(f"{CLAIM_VS_BF16} The server handled 48 concurrent sequences.\n", 6).status == "missing"
+
+
+def test_a_positions_label_takes_a_count_not_the_first_digit_of_the_kl_value():
+    d = reading("Mean KLD vs BF16 over 141 compared positions: 0.012.\n", 6)
+    assert [e.text for e in d.evidence] == ["141 compared positions"], d
+
+
+@pytest.mark.parametrize(("text", "count"), [("Mean KLD vs BF16: 0.012 (n_pos=4).\n", 4),
+                                             ("Mean KLD vs BF16: 0.012 (num_positions: 128).\n", 128)])
+def test_a_positions_key_of_a_log_is_a_count(text, count):
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("count") == count, d

@@ -71,8 +71,9 @@ COUNTS = [
     # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
     re.compile(r"(?<![\d,.])(\d{1,3}(?:[\u202f\u00a0 ]\d{3})+)\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b", I),
     re.compile(r"(?<![\w.,])~?(\d+(?:\.\d+)?\s*[kKM])\s+(?:scored|evaluated|compared|predicted)\s+tokens\b", I),
-    # a tool's "Label: value" output: "Total positions: 2047", "scored_positions = 4096"
-    re.compile(r"\b(?:total|scored|evaluated)?[ _]?positions\s*[:=]\s*" + NUM + r"\b", I),
+    # a tool's "Label: value" output: "Total positions: 2047", "scored_positions = 4096", "n_pos=4"
+    # (a count, not the first digit of a value: "... positions: 0.012" is the KLD over them)
+    re.compile(r"(?:\b(?:total|scored|evaluated)?[ _]?positions|\bn_?pos(?:itions)?|\bnum_positions)\s*[:=]\s*" + NUM + r"\b(?![.,]\d)", I),
     # "204,800 tokens scored", "250k tokens were evaluated"
     re.compile(r"(?<![\w.,])(" + COMMA_THOUSANDS + r"|\d+(?:\.\d+)?\s*[kKM]?)\s+tokens\s+(?:were\s+|are\s+)?(?:scored|evaluated|compared)\b", I),
     # "28 tokens evaluados", "1020 tokens evaluados", "40 fragmentos de 1.023 tokens evaluados": the same in Spanish and
