@@ -164,6 +164,7 @@ def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
         "Com o patch, a KLD média caiu 30%.\n",  # pt
         "O patch reduz a KLD em 18%.\n",
         "Avec la rotation, la divergence KL moyenne diminue de 30\u202f%.\n",  # fr: a narrow no-break space before %
+        "Avec la rotation, la KLD diminue d’environ 30 %.\n",  # a typographic apostrophe
         "Le nouveau noyau réduit la KLD de 9 %.\n",
         "Mit Rotation sinkt die mittlere KLD um 12 %.\n",  # de
         "Die Rotation senkt die KL-Divergenz um 40 %.\n",
@@ -183,6 +184,11 @@ def test_relative_changes_in_the_card_languages_are_claims(text):
         "La penalización KL baja un 30% tras el calentamiento.\n",  # a training setting
         "Queremos que la KLD baje un 30%.\n",  # a wish: no verb of a measured change
         "Die KLD sinkt, der Durchsatz steigt um 12 %.\n",  # the amount belongs to another quantity's verb
+        "Durante el entrenamiento la KL baja un 30% en los primeros pasos.\n",  # a training curve
+        "Beim Training steigt die KL um 30 % pro Epoche.\n",
+        "El kernel fusionado reduce la latencia del KL en un 30%.\n",  # the verb's object is a latency
+        "La KLD se mantiene baja en el 99% de los tokens.\n",  # "baja", the adjective; a share of the tokens
+        "La KLD sube en el 5% de los tokens.\n",  # a share, not a change
     ],
 )
 def test_training_wishes_and_other_quantities_changes_in_the_card_languages_are_not_claims(text):
@@ -195,12 +201,16 @@ def test_a_policy_of_a_system_part_is_no_rl_policy():
     assert claim_lines(text) == [2]
     assert claim_lines(text.replace("gate policy", "the policy")) == []  # the model RL trains: a training KL
     assert claim_lines("With the new eviction policy the mean KLD is 0.012.\n") == [1]
+    # a policy RL trains, named by what it decides
+    assert claim_lines("The KL between the routing policy and its initialization is 0.04 nats.\n") == []
 
 
 def test_a_hyphenated_qualifier_may_stand_between_a_value_and_its_kl_term():
     assert claim_numbers("The FP8 head costs +0.0005 mean weight-only KL.\n") == [["0.0005"]]
     assert claim_numbers("It reaches 0.021 per-token KL on the held-out set.\n") == [["0.021"]]
-    assert claim_numbers("Agreement is 0.95 top-1 KL-wise.\n") == []  # a top-k is another metric
+    # a unit or a count in the compound is another quantity's: "4.5 bits-per-weight", "1.2 million-token"
+    assert claim_numbers("At 4.5 bits-per-weight KL is 0.021 vs BF16.\n") == [["0.021"]]
+    assert claim_numbers("We ran a 1.2 million-token KL evaluation.\n") == []
 
 
 def test_an_integer_times_a_negative_power_of_ten_is_a_kld_value():

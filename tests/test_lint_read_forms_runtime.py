@@ -441,6 +441,9 @@ def test_accelerators_by_their_makers_names_are_hardware(text, quote):
 
 
 @pytest.mark.parametrize("text", ["The mean KLD vs BF16 is 0.012 (tier T4 of the ladder).\n",
-                                  "The mean KLD vs BF16 is 0.012; see table A10 in the appendix.\n"])
+                                  "The mean KLD vs BF16 is 0.012; see table A10 in the appendix.\n",
+                                  "Ablating heads on L4 raises the mean KLD vs BF16 to 0.03.\n",  # layer 4
+                                  "Quality sits at arc c100 level; mean KLD vs BF16 0.012.\n",
+                                  "We thank Tenstorrent for the compute; mean KLD vs BF16 0.012.\n"])
 def test_short_accelerator_names_without_their_maker_are_not_hardware(text):
     assert reading(text, 2).status == "missing"

@@ -394,7 +394,7 @@ def test_a_conditional_calibration_in_its_own_sentence_stays_hypothetical():
     "text",
     [
         "The mean KLD vs BF16 on math500 is 0.012 and on MBPP-plus 0.015.\n",  # task suites by their names
-        "Mean KLD vs BF16 on GSM8K: 0.012.\n",  # the suite after "on" is the KL's text, not a score's label
+        "Mean KLD vs BF16 is 0.012 over MMLU (5-shot) prompts.\n",  # N-shot, but the suite's prompts are the text
         "Mean KLD vs BF16 over HellaSwag contexts: 0.009.\n",
         "Mean KLD vs BF16 on the AIME24 trajectories: 0.012.\n",
         "Mean KLD vs BF16: 0.012. Data: `lb_data_raw/data/*.jsonl` (16 tasks).\n",  # a glob of the eval's data files
@@ -406,9 +406,11 @@ def test_a_task_suite_the_kl_is_taken_on_names_the_text(text):
 
 
 def test_an_n_shot_task_suite_beside_the_kl_term_is_a_benchmark_not_the_text():
-    text = "Our quants beat the others on 5-shot MMLU and on KL divergence (mean KLD 0.012 vs BF16).\n"
+    assert reading("Mean KLD vs BF16 is 0.012; the quant keeps 5-shot GSM8K.\n", 3).status == "missing"
+    assert reading("Mean KLD vs BF16 is 0.012; the quant keeps GSM8K (5-shot).\n", 3).status == "missing"
+
+
+@pytest.mark.parametrize("text", ["Mean KLD vs BF16: 0.012. Evidence: `night/ev10/*.txt` (raw logs).\n",  # as often logs
+                                  "Mean KLD vs BF16: 0.012. Results are written to out/*.jsonl.\n"])  # an output, not data
+def test_a_glob_of_logs_or_outputs_names_no_text(text):
     assert reading(text, 3).status == "missing"
-
-
-def test_a_glob_of_text_files_is_as_often_the_logs_and_names_no_text():
-    assert reading("Mean KLD vs BF16: 0.012. Evidence: `night/ev10/*.txt` (raw logs).\n", 3).status == "missing"

@@ -147,7 +147,7 @@ def _relative(doc: Doc, tool_lines: set[int], taken: set[int]) -> list[Claim]:
         for k in spans_with(pattern, doc.scanned, doc.sentences, doc.sentence_starts):
             start, end = doc.sentences[k]
             sentence = doc.text[start:end]
-            if claim_context.training_sentence(sentence):
+            if claim_context.training_sentence(sentence) or relative_changes.training_curve(sentence):
                 continue
             for m in pattern.finditer(sentence):
                 for at in [relative_changes.amount_at(m), *claim_terms.further(sentence, m.end())]:

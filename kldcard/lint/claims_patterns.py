@@ -45,17 +45,19 @@ STAT_LABEL = re.compile(
 # Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
 # Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
 # (Within the line: a value that ends a log line is not the next line's "Mean KLD:", "... ± 0.002471" / "Mean    KLD:".)
-# So may the KL's own qualifier: a direction, or one hyphenated compound ("+0.0005 mean weight-only KL", "0.021 mean
-# per-token KL"; English puts such modifiers before their noun), not a top-k ("0.95 top-1 ...": another metric).
+# So may one of the KL's own qualifiers ("+0.0005 mean weight-only KL", "0.021 mean per-token KL"): a list, since any
+# hyphenated compound there may be a unit or a count of something else ("4.5 bits-per-weight KL", "1.2 million-token KL
+# evaluation"), and a direction word a loss weight ("0.7 forward KL and 0.3 reverse KL").
+KL_QUALIFIERS = ("weight-only", "per-token", "per-position", "next-token", "token-level", "full-vocab", "full-vocabulary",
+                 "teacher-forced", "held-out")
 AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[ \t*_`]*)?"
-                       r"(?:(?:forward|reverse|symmetric|(?!top-)[a-z]+(?:-[a-z]+)+)[ \t*_`]+)?$", I)
+                       r"(?:(?:" + "|".join(KL_QUALIFIERS) + r")[ \t*_`]+)?$", I)
 # Other metrics: a number right after one of these belongs to it, not to KLD. A top-k of three or more digits is the
 # vocabulary a KL was taken over ("KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"), not an agreement metric (top-1,
-# top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%"). A benchmark
-# after "on" is the text a KL was taken on ("mean KLD on GSM8K: 0.012"), not its score.
+# top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
 OTHER_METRIC = re.compile(
     r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d{1,2}(?!\d)|top[- ]?\d+\s+(?:logit\s+)?(?:cosine|agreement|accuracy|overlap|match)|"
-    r"top[- ]?k|agreement|accuracy|(?<!on )(?<!over )(?<!across )(?:MMLU|GSM8K)|delta[- ]p|same[- ]top|"
+    r"top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same[- ]top|"
     r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
     r"beta|lr|learning rate)\b",
     I,
@@ -71,9 +73,10 @@ PARENTHETICAL = re.compile(r"\([^()]{0,80}\)")
 UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|–|\bto\b", I)
 # A policy named by the system part it governs is a rule of that part, not the model RL trains ("gate policy (b) is
 # passed", "eviction policy", "routing policy", "release policy"): plain grammar of a compound noun.
-SYSTEM_PARTS = ("gate", "cache", "eviction", "admission", "routing", "router", "selector", "rotation", "release",
-                "precision", "acceptance", "retention", "rounding", "fallback", "scheduling", "placement", "offload",
-                "quantization", "metric", "naming", "versioning", "pinning")
+# (not routing, placement, scheduling or quantization: RL trains policies of those, "the routing policy's KL to its
+# initialization")
+SYSTEM_PARTS = ("gate", "cache", "eviction", "admission", "rotation", "precision", "acceptance", "retention", "rounding",
+                "fallback", "offload", "metric", "naming", "versioning", "pinning")
 _NOT_SYSTEM = "".join(f"(?<!{w} )(?<!{w}-)" for w in SYSTEM_PARTS)
 # A KL term inside a training objective or RL setup is not a quality claim; nor beside a learning rate (a training
 # run's setting: "With lr 1e-5 ... KL climbed from ~0.05 to 2-4", "Adaptive KL coefficient, reduce learning rate",

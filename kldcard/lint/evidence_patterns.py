@@ -6,6 +6,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, positions, run_verbs
+from kldcard.lint.read.numbers import COMMA_THOUSANDS
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
     KL_NAME,
@@ -29,7 +30,7 @@ REF_TOKEN = (
     r"full[- ]precision|teacher|\d+(?:\.\d+)?\s*bpw|"
     # the unchanged side by what it lacks or how exactly it computes ("vs the uncompressed run", "against the exact
     # oracle", "vs the pre-edit model", "KL to FP64"): a role, read as a reference named without its repo (incomplete)
-    r"FP64|F64|float64|uncompressed|unpruned|unmodified|pre-edit|exact|oracle|golden|"
+    r"FP64|F64|float64|uncompressed|unpruned|unmodified|pre-edit|exact|oracle|"
     # a repo id: letters on both sides of one slash ("0.33/0.13" is two values, "attention/SnapKV/H2O" a list)
     r"(?=[\w.\-]*[A-Za-z])[\w.\-]+/(?=[\w.\-]*[A-Za-z])[\w.\-]+(?![\w.\-]*/))"
 )
@@ -138,11 +139,12 @@ HARDWARE = (
     r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?(?![A-Za-z0-9_])|"
     # the other accelerators and machines runs are made on, by their makers' names (a short name that is also a common
     # label, "T4", "L4", "A10", only with its maker or "GPU" beside it: "an NVIDIA T4", "a T4 GPU", "on one L4")
-    r"(?:Intel\s+)?Arc\s+(?:Pro\s+)?[ABC]\d{2,3}[A-Z]?(?![A-Za-z0-9_])|Gaudi\s*[23]\b|"
+    r"(?:Intel\s+)?(?-i:Arc)\s+(?:Pro\s+)?(?-i:[ABC])\d{2,3}[A-Z]?(?![A-Za-z0-9_])|Gaudi\s*[23]\b|"
     r"Radeon\s+(?:RX\s+|Pro\s+|AI\s+Pro\s+)?[A-Z]?\d{3,4}[A-Z]*(?:\s*XTX?)?|\b7900\s*XTX?\b|RTX\s*A\d{4}\b|\bA[2-5]000\b|"
     r"(?:NVIDIA|Tesla)\s+(?:T4|L4|A10G?|A[1-4]0|H20)\b|\b(?:T4|L4|A10G?|A[34]0|H20)\s+GPUs?(?![\w-])|"
-    r"\b(?:on|an?|one|single)\s+(?:T4|L4|A10G?|A[34]0|H20)\b|"
-    r"TPU\s*v\d[a-z]*\b|Trainium\s*\d?\b|Inferentia\s*\d?\b|Ascend\s*\d{3}[A-Z]?\b|Tenstorrent\s+\w+|"
+    r"\b(?:an?|one|single)\s+(?:T4|L4|A10G?|A[34]0|H20)\b|"  # not "on L4" (layer 4), "on A10" (an appendix)
+    r"TPU\s*v\d[a-z]*\b|Trainium\s*\d\b|Inferentia\s*\d\b|Ascend\s*\d{3}[A-Z]?\b|"
+    r"(?:Tenstorrent\s+)?(?:Wormhole|Blackhole|Grayskull)(?:\s+n\d{3})?\b|Tenstorrent\s+[np]\d{3}\b|"
     r"Snapdragon\s*(?:X\s+Elite|\d{3,4})|Jetson\s+(?:AGX\s+|Orin\s+)?\w+|Raspberry\s+Pi(?:\s*\d)?|"
     r"Apple\s+M[1-9](?:\s*(?:Pro|Max|Ultra))?\b|Threadripper\s*(?:PRO\s*)?\d{4}\w*|Core\s+Ultra\s*\d?\s*\d{3}\w*|"
     r"Graviton\s*\d\b|Ampere\s+Altra\b)"
@@ -178,12 +180,13 @@ D3 = [
         + "|".join(eval_text_units.TASK_SUITES) + r")\b|验证集|测试集|评测集",
         I,
     ),
-    # (a glob of data files names the eval text's files: "data/*.jsonl"; a glob of ".txt" is as often the logs)
+    # (a glob of a data directory's files names the eval text's files: "data/*.jsonl"; not "out/*.jsonl", an output,
+    # nor a glob of ".txt", as often the logs)
     re.compile(
         r"(?<![~\d,.])[~\d][\d,.]*\s*[kKM]?\s+tokens?\s+across|(?<![\d,])\b\d[\d,]*\s+(?:held-out\s+)?(?:\w+\s+)?(?:"
         + alternation(eval_text_units.FROM_SOURCE) + r")\s+(?:of|from|in)\b|"
         r"\beval(?:uation)?\s+(?:text|set|file|corpus|data)\s*(?::|=|is\b|was\b|from\b|of\b|\()|\b(?:test|validation|held-out|dev)\s+(?:set|split|file|data)\b|"
-        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|(?<=/)\*[\w.\-]*\.(?:jsonl|parquet)\b|" + TOKEN_FILE + r"|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
+        r"\btext file\b|(?<![\w.\-])(?!" + NOT_TEXT_FILES + r")[\w.\-]+\.(?:txt|raw|jsonl|parquet)\b|(?<![\w.\-])(?:data|eval|evals|test|tests|prompts|corpus|datasets?)/\*[\w.\-]*\.(?:jsonl|parquet)\b|" + TOKEN_FILE + r"|\btokens\s+(?:of|from)\s+(?:the\s+)?(?!an?\s)[A-Z]|"
         r"(?<![\d.,])\b[\d.,]+\s*[kKM]?[- ]tokens?\s+(?:mix|sample|subset|corpus|set)\b|"
         r"\b(?:my|our)\s+(?:own\s+)?(?:eval(?:uation)?|test|held-out)\s+(?:set|text|data|file|corpus)\b",
         I,
@@ -267,7 +270,7 @@ D6 = [
     re.compile(r"(?<![\w.,])\d{1,5}(?:\s*×\s*|\s+x\s+|x)\d{3,6}(?:[- ]tokens?)?\b(?!\s*(?:GB|MB|px|pixels))", I),
     re.compile(r"\ball positions\b|\bevery position\b|\bpositions?\s+(?:with|after|beyond)\b|\bsecond half of each\b", I),
     re.compile(
-        r"--chunks\s+\d+|(?<![\d.,])\b(?:\d{1,3}(?:,\d{3})+|\d+)(?![.,]\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
+        r"--chunks\s+\d+|(?<![\d.,])\b(?:" + COMMA_THOUSANDS + r"|\d+)(?![.,]\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
         r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
         I,
     ),

@@ -38,7 +38,7 @@ from kldcard.lint.read.terms import KL_MENTION, alternation
 I = re.IGNORECASE | re.ASCII
 # what a length per unit is counted in: "512 tokens per chunk", "256 tokens per passage" (evidence_patterns.D5 reads
 # the phrase, read.values its length)
-PER_UNIT = r"(?:chunk|window|row|sequence|context|passage|segment|document)"  # not "prompt", "sample": a generation's cap
+PER_UNIT = r"(?:chunk|window|row|sequence|context|passage|document)"  # not "prompt", "sample": a generation's cap
 
 # "context length" in the card languages, written before the number
 CONTEXT_WORDS: dict[str, tuple[str, ...]] = {

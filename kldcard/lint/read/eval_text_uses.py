@@ -46,8 +46,6 @@ PERPLEXITY_TOOL = re.compile(r"[\w.]+-perplexity\b|\bperplexity\s+(?:tool|binary
 # bar does, the "||" of "KL(P || Q)" does not)
 STATEMENT_END = re.compile(r"[;!?。；]|(?<!\|)\|(?!\|)|\s[—–]\s|\.(?!\d)|\n\s*\n|\n(?=[ \t]*(?:[-*+#>|]|\d+\.\s))")
 REACH = 300
-# task suites whose scores cards print next to a KLD (eval_text.BENCHMARK: one list)
-TASK_SUITE = eval_text.BENCHMARK
 URL_HOST_BEFORE = re.compile(r"(?:https?://|www\.)[\w.\-]*$", I)
 LINK_TO = re.compile(r"<a\s[^>]*href=[\"']?https?://([\w.\-]+)[^>]*>[^<]*$|\[[^\]\n]*$", I)
 
@@ -75,7 +73,7 @@ def perplexity_text(text: str, m: re.Match[str]) -> bool:
 def benchmark_score(text: str, m: re.Match[str]) -> bool:
     """The match is a task suite named in a clause without a KL term (a score, not the KLD's prompts)."""
     lo, hi = eval_text.clause(text, m.start(), m.end())
-    return bool(TASK_SUITE.match(m.group(0).strip())) and not eval_text.KL_TERM.search(text, lo, hi)
+    return bool(eval_text.BENCHMARK.match(m.group(0).strip())) and not eval_text.KL_TERM.search(text, lo, hi)
 
 
 def cited_page(text: str, m: re.Match[str]) -> bool:

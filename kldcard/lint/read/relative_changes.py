@@ -29,6 +29,7 @@ from kldcard.lint.read.terms import (
     CHANGE_NOUN_BEFORE_AMOUNT,
     CHANGE_PREPOSITIONS,
     KL_WORD,
+    TRAINING_COURSE,
     alternation,
 )
 
@@ -41,6 +42,11 @@ _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)
 # the same in Unicode mode: a no-break space before "%" ("30\u202f%")
 _WIDE_AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)\s*%"
 _PREPOSITIONS = r"(?:(?:" + alternation(CHANGE_PREPOSITIONS) + r")\s+){0,2}"
+# the articles and statistic words that may stand around the term in those languages ("senkt die mittlere KLD")
+_ARTICLES = r"la|el|los|las|a|o|as|os|le|les|die|der|den|das|the"
+_STAT = r"media|medio|média|médio|moyenne|moyen|mittlere[n]?|mean|среднее|средняя|средний"
+# an amount that is a share of a set, not a change: "sube en el 5% de los tokens", "cai em 95% dos prompts"
+_NOT_SHARE = r"(?!\s*(?:de|dos|das|des|der|of)\b)"
 # a fraction in words or digits, or a factor ("cuts the KL divergence ... by a factor of 1/3"): plain grammar
 _FRACTION = (r"(?P<frac>(?:a\s+|one\s+)?(?:third|quarter|half)|two[- ]thirds|three[- ]quarters|"
              r"(?:a\s+)?factor\s+of\s+[~≈]?\d+(?:\.\d+)?(?:/\d+)?(?![\d.,]\d)|\d{1,2}/\d{1,2}(?![\d/]))\b")
@@ -67,16 +73,28 @@ CHANGES = (
     # the term, a noun of the change's size, then the amount (Chinese: "KL散度降幅最高达70%")
     re.compile(_TERM + r"(?:\s*散度)?[\s*_`]*(?:" + alternation(CHANGE_NOUN_BEFORE_AMOUNT) + r")\s*(?:最高|最多|高|约|大约|近|将近|將近)?\s*"
                r"(?:达到|达|達|为|為|是)?\s*" + _AMOUNT, I),
-    # the term (a word or two after it), the verb, a preposition, the amount ("la KLD media baja un 30%")
-    re.compile(_LOCAL_TERM + r"(?:\s+[^\W\d]+){0,2}?\s+(?:" + alternation(CHANGE_AFTER_TERM) + r")\s+" + _PREPOSITIONS
-               + _WIDE_AMOUNT, re.IGNORECASE),
+    # the term (a statistic word after it), the verb, a preposition, the amount ("la KLD media baja un 30%"); no other
+    # word between, so that "la KLD se mantiene baja en un 95%" (an adjective) is not read
+    re.compile(_LOCAL_TERM + r"(?:\s+(?:" + _STAT + r"))?\s+(?:" + alternation(CHANGE_AFTER_TERM) + r")\s+" + _PREPOSITIONS
+               + _WIDE_AMOUNT + _NOT_SHARE, re.IGNORECASE),
     # the verb, its object the term (up to three words before it, one after), a preposition, the amount; or an
     # intransitive verb before its subject ("Mit Rotation sinkt die mittlere KLD um 12 %": German puts the verb second)
-    re.compile(r"(?<![^\W\d_])(?:" + alternation({**CHANGE_BEFORE_TERM, "de-v2": CHANGE_AFTER_TERM["de"]}) + r")\s+(?:[^\W\d]+\s+){0,3}?" + _LOCAL_TERM
-               + r"(?:\s+[^\W\d]+)?\s+" + _PREPOSITIONS + _WIDE_AMOUNT, re.IGNORECASE),
+    # (only an article and a statistic word before the term: "reduce la latencia del KL en un 30%" changes a latency)
+    re.compile(r"(?<![^\W\d_])(?:" + alternation({**CHANGE_BEFORE_TERM, "de-v2": CHANGE_AFTER_TERM["de"]}) + r")\s+(?:(?:"
+               + _ARTICLES + r")\s+)?(?:(?:" + _STAT + r")\s+)?" + _LOCAL_TERM + r"(?:\s+(?:" + _STAT + r"))?\s+" + _PREPOSITIONS
+               + _WIDE_AMOUNT + _NOT_SHARE, re.IGNORECASE),
 )
 
 
 def amount_at(m: re.Match[str]) -> int:
     """Where the amount of a CHANGES match starts (the claim's position)."""
     return m.start("num") if m.group("num") is not None else m.start("frac")
+
+
+# a training run's course in the sentence: "KL rises 30% per epoch", "la KL baja un 30% durante el entrenamiento"
+TRAINING_CURVE = re.compile(r"(?<![^\W\d_])(?:" + alternation(TRAINING_COURSE) + r")(?![^\W\d_])", re.IGNORECASE)
+
+
+def training_curve(sentence: str) -> bool:
+    """Whether a relative change's sentence speaks of a training run's course (its change is a training curve)."""
+    return TRAINING_CURVE.search(sentence) is not None

@@ -85,12 +85,25 @@ CHANGE_BEFORE_TERM: dict[str, tuple[str, ...]] = {
     "ru": ("снижает", "снизил", "снизила", "снизило", "уменьшает", "уменьшил", "уменьшила", "уменьшило", "сокращает",
            "сократил", "сократила", "увеличивает", "увеличил", "увеличила"),
 }
+# Words of a training run's course: a KL that changes over it is a training curve, not a measured change of a model's
+# fidelity ("la KL baja un 30% durante el entrenamiento", "steigt um 30 % pro Epoche"): read.relative_changes.
+TRAINING_COURSE: dict[str, tuple[str, ...]] = {
+    # the course of the run, not the word "training" alone: a DWQ run's "held-out KL fell ~90%" after its training is a
+    # measured fidelity (holdout-3 true2456)
+    "en": ("during training", "over training", "per epoch", "each epoch", "every epoch"),
+    "es": ("durante el entrenamiento", "por época", "en cada época"),
+    "pt": ("durante o treinamento", "durante o treino", "por época", "a cada época"),
+    "fr": ("pendant l'entraînement", "pendant l’entraînement", "au cours de l'entraînement", "au cours de l’entraînement",
+           "par époque", "à chaque époque"),
+    "de": ("beim Training", "während des Trainings", "im Training", "pro Epoche", "je Epoche"),
+    "ru": ("в ходе обучения", "во время обучения", "при обучении", "за эпоху", "на каждой эпохе"),
+}
 # The prepositions (and "about" words) between such a verb and its amount ("en un", "em", "de", "um etwa", "на").
 CHANGE_PREPOSITIONS: dict[str, tuple[str, ...]] = {
     "es": ("en", "un", "el", "cerca de", "alrededor de"),
     "pt": ("em", "cerca de", "uns"),
-    "fr": ("de", "d'environ", "environ"),
-    "de": ("um", "etwa", "rund", "ca."),
+    "fr": ("de", "d'environ", "d’environ", "environ"),
+    "de": ("um", "etwa", "rund"),
     "ru": ("на", "примерно", "около", "почти"),
 }
 
