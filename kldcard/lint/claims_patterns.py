@@ -77,12 +77,13 @@ UNCERTAINTY = re.compile(r"±|\bCI\b|\bSE\b|\bSEM\b|standard error|\bstd\b|\[|�
 # initialization")
 SYSTEM_PARTS = ("gate", "cache", "eviction", "admission", "rotation", "precision", "acceptance", "retention", "rounding",
                 "fallback", "offload", "metric", "naming", "versioning", "pinning")
-_NOT_SYSTEM = "".join(f"(?<!{w} )(?<!{w}-)" for w in SYSTEM_PARTS)
+# (looked back on from after "polic", so that the literal is matched first: TRAINING_CONTEXT runs on every sentence)
+_NOT_SYSTEM = "".join(f"(?<!{w} polic)(?<!{w}-polic)" for w in SYSTEM_PARTS)
 # A KL term inside a training objective or RL setup is not a quality claim; nor beside a learning rate (a training
 # run's setting: "With lr 1e-5 ... KL climbed from ~0.05 to 2-4", "Adaptive KL coefficient, reduce learning rate",
 # "tốc độ học (learning rate)"; several authors of RL and distillation notes).
 TRAINING_CONTEXT = re.compile(
-    r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|" + _NOT_SYSTEM + r"polic(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|learning[ -]rate|lr|"
+    r"β|\b(?:penalty|penali[sz]ed|coefficient|coef|beta|reward|polic" + _NOT_SYSTEM + r"(?:y|ies)|regulari[sz]\w*|PPO|GRPO|DPO|learning[ -]rate|lr|"
     r"RLHF|target KL|kl_coef|loss|objective|KL (?:term|budget|constraint|control)|threshold|cut-?off|criterion)\b"
     r"|(?<![^\W\d_])(?:" + alternation(TRAINING_WORDS) + r")(?![^\W\d_])",  # the other languages' (read.terms)
     I,

@@ -250,9 +250,7 @@ D5 = [
 D6 = [
     re.compile(
         r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:[a-z][\w-]*\s+){0,2}?(?:token\s+)?positions\b|\bscored positions\b|"
-        r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:scored|evaluated|compared|assistant|response|generated|continuation)\s+tokens\b|"
-        # the scored windows counted ("48 scored sequences", as "40 chunks")
-        r"(?<![\d,.])\b\d+\s+(?:scored|evaluated)\s+(?:sequences|windows|chunks|segments)\b",
+        r"(?<![\d,.])\b\d[\d,.]*\s*[kKM]?\s+(?:scored|evaluated|compared|assistant|response|generated|continuation)\s+tokens\b",
         I,
     ),
     # "2,632位置", "128개 위치", "4096 posiciones" (kldcard.lint.read.terms)
@@ -271,7 +269,7 @@ D6 = [
     re.compile(r"\ball positions\b|\bevery position\b|\bpositions?\s+(?:with|after|beyond)\b|\bsecond half of each\b", I),
     re.compile(
         r"--chunks\s+\d+|(?<![\d.,])\b(?:" + COMMA_THOUSANDS + r"|\d+)(?![.,]\d)\s*(?:[×x]\s*\d{3,6}[- ]token\s+|(?:(?!(?:with|of|and|in|non-\w+)\b)[\w.\-]{1,40}\s+){0,3}?)"
-        r"chunks?\b|\bleft context\b|\b\d+\s+(?:rows|windows|sliding windows|contexts)\b",
+        r"chunks?\b|\bleft context\b|\b\d+\s+(?:(?:scored|evaluated)\s+)?(?:rows|windows|sliding windows|contexts)\b",
         I,
     ),
     re.compile(r"\b(?:two|three|four|five|six|eight|ten|twenty)\s+chunks\b", I),  # "four chunks"

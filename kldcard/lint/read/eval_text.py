@@ -386,7 +386,7 @@ KL_TERM = re.compile(KL_MENTION, I)
 
 # a suite's score by its protocol: "5-shot MMLU", "0-shot GSM8K", "MMLU (5-shot)"
 SHOTS = re.compile(r"\b\d+-shot\s*$", I)
-SHOTS_AFTER = re.compile(r"^\s*\(?\d+-shot\b", I)
+SHOTS_AFTER = re.compile(r"\s*\(?\d+-shot\b", I)
 PROMPTS_AFTER = re.compile(r"\s*(?:\(\d+-shot\)\s*)?(?:prompts?|questions?|contexts?|problems?|items?)\b", I)
 
 
@@ -399,4 +399,4 @@ def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
         return True
     if PROMPTS_AFTER.match(m.string, m.end()):  # "over MMLU (5-shot) prompts": the KL's text
         return False
-    return bool(SHOTS.search(m.string, max(0, m.start() - 12), m.start()) or SHOTS_AFTER.match(m.string[m.end() : m.end() + 12]))
+    return bool(SHOTS.search(m.string, max(0, m.start() - 12), m.start()) or SHOTS_AFTER.match(m.string, m.end(), m.end() + 12))

@@ -66,8 +66,8 @@ COUNTS = [
     # between thousands); holdout11 pt_dcg1 and holdout12 es_licitaciones, two authors. Not gated by a measuring word:
     # both sentences state the count plainly beside a table or a paragraph of KL values
     re.compile(r"(?<![\w.,])(\d{1,3}(?:[.\u202f\u00a0 ]\d{3})+|\d+)\s+(?:predicciones|previsões|predições|prédictions)\b", re.I),
-    # "averaged over 1,000 sequences", "64 samples" (windows scored; in a sentence about the measurement)
-    SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:sequences|samples)\b", I),
+    # "averaged over 1,000 sequences", "64 samples", "48 scored sequences" (windows scored; in a sentence about the measurement)
+    SEQUENCES := re.compile(r"(?<![\w.,])" + NUM + r"\s+(?:(?:scored|evaluated)\s+)?(?:sequences|samples)\b", I),
     # "204 800 positions" (a space or a thin space between thousands), "~1.2M scored tokens"
     re.compile(r"(?<![\d,.])(\d{1,3}(?:[\u202f\u00a0 ]\d{3})+)\s+(?:total\s+|scored\s+)?(?:token\s+)?positions\b", I),
     re.compile(r"(?<![\w.,])~?(\d+(?:\.\d+)?\s*[kKM])\s+(?:scored|evaluated|compared|predicted)\s+tokens\b", I),

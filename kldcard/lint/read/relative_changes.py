@@ -29,6 +29,7 @@ from kldcard.lint.read.terms import (
     CHANGE_NOUN_BEFORE_AMOUNT,
     CHANGE_PREPOSITIONS,
     KL_WORD,
+    STATISTIC_WORDS,
     TRAINING_COURSE,
     alternation,
 )
@@ -39,12 +40,12 @@ _TERM = KL_WORD
 # "KL-дивергенция")
 _LOCAL_TERM = KL_WORD + r"(?:[\s-]*(?:ダイバージェンス|발산|散度|дивергенц\w*))?"
 _AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?\s*(?:%|[x×])"
-# the same in Unicode mode: a no-break space before "%" ("30\u202f%")
+# a percentage in Unicode mode, where \s takes the no-break space before "%" ("30\u202f%")
 _WIDE_AMOUNT = r"[*_`]*[~≈]?(?P<num>\d+(?:[.,]\d+)?)\s*%"
 _PREPOSITIONS = r"(?:(?:" + alternation(CHANGE_PREPOSITIONS) + r")\s+){0,2}"
 # the articles and statistic words that may stand around the term in those languages ("senkt die mittlere KLD")
 _ARTICLES = r"la|el|los|las|a|o|as|os|le|les|die|der|den|das|the"
-_STAT = r"media|medio|média|médio|moyenne|moyen|mittlere[n]?|mean|среднее|средняя|средний"
+_STAT = "mean|" + alternation({"mean": STATISTIC_WORDS["mean"]})  # the card languages' "mean" (read.terms)
 # an amount that is a share of a set, not a change: "sube en el 5% de los tokens", "cai em 95% dos prompts"
 _NOT_SHARE = r"(?!\s*(?:de|dos|das|des|der|of)\b)"
 # a fraction in words or digits, or a factor ("cuts the KL divergence ... by a factor of 1/3"): plain grammar
@@ -77,9 +78,9 @@ CHANGES = (
     # word between, so that "la KLD se mantiene baja en un 95%" (an adjective) is not read
     re.compile(_LOCAL_TERM + r"(?:\s+(?:" + _STAT + r"))?\s+(?:" + alternation(CHANGE_AFTER_TERM) + r")\s+" + _PREPOSITIONS
                + _WIDE_AMOUNT + _NOT_SHARE, re.IGNORECASE),
-    # the verb, its object the term (up to three words before it, one after), a preposition, the amount; or an
-    # intransitive verb before its subject ("Mit Rotation sinkt die mittlere KLD um 12 %": German puts the verb second)
-    # (only an article and a statistic word before the term: "reduce la latencia del KL en un 30%" changes a latency)
+    # the verb, its object the term (an article and a statistic word around it, nothing else: "reduce la latencia del KL
+    # en un 30%" changes a latency), a preposition, the amount; or an intransitive verb before its subject ("Mit Rotation
+    # sinkt die mittlere KLD um 12 %": German puts the verb second)
     re.compile(r"(?<![^\W\d_])(?:" + alternation({**CHANGE_BEFORE_TERM, "de-v2": CHANGE_AFTER_TERM["de"]}) + r")\s+(?:(?:"
                + _ARTICLES + r")\s+)?(?:(?:" + _STAT + r")\s+)?" + _LOCAL_TERM + r"(?:\s+(?:" + _STAT + r"))?\s+" + _PREPOSITIONS
                + _WIDE_AMOUNT + _NOT_SHARE, re.IGNORECASE),
