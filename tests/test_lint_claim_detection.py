@@ -133,6 +133,29 @@ def test_a_colon_far_from_the_kl_term_does_not_attach_other_values(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Mean KLD on GSM8K: 0.012 nats, against the BF16 weights.\n", [["0.012"]]),
+        ("The KL over the HellaSwag prompts came to 0.0042 per token.\n", [["0.0042"]]),
+        ("KLD vs BF16 0.004, HellaSwag 0.81, ARC-Challenge 0.55.\n", [["0.004"]]),  # the suites' scores stay theirs
+    ],
+)
+def test_a_task_suite_right_after_the_kl_term_is_its_text_not_a_metric(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KLD looked small; on GSM8K: 0.71 accuracy.\n",  # the suite opens a clause of its own
+        "KL stayed flat during training and TruthfulQA rose to 0.62.\n",
+    ],
+)
+def test_a_task_suite_score_after_a_kl_word_is_not_a_kld(text):
+    assert claim_numbers(text) == []
+
+
+@pytest.mark.parametrize(
     ("text", "lines"),
     [
         ("Result: the held-out KL fell **~40–45%** in every run we tried.\n", [1]),

@@ -8,7 +8,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 
-from kldcard.lint.claims_patterns import AFTER_GAP, NUMBER, OTHER_METRIC, PARENTHETICAL, STAT_LABEL, UNCERTAINTY
+from kldcard.lint.claims_patterns import AFTER_GAP, NUMBER, OTHER_METRIC, PARENTHETICAL, STAT_LABEL, SUITE_AS_TEXT, UNCERTAINTY
 from kldcard.lint.read import far_numbers
 
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
@@ -92,6 +92,8 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
     before = terms.before(pos)
     if before is not None and pos - before.end() <= MAX_GAP:
         gap = sentence[before.end() : pos]
+        if (suite := SUITE_AS_TEXT.match(gap)) is not None:  # "Mean KLD on GSM8K: 0.012": the suite is the text
+            gap = " " + gap[suite.end() :]
         # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064"; nor does an aside
         # about another metric, its numbers included ("el KLD medio ... (40 x 512; PPL del Q8_0 = 8,489) es de 0,081").
         # A parenthetical of bare values ("(0.004 vs 0.003)") holds the term's own numbers: what follows it is detached.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
-from kldcard.lint.read import claim_terms
+from kldcard.lint.read import claim_terms, eval_text_units
 from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.metric_keys import METRIC_KEY
 from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, TRAINING_WORDS, alternation
@@ -57,9 +57,17 @@ AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)
 # top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
 OTHER_METRIC = re.compile(
     r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d{1,2}(?!\d)|top[- ]?\d+\s+(?:logit\s+)?(?:cosine|agreement|accuracy|overlap|match)|"
-    r"top[- ]?k|agreement|accuracy|MMLU|GSM8K|delta[- ]p|same[- ]top|"
+    r"top[- ]?k|agreement|accuracy|" + "|".join(eval_text_units.TASK_SUITES) + r"|delta[- ]p|same[- ]top|"
     r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
     r"beta|lr|learning rate)\b",
+    I,
+)
+# A task suite right after the KL term, after "on", "over" or "across", is the text the KL was taken on, not a score's
+# metric ("Mean KLD on GSM8K: 0.012", "KL over the MMLU prompts 0.004"); anything else before it ("KLD is small; on
+# GSM8K: 0.71") leaves the suite a metric of its own.
+SUITE_AS_TEXT = re.compile(
+    r"^[ \t*_`]*(?:on|over|across)[ \t]+(?:the[ \t]+)?(?:" + "|".join(eval_text_units.TASK_SUITES) + r")\b"
+    r"(?:[ \t]+(?:prompts|questions|problems|test[ \t]set|split|samples))?",
     I,
 )
 # "- Median: 0.0071", "* p99 = 0.31", "- 中位数 (median): 0.0071": a label, then one number.
