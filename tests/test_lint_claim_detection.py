@@ -162,6 +162,9 @@ def test_a_task_suite_score_after_a_kl_word_is_not_a_kld(text):
         ("The new kernel lowers held-out forward KLD relative to the old build by\n7.50% on replay.\n", [2]),
         ("The small preset cuts the q4 mean KLD by a third at equal size.\n", [1]),
         ("Keeping every expert resident cuts KLD 4× at the price of memory.\n", [1]),
+        ("Rotation cuts mean KLD by approximately 30% versus BF16.\n", [1]),  # an approximate amount
+        ("Mean KLD drops by approx. 30% with the imatrix.\n", [1]),  # the abbreviation ends no sentence
+        ("KL reduction of roughly 2x over the baseline.\n", [1]),
     ],
 )
 def test_relative_changes_written_with_a_verb_are_claims(text, lines):
@@ -173,6 +176,8 @@ def test_relative_changes_written_with_a_verb_are_claims(text, lines):
     [
         "The KL penalty increased by 5% after warm-up.\n",  # a training setting
         "We expect the KL to fall as training goes on.\n",  # no amount
+        "The KL penalty rose by almost 30% per epoch.\n",  # approximate, and still a training setting
+        "We cut latency by about 30% and KLD stayed flat.\n",  # the amount is the latency's
     ],
 )
 def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
@@ -190,6 +195,8 @@ def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
         "Avec la rotation, la KLD diminue d’environ 30 %.\n",  # a typographic apostrophe
         "Le nouveau noyau réduit la KLD de 9 %.\n",
         "Mit Rotation sinkt die mittlere KLD um 12 %.\n",  # de
+        "Mit Rotation sinkt die mittlere KLD um ca. 30 % gegenüber BF16.\n",  # "ca." ends no sentence
+        "Con la rotación, la KLD media baja aprox. 20 %.\n",
         "Die Rotation senkt die KL-Divergenz um 40 %.\n",
         "После правки среднее KL снизилось на 30%.\n",  # ru
         "Квантование по группам снижает KL на 25%.\n",

@@ -57,13 +57,15 @@ _DOWN_UP = (r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|
             r"falls|drops|decreases|declines|shrinks|rises|increases|grows|jumps|improves|worsens|goes\s+(?:up|down)")
 # the noun of a change after the term, then its amount ("Relative KL reduction ≈31 %", "KLD increase: +12%")
 _NOUN = r"reduction|decrease|drop|increase|improvement"
+# the English words of an approximate amount ("by roughly 30%", "by approx. 30%", "reduction of nearly 2x")
+_ABOUT = r"(?:(?:about|roughly|approximately|around|nearly|almost|some|approx\.)\s+)?"
 _VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
 
 CHANGES = (
-    re.compile(_TERM + r"(?:[\s*_`]+[\w-]+){0,2}?[\s*_`]+(?:" + _DOWN_UP + r")\s+(?:by\s+)?(?:about\s+|roughly\s+)?" + _AMOUNT, I),
-    re.compile(r"\b(?:" + _VERB + r")\s+(?:[\w-]+\s+){0,3}?" + _TERM + r"[^.;:]{0,60}?\bby\s+(?:" + _AMOUNT + "|" + _FRACTION + ")", I),
+    re.compile(_TERM + r"(?:[\s*_`]+[\w-]+){0,2}?[\s*_`]+(?:" + _DOWN_UP + r")\s+(?:by\s+)?" + _ABOUT + _AMOUNT, I),
+    re.compile(r"\b(?:" + _VERB + r")\s+(?:[\w-]+\s+){0,3}?" + _TERM + r"[^.;:]{0,60}?\bby\s+" + _ABOUT + "(?:" + _AMOUNT + "|" + _FRACTION + ")", I),
     re.compile(r"\b(?:" + _VERB + r")\s+(?:the\s+)?(?:mean\s+|median\s+)?" + _TERM + r"\s+" + _AMOUNT, I),
-    re.compile(_TERM + r"[\s*_`]+(?:" + _NOUN + r")[\s*_`:=]*(?:of\s+|by\s+)?[+−-]?" + _AMOUNT, I),
+    re.compile(_TERM + r"[\s*_`]+(?:" + _NOUN + r")[\s*_`:=]*(?:of\s+|by\s+)?" + _ABOUT + r"[+−-]?" + _AMOUNT, I),
     # the amount first, then the term and the noun of change ("causes a 4.4x KLD increase", "a 12% mean KL reduction")
     re.compile(r"(?<![\w.])" + _AMOUNT + r"\s+(?:(?:mean|median)\s+)?" + _TERM + r"[\s*_`]+(?:" + _NOUN + r")\b", I),
     # the term, a topic or subject particle, the amount, then the verb (Korean, Japanese; general grammar of the languages)

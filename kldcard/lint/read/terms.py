@@ -98,12 +98,13 @@ TRAINING_COURSE: dict[str, tuple[str, ...]] = {
     "de": ("beim Training", "während des Trainings", "im Training", "pro Epoche", "je Epoche"),
     "ru": ("в ходе обучения", "во время обучения", "при обучении", "за эпоху", "на каждой эпохе"),
 }
-# The prepositions (and "about" words) between such a verb and its amount ("en un", "em", "de", "um etwa", "на").
+# The prepositions (and "about" words) between such a verb and its amount ("en un", "em", "de", "um etwa", "на"), as
+# regular-expression text (the abbreviations' dots escaped: "um ca. 30 %").
 CHANGE_PREPOSITIONS: dict[str, tuple[str, ...]] = {
-    "es": ("en", "un", "el", "cerca de", "alrededor de"),
-    "pt": ("em", "cerca de", "uns"),
-    "fr": ("de", "d'environ", "d’environ", "environ"),
-    "de": ("um", "etwa", "rund"),
+    "es": ("en", "un", "el", "cerca de", "alrededor de", r"aprox\."),
+    "pt": ("em", "cerca de", "uns", r"aprox\."),
+    "fr": ("de", "d'environ", "d’environ", "environ", r"env\."),
+    "de": ("um", "etwa", "rund", r"ca\."),
     "ru": ("на", "примерно", "около", "почти"),
 }
 
