@@ -230,7 +230,7 @@ D5 = [
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
     # "windows of 2048 tokens"; "chunks of 512" with the unit left out (no other unit or word after the number)
     re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
-    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
+    re.compile(context.GENERATED_BEFORE + r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
         r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b",

@@ -39,6 +39,11 @@ I = re.IGNORECASE | re.ASCII
 # what a length per unit is counted in: "512 tokens per chunk", "256 tokens per passage" (evidence_patterns.D5 reads
 # the phrase, read.values its length)
 PER_UNIT = r"(?:chunk|window|row|sequence|context|passage|document)"  # not "prompt", "sample": a generation's cap
+# ... nor a length a verb of generation makes ("emits 256 tokens per passage", "generated 512 tokens per document"):
+# a look-behind for each, placed before the count
+GENERATED_BEFORE = "".join(rf"(?<!\b{verb} )" for verb in ("generates", "generated", "generate", "emits", "emitted", "emit",
+                                                          "produces", "produced", "samples", "sampled", "decodes", "decoded",
+                                                          "writes", "wrote"))
 
 # "context length" in the card languages, written before the number
 CONTEXT_WORDS: dict[str, tuple[str, ...]] = {

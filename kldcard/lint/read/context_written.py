@@ -53,8 +53,9 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK]|\d{3,6})\s+(?:tokens?\s+)?(?:de\s+contexto|de\s+contexte|Kontext|контекста)\b", re.I),
     # a length before a unit of scored text the other patterns do not list: "2048-token samples", "1,024-token
     # slices", "512-token blocks"; "sequences of length 2048", "windows of length 512"
-    # (a name between, as "512-token WikiText prefix")
-    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:[A-Z][\w-]*\s+)?(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
+    # (a word between, as "512-token WikiText prefix", "2,048-token calibration blocks"; not "per" or "each": "512
+    # tokens per sample" is a generation's cap, read.context.PER_UNIT the units that are not)
+    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:(?!(?:per|each|every|a|an)\s)[A-Z][\w-]*\s+)?(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
     # the length as a code span before the word for context: "`16k` context", "`4096`-token context" (a particle of
     # the card language may follow without a space: "`16k` context로")
     re.compile(r"`(\d{1,3}\s*[kK]|\d{3,6})`[- ]?(?:tokens?\s+)?(?:context|ctx)(?![A-Za-z])", re.I),

@@ -84,7 +84,7 @@ N_CTX = re.compile(
     r"\s*[=:]?\s*(\d[\d,]{1,7})\b|(?:context[_ ]?(?:length|len)|--max-seq\S*)\s*[=: ]\s*(\d{3,6})\b|\bcontext(\d{3,6})\b|"
     r"(?<![\w.,])(\d{1,3}\s*[kK])\s*(?:-token\s+)?(?:context|ctx)\b|(\d[\d,]{1,7})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b|"
     r"(\d{3,6})\s*ctx\b|\bctx(\d{3,6})\b|(?:windows?|rows?|chunks?|sequences?|contexts?)\s+of\s+(\d[\d,]{2,7})(?:\s+tokens|(?![.,]?\d)(?!\s*[A-Za-z%]))|"
-    r"[×x]\s*(\d{3,6})\s*tokens|(\d[\d,]{2,7})\s+tokens\s+per\s+" + context_forms.PER_UNIT,
+    r"[×x]\s*(\d{3,6})\s*tokens|" + context_forms.GENERATED_BEFORE + r"(\d[\d,]{2,7})\s+tokens\s+per\s+" + context_forms.PER_UNIT,
     I,
 )
 # (a count is an integer: not the "3" of "3.5K-token sequences")
