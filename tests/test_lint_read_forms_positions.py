@@ -430,8 +430,16 @@ def test_a_count_of_scored_windows_is_a_position_scheme(text):
     assert reading(text, 6).status != "missing"
 
 
-def test_a_count_of_sequences_without_a_scoring_word_elsewhere_is_not_read():
-    assert reading(f"{CLAIM_VS_BF16} The server handled 48 concurrent sequences.\n", 6).status == "missing"
+@pytest.mark.parametrize("sentence", ["The server handled 48 concurrent sequences.",
+                                      "The reward model scored 48 sequences per batch.",  # another scorer's count
+                                      "A judge model rated 200 evaluated sequences for helpfulness."])
+def test_a_count_of_sequences_no_kl_was_scored_on_is_not_read(sentence):
+    assert reading(f"{CLAIM_VS_BF16} {sentence}\n", 6).status == "missing"
+
+
+def test_a_count_of_sequences_beside_another_scorer_is_read_where_the_kl_is_named():
+    text = f"{CLAIM_VS_BF16} The KL and the judge both scored the same 48 sequences.\n"
+    assert reading(text, 6).status != "missing"
 
 
 def test_a_positions_label_takes_a_count_not_the_first_digit_of_the_kl_value():

@@ -166,6 +166,9 @@ KL_MENTION_RE = re.compile(KL_MENTION, I)
 # position word belongs to the decoding its clause names)
 ONE_POSITION = tuple(p for name, p in SCHEMES if name in ("last-token", "first-token"))  # not a set: hashing compiles
 GREEDY_DECODING = re.compile(r"\bgreedy\s+(?:decod(?:e|ing)|generation)\b", I)
+# a count another scorer scored or rated, in a sentence that names no KL, is that scorer's ("the reward model scored 48
+# sequences per batch", "a judge rated 200 evaluated sequences"): plain grammar, the scoring verb's subject
+OTHER_SCORER = re.compile(r"\b(?:reward[ -]model|reward|judges?|grader|verifier|critic|raters?|annotators?|classifier)\b", I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)
@@ -234,6 +237,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         # an option of a command written over several lines: its script's name, lines above, says what it measures
         lo, hi = command_lines.span(text, m.start(), m.end())
         command = text[lo:hi] if "\n" in text[lo:hi] else ""
+        if OTHER_SCORER.search(sentence) and not KL_MENTION_RE.search(sentence):
+            return True
         return not MEASUREMENT.search(sentence + command) and not position_counts.kl_context(text, m)  # a KL table's row
     return False
 
