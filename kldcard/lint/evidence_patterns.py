@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, positions, run_verbs
+from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, hardware_names, positions, run_verbs
 from kldcard.lint.read.numbers import COMMA_THOUSANDS
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
@@ -128,27 +128,7 @@ ENGINE = engine_names.alternation(in_patterns=True)  # the names an engine with 
 # have at most three digits, and one starting with 0 has a third part ("0.27.1")
 VERSION = (r"(?:(?:v\d+\.\d+(?:\.\d+)?|0\.\d{1,3}\.\d+|[1-9]\d*\.\d{1,3}(?:\.\d+)?)(?:rc\d+|\.post\d+)?\b(?!\s*(?:GB|GiB|MB|%|bpw))|"
     r"(?:@|(?<=[\s(`]))(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}\b|b\d{3,5}\b|build\s*:?\s*\d+|release\s+b?\d+|main-b\d+\S*|commit\s+[0-9a-f]{7,40})")
-HARDWARE = (
-    # a count written against the name is a node's size, not part of a word ("8xH200", "4xA100": general number grammar);
-    # a CJK character glued to the name does not make it part of a word ("gfx1030のFP8", "R9700は", "在H100上": the
-    # ends are ASCII word ends, as kldcard.lint.read.numbers reads numbers; ja_sllm, ja_r9700, ja_exl3_rocm, ja_mi25 ...)
-    r"(?:(?<![A-Za-z0-9_])|(?<=\d[xX]))(?:RTX\s*(?:PRO\s*)?\d{4}[A-Za-z0-9_]*|GTX\s*\d{3,4}|[HBA]\d{3}(?![A-Za-z0-9_])|H200|G[HB][23]00(?![A-Za-z0-9_])|A6000|L40S?|MI\d{3}X?|[PV]100s?(?![A-Za-z0-9_])|"
-    r"gfx\d{3,4}[a-z]?(?![A-Za-z0-9_])|R9700(?![A-Za-z0-9_])|V620(?![A-Za-z0-9_])|W7900(?![A-Za-z0-9_])|GB10(?![A-Za-z0-9_])|DGX Spark|Strix Halo|Mac Studio|Mac mini|MacBook|"
-    r"i[3579]-\d{4,5}[A-Za-z0-9_]*|Granite Rapids|"
-    r"RX\s*\d{4}\s*XTX?|M[1-9]\s*(?:Pro|Max|Ultra|Air)(?![A-Za-z0-9_])|EPYC\s*\d{4}[A-Za-z0-9_]*|Ryzen\s*\d\s*\d{4}[A-Za-z0-9_]*|Xeon\s*[A-Za-z0-9_]+|"
-    r"(?:a|one|two|\d+x)\s+(?:single\s+)?(?:RTX\s*)?(?:3090|4090|5090|3080|4080)(?:\s?Ti)?(?![A-Za-z0-9_])|"
-    # the other accelerators and machines runs are made on, by their makers' names (a short name that is also a common
-    # label, "T4", "L4", "A10", only with its maker or "GPU" beside it: "an NVIDIA T4", "a T4 GPU", "on one L4")
-    r"(?:Intel\s+)?(?-i:Arc)\s+(?:Pro\s+)?(?-i:[ABC])\d{2,3}[A-Z]?(?![A-Za-z0-9_])|Gaudi\s*[23]\b|"
-    r"Radeon\s+(?:RX\s+|Pro\s+|AI\s+Pro\s+)?[A-Z]?\d{3,4}[A-Z]*(?:\s*XTX?)?|\b7900\s*XTX?\b|RTX\s*A\d{4}\b|\bA[2-5]000\b|"
-    r"(?:NVIDIA|Tesla)\s+(?:T4|L4|A10G?|A[1-4]0|H20)\b|\b(?:T4|L4|A10G?|A[34]0|H20)\s+GPUs?(?![\w-])|"
-    r"\b(?:an?|one|single)\s+(?:T4|L4|A10G?|A[34]0|H20)\b|"  # not "on L4" (layer 4), "on A10" (an appendix)
-    r"TPU\s*v\d[a-z]*\b|Trainium\s*\d\b|Inferentia\s*\d\b|Ascend\s*\d{3}[A-Z]?\b|"
-    r"(?:Tenstorrent\s+)?(?:Wormhole|Blackhole|Grayskull)(?:\s+n\d{3})?\b|Tenstorrent\s+[np]\d{3}\b|"
-    r"Snapdragon\s*(?:X\s+Elite|\d{3,4})|Jetson\s+(?:AGX\s+|Orin\s+)?\w+|Raspberry\s+Pi(?:\s*\d)?|"
-    r"Apple\s+M[1-9](?:\s*(?:Pro|Max|Ultra))?\b|Threadripper\s*(?:PRO\s*)?\d{4}\w*|Core\s+Ultra\s*\d?\s*\d{3}\w*|"
-    r"Graviton\s*\d\b|Ampere\s+Altra\b)"
-)
+HARDWARE = hardware_names.HARDWARE  # the accelerators and machines by maker, a sample each (read.hardware_names)
 D2 = [
     re.compile(rf"\b{ENGINE}\b(?!/)[^.;|]{{0,25}}?{VERSION}", I),  # not a URL's path ("llama.cpp/assets/86df116d")
     # a build, and a llama.cpp release tag by its own grammar, a lowercase "b" and four or five digits, whatever word

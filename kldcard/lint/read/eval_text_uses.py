@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.evidence_patterns import HARDWARE
+from kldcard.lint.read.hardware_names import HARDWARE
 from kldcard.lint.read import command_lines, eval_text
 
 I = re.IGNORECASE

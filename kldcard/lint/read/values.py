@@ -11,7 +11,8 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 from typing import Any
 
-from kldcard.lint.evidence_patterns import D4_NONE, HARDWARE
+from kldcard.lint.evidence_patterns import D4_NONE
+from kldcard.lint.read.hardware_names import HARDWARE
 from kldcard.lint.read import calibration as calibration_forms
 from kldcard.lint.read import calibration_data
 from kldcard.lint.read import context as context_forms
