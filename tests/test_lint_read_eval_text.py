@@ -4,10 +4,16 @@ reading asks for the name and source), in another language; and what is not the 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from helpers_reading import card, reading
 
+from kldcard.card.document import parse_card
+from kldcard.lint.claims import find_claims
+from kldcard.lint.markdown import scan
 from kldcard.lint.prose import check_prose
+from kldcard.lint.read import eval_text_units
 
 
 def d3(text: str):
@@ -363,3 +369,17 @@ def test_run_sizes_read_a_long_line_in_linear_time():
 
     small, large = took(1000), took(8000)
     assert large < 12 * small + 0.05
+
+
+@pytest.mark.parametrize(("spelling", "sample"), eval_text_units.TASK_SUITE_SAMPLES, ids=lambda x: x)
+def test_each_task_suite_matches_its_sample_and_its_prompts_are_the_text(spelling, sample):
+    assert re.fullmatch(spelling, sample, re.IGNORECASE)
+    d = reading(f"Mean KLD vs BF16 on the {sample} prompts: 0.012 nats.\n", 3)
+    assert d.status != "missing" and any(sample in e.text for e in d.evidence), d
+    # and a score on the suite beside a KLD is the benchmark's, not a second KLD (claims_patterns.OTHER_METRIC)
+    assert claim_numbers(f"KLD vs BF16 0.004, {sample} 0.81.\n") == [["0.004"]]
+
+
+def claim_numbers(text: str) -> list[list[str]]:
+    c = parse_card(text.encode(), "README.md")
+    return [[n.text for n in claim.numbers] for claim in find_claims(scan(c.body, c.body_line))]

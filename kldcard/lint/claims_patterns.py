@@ -62,11 +62,13 @@ OTHER_METRIC = re.compile(
     r"beta|lr|learning rate)\b",
     I,
 )
-# A task suite right after the KL term, after "on", "over" or "across", is the text the KL was taken on, not a score's
-# metric ("Mean KLD on GSM8K: 0.012", "KL over the MMLU prompts 0.004"); anything else before it ("KLD is small; on
-# GSM8K: 0.71") leaves the suite a metric of its own.
+# A task suite right after the KL term (and its reference: "vs BF16", "against the base model"), after "on", "over" or
+# "across", is the text the KL was taken on, not a score's metric ("Mean KLD on GSM8K: 0.012", "KLD vs BF16 over the
+# MMLU prompts 0.004"); anything else before it ("KLD is small; on GSM8K: 0.71") leaves the suite a metric of its own.
 SUITE_AS_TEXT = re.compile(
-    r"^[ \t*_`]*(?:on|over|across)[ \t]+(?:the[ \t]+)?(?:" + "|".join(eval_text_units.TASK_SUITES) + r")\b"
+    r"^(?:[ \t*_`]+(?:vs\.?|versus|against|to|relative[ \t]+to)[ \t]+(?:the[ \t]+)?[\w.\-/]+"
+    r"(?:[ \t]+(?:model|weights|baseline|reference|checkpoint))?)?"
+    r"[ \t*_`]*(?:on|over|across)[ \t]+(?:the[ \t]+)?(?:" + "|".join(eval_text_units.TASK_SUITES) + r")\b"
     r"(?:[ \t]+(?:prompts|questions|problems|test[ \t]set|split|samples))?",
     I,
 )

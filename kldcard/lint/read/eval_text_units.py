@@ -43,9 +43,37 @@ CJK_UNITS: dict[str, tuple[str, ...]] = {
 # Task suites (benchmarks) by name, as regular-expression text: a KLD on a suite's prompts names its text
 # (evidence_patterns.D3, "KLD on GSM8K prompts", "math500 / mbppplus cells"), a score on it is a benchmark's
 # (eval_text.benchmark_only, eval_text_uses.benchmark_score: "GSM8K 96.5%"). One list for both readings.
-TASK_SUITES: tuple[str, ...] = (
-    "MT-Bench", "Arena-Hard", "AlpacaEval", "LAMBADA", r"HumanEval\w*", "GSM8K", "C-Eval", "CMMLU", r"MMLU(?:-Pro)?",
-    r"GPQA(?:[- ]Diamond)?", "HellaSwag", r"MBPP(?:-?plus)?", "IFEval", "BBH", r"BIG-Bench(?:[- ]Hard)?", "TruthfulQA",
-    "Winogrande", r"MATH-?500", r"ARC-(?:Challenge|Easy)", "PIQA", "BoolQ", "TriviaQA", "LiveCodeBench", "MedQA",
-    "PubMedQA", "LongBench", "Qasper", "NarrativeQA", "SQuAD", r"AIME\s?(?:20)?2\d",
+# (each with a sample a card writes, which the spelling matches whole: tests/test_lint_read_eval_text.py)
+TASK_SUITE_SAMPLES: tuple[tuple[str, str], ...] = (
+    ("MT-Bench", "MT-Bench"),
+    ("Arena-Hard", "Arena-Hard"),
+    ("AlpacaEval", "AlpacaEval"),
+    ("LAMBADA", "LAMBADA"),
+    (r"HumanEval\w*", "HumanEvalPlus"),
+    ("GSM8K", "GSM8K"),
+    ("C-Eval", "C-Eval"),
+    ("CMMLU", "CMMLU"),
+    ("MMLU(?:-Pro)?", "MMLU-Pro"),
+    ("GPQA(?:[- ]Diamond)?", "GPQA Diamond"),
+    ("HellaSwag", "HellaSwag"),
+    ("MBPP(?:-?plus)?", "MBPP-plus"),
+    ("IFEval", "IFEval"),
+    ("BBH", "BBH"),
+    ("BIG-Bench(?:[- ]Hard)?", "BIG-Bench Hard"),
+    ("TruthfulQA", "TruthfulQA"),
+    ("Winogrande", "Winogrande"),
+    ("MATH-?500", "MATH-500"),
+    ("ARC-(?:Challenge|Easy)", "ARC-Challenge"),
+    ("PIQA", "PIQA"),
+    ("BoolQ", "BoolQ"),
+    ("TriviaQA", "TriviaQA"),
+    ("LiveCodeBench", "LiveCodeBench"),
+    ("MedQA", "MedQA"),
+    ("PubMedQA", "PubMedQA"),
+    ("LongBench", "LongBench"),
+    ("Qasper", "Qasper"),
+    ("NarrativeQA", "NarrativeQA"),
+    ("SQuAD", "SQuAD"),
+    (r"AIME\s?(?:20)?2\d", "AIME 2025"),
 )
+TASK_SUITES: tuple[str, ...] = tuple(spelling for spelling, _ in TASK_SUITE_SAMPLES)
