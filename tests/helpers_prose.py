@@ -72,6 +72,9 @@ HOLDOUT15_SPLIT = "real-holdout-15"
 HOLDOUT16 = REAL / "holdout16"
 HOLDOUT16_PREFIX = "real-h16/"
 HOLDOUT16_SPLIT = "real-holdout-16"
+HOLDOUT17 = REAL / "holdout17"
+HOLDOUT17_PREFIX = "real-h17/"
+HOLDOUT17_SPLIT = "real-holdout-17"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -88,6 +91,7 @@ PARTED = {
     HOLDOUT14_PREFIX: (HOLDOUT14, HOLDOUT14_SPLIT),
     HOLDOUT15_PREFIX: (HOLDOUT15, HOLDOUT15_SPLIT),
     HOLDOUT16_PREFIX: (HOLDOUT16, HOLDOUT16_SPLIT),
+    HOLDOUT17_PREFIX: (HOLDOUT17, HOLDOUT17_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

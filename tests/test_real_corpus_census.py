@@ -25,6 +25,7 @@ from helpers_prose import (
     HOLDOUT14_PREFIX,
     HOLDOUT15_PREFIX,
     HOLDOUT16_PREFIX,
+    HOLDOUT17_PREFIX,
     PARTED,
     README,
     REAL,
@@ -58,6 +59,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT14_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
     HOLDOUT15_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
     HOLDOUT16_PREFIX: ({"a", "b", "c", "d", "e"}, 50, 35),
+    HOLDOUT17_PREFIX: ({"a", "b", "c", "d", "e"}, 50, 27),
 }
 
 
