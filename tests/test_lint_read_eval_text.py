@@ -383,3 +383,21 @@ def test_each_task_suite_matches_its_sample_and_its_prompts_are_the_text(spellin
 def claim_numbers(text: str) -> list[list[str]]:
     c = parse_card(text.encode(), "README.md")
     return [[n.text for n in claim.numbers] for claim in find_claims(scan(c.body, c.body_line))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mean KLD vs BF16 0.012 nats, measured on 10,240 positions of a text that was not used for quantization.\n",
+        "KLD media frente a BF16: 0,012, en 10.240 posiciones de un texto que no entró en la cuantización.\n",
+        "Mean KLD vs BF16 0.012 nats on 15,065 assistant tokens of a chat set.\n",
+        "Mean KLD vs BF16 0.012 nats (10 paired samples).\n",
+    ],
+)
+def test_a_text_described_by_the_count_of_its_scored_positions_is_incomplete(text):
+    assert reading(text, 3).status == "incomplete"
+
+
+def test_positions_of_the_context_are_no_text():
+    text = "Mean KLD vs BF16 0.012 nats; the model keeps 4,096 positions of the context set aside.\n"
+    assert reading(text, 3).status == "missing"
