@@ -108,3 +108,10 @@ def test_texts_that_are_not_the_kl_text_are_not_read(text):
 
 def test_a_prompt_count_with_thousands_is_still_a_described_text():
     assert reading("The KLD was measured on 1,000 prompts.\n", 3).status == "incomplete"
+
+
+@pytest.mark.parametrize("key", ["max_new_tokens", "max_tokens", "token_budget", "new_tokens"])
+def test_a_generation_budget_beside_a_kl_is_no_count_of_positions(key):
+    text = f'Mean KLD vs BF16 was 0.012 nats.\n\n{{"mean_kl": 0.012, "{key}": 4096}}\n'
+    assert reading(text, 6).status == "missing"
+    assert reading(text.replace(key, "n_tokens"), 6).status != "missing"  # the scored count beside it still reads
