@@ -410,3 +410,19 @@ def test_context_as_a_bound_a_range_or_a_decimal_k_of_what_was_scored(text, n_ct
 
 def test_prompts_of_a_length_in_a_speed_sentence_are_no_context():
     assert reading("Mean KLD vs BF16: 0.012. Decode reaches 40 tok/s with prompts of 512 tokens.\n", 5).status == "missing"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "A 2048-token prompt is 3.5% slower with the int8 cache.",  # a speed's comparative
+        "Rendimiento por GPU (medido con glyd 0.29.4, una GPU, contexto de 4k): 46 tok/s.",
+    ],
+)
+def test_a_length_in_a_clause_about_speed_is_the_speed_runs(sentence):
+    assert reading(f"{CLAIM_VS_BF16}\n\n{sentence}\n", 5).status == "missing"
+
+
+def test_a_length_beside_a_kl_term_is_read_even_where_speed_is_compared():
+    text = "Mean KLD vs BF16 at a 2048-token context is 0.012 nats, and the int8 cache is slower.\n"
+    assert reading(text, 5).value.get("n_ctx") == 2048

@@ -97,7 +97,11 @@ PATTERNS: list[re.Pattern[str]] = [
 # ("prefill chunk 2048", "256–1024 token prefills"))
 SPEED_WORDS = (r"\bt/s\b|tok(?:ens)?/s|(?:トークン|토큰|токенов|token)\s*/\s*(?:秒|초|с\b)|\bthroughput|\bspeed|\bVRAM\b|"
                r"\bmemory\b|\bmemoria\b|\bmemória\b|\bmémoire\b|\bSpeicher|памят|内存|メモリ|吞吐|速度|显存|顯存|スループット|메모리|처리량")
-SPEED = re.compile(SPEED_WORDS, re.I)
+# a clause about speed (with no KL term in it: context.vetoed), its comparatives and the card languages' words too ("a
+# 2048-token prompt is 3.5% slower", "Rendimiento por GPU (..., contexto de 4k)"); not in SERVED, which vetoes a whole
+# sentence, KL or not
+SPEED = re.compile(SPEED_WORDS + r"|\bslower\b|\bfaster\b|\blatency\b|\brendimiento\b|\bvelocidad\b|\bvitesse\b|\bdesempenho\b|"
+                   r"\bGeschwindigkeit", re.I)
 SERVED = re.compile(SPEED_WORDS + r"|\bserv(?:e|es|ing)\b|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
 # what follows the length in its clause says the run at that length has not been done
 NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)
