@@ -64,6 +64,8 @@ TABLE: tuple[Accelerator, ...] = (
     Accelerator('NVIDIA', r"\b(?:T4|L4|A10G?|A[34]0|H20)\s+GPUs?(?![\w-])", 'L4 GPU'),
     Accelerator('NVIDIA', r"\b(?:an?|one|single)\s+(?:T4|L4|A10G?|A[34]0|H20)\b", 'one A10G'),
     Accelerator('Google', r"TPU\s*v\d[a-z]*\b", 'TPU v5e'),
+    # a TPU generation by its letter and the chip or pod word, "TPU" left out ("on 32 v6e chips", "sobre 32 chips v6e")
+    Accelerator('Google', r"v[4-7][ep](?:-\d+)?(?=\s+(?:chips?|pods?|slices?)\b)|chips?\s+v[4-7][ep]\b", 'chips v6e'),
     Accelerator('AWS', r"Trainium\s*\d\b", 'Trainium2'),
     Accelerator('AWS', r"Inferentia\s*\d\b", 'Inferentia 2'),
     Accelerator('Huawei', r"Ascend\s*\d{3}[A-Z]?\b", 'Ascend 910B'),
