@@ -449,3 +449,27 @@ def test_thousandths_of_a_bit_are_read_in_bits_and_megabits_are_not():
     assert (milli.value, milli.unit) == (0.041, "bits")
     mega = read_card(card("The KL divergence to the bf16 run is 0.5 Mbits per token.\n"))[0].numbers[0]
     assert (mega.value, mega.unit) == (0.5, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ('```json\n{\n "metrics": {\n  "positions_scored": 35,\n  "mean_kld": 0.00522022214853118,\n  "top1": 100.0\n }\n}\n```\n',
+         [["0.00522022214853118"]]),  # an eval record's field, its key a KL metric's
+        ('```json\n{"kl_divergence": 0.004, "ppl": 6.21}\n```\n', [["0.004"]]),
+    ],
+)
+def test_a_json_records_kl_metric_field_in_a_fence_is_a_claim(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```json\n{"kl_coef": 0.05, "target_kld": 0.1}\n```\n',  # settings
+        '```python\nACC_THRESHOLDS = {MODEL: {"kl_div": 0.01, "gsm8k": 0.93}}\n```\n',  # a dict a line of code assigns
+        '```json\n{"step": 10, "loss": 1.2, "mean_kl": 0.031, "reward": 0.5}\n```\n',  # a training run's log
+    ],
+)
+def test_json_fields_of_settings_code_or_training_are_not_claims(text):
+    assert claim_numbers(text) == []

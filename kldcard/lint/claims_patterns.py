@@ -106,10 +106,14 @@ GENERIC_CONTEXT = re.compile(r"\b(?:rule of thumb|usually|typically|generally|in
 LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 # A result line in a fenced block: "Phase 1 baseline (n=256):  KLD 0.219408  PPL 9.9299" (not "kld = 0.5").
 # Logit-check logs print exponents ("KL divergence: 3.1e-06"). Logs also print key=value pairs with no space
-# ("KLD=0.0826", "ppl=6.2 kld=0.0123"): read as results outside parentheses (not a call's "f(kld=0.5)").
+# ("KLD=0.0826", "ppl=6.2 kld=0.0123"): read as results outside parentheses (not a call's "f(kld=0.5)"). A JSON
+# record's field is one too when its key is a KL metric's ('"mean_kld": 0.00522,', '{"kl_divergence": 0.004, ...}'):
+# the quoted key and its number, as an eval record prints them (a setting's key, "kl_coef", "target_kld", is no
+# metric key: read.metric_keys; nor is a dict a line of code assigns: 'ACC_THRESHOLDS = {M: {"kl_div": 0.01}}').
 _CODE_TERM = r"(?<![\w-])(?:" + KL_NAME + "|" + METRIC_KEY + r")"
 CODE_RESULT = re.compile(
-    r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+))"
+    r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+)"
+    r"|[^#'\"=]{0,60}?\"(?:" + METRIC_KEY + r")\"\s*:\s*)"
     r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])(?!\s*(?:" + TIME_UNITS + r")\b)",  # (not a timing: "kl_divergence: 0.18 seconds")
     I,
 )
