@@ -155,3 +155,29 @@ def test_a_flattened_table_under_a_kl_heading_is_read_as_a_pipe_table_is():
     text = "## KL divergence to BF16\n\nCorpus q8 q6 q4\nnews 0.0021 0.0105 0.0412\ncode 0.0034 0.0121 0.0388\n"
     assert claims(text) == [(3, ["0.0021", "0.0105", "0.0412", "0.0034", "0.0121", "0.0388"])]
     assert claims(text.replace("## KL divergence to BF16", "## KL divergence and throughput")) == []  # not KLD only
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a lead-in that is a KL label and nothing more: its items give values by their own labels (R5)
+        ("**KL to base (the 60 prompts of section 1) at night 7:**\n- dl-2 S: 0.15 and 0.19, up from 0.04.\n"
+         "- dl-4: S 0.175 and 0.186.\n", [(2, ["0.15"]), (3, ["0.175"])]),
+        ("Mean KL vs BF16, per arm:\n\n- A: 0.031\n- B: 0.044\n", [(3, ["0.031"]), (4, ["0.044"])]),
+    ],
+)
+def test_items_under_a_kl_label_give_its_values_without_a_statistic_word(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How KL is computed:\n- step 1: take 0.5 of the logits\n",  # a sentence about the KL, not its label
+        "**KL penalty schedule:**\n- warmup: 0.1\n- main: 0.05\n",  # a training setting
+        "**KL thresholds:**\n- good: 0.05\n- usable: 0.15\n",  # bounds (read.bound_lists)
+        "KL to base:\n- PPL of arm A: 6.21\n",  # another metric before the value
+    ],
+)
+def test_items_under_a_kl_sentence_or_setting_without_a_statistic_word_are_not_claims(text):
+    assert claims(text) == []

@@ -14,7 +14,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claim_types import Claim, numbers_in
-from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, OTHER_METRIC, TRAINING_CONTEXT
+from kldcard.lint.claims_patterns import GENERIC_CONTEXT, KLD_TERM, OTHER_METRIC, STAT_LABEL, TRAINING_CONTEXT
 from kldcard.lint.markdown import HEADING, LIST_ITEM, Doc
 
 LEAD_END = re.compile(r":[\s*_`]*$")
@@ -25,6 +25,18 @@ STAT_VALUE = re.compile(
     re.IGNORECASE,
 )
 MAX_ITEMS = 32
+# a lead-in that is a KL label and nothing more, bold or plain ("**KL to base (the 60 prompts) at night 7:**", "Mean KL
+# vs BF16, per arm:"): its items are that KL's values by their own labels, a statistic word or not ("- dl-2: 0.15 and
+# 0.19", "- run A: 0.031"); the first decimal after the item's label is the claim's (R5)
+# (the term with statistic words before it and only its qualifiers after: a parenthesis, a phrase opened by a
+# preposition; not a sentence about the KL, "How KL is computed:")
+LABEL_LEAD = re.compile(
+    r"^[\s*_`>]*(?:(?:mean|median|average|avg|max(?:imum)?|per-token|token-level|forward|reverse)\s+){0,3}(?:" + KLD_TERM.pattern + r")"
+    r"(?:\s*\([^()\n]{0,60}\)|\s+(?:to|vs\.?|versus|against|from|of|on|over|at|per|for|by|across|in)\s+[^:.!?()\n]{1,60})*"
+    r"[\s*_`]*:[\s*_`]*$",
+    re.IGNORECASE,
+)
+LABEL_VALUE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+[^:\n]{1,40}:[^\d\n]{0,12}?(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)(?![\w%]|\.\d)")
 
 
 def _lead_in(line: str) -> bool:
@@ -42,16 +54,20 @@ def lead_in_lists(doc: Doc, taken: set[int]) -> list[Claim]:
     for i in sorted(doc.lines_matching(KLD_TERM)):
         if doc.code[i] or not _lead_in(lines[i]):
             continue
+        label = LABEL_LEAD.match(lines[i]) is not None
         j = i + 1
         if j < len(lines) and not lines[j].strip():
             j += 1
         while j < len(lines) and j - i <= MAX_ITEMS and LIST_ITEM.match(lines[j]) and not doc.code[j]:
-            m = STAT_VALUE.search(lines[j])
-            if m is None or OTHER_METRIC.search(lines[j][: m.start()]):
+            stat = STAT_VALUE.search(lines[j])
+            m = stat or (LABEL_VALUE.match(lines[j]) if label else None)
+            if m is None or OTHER_METRIC.search(lines[j][: m.start("num")]):
                 break
             if j not in taken:
                 at = doc.starts[j] + m.start("num")
-                claims.append(Claim("sentence", at, lines[j].strip(), True, numbers_in(m.group("num"), at)))
+                # labelled by the item's statistic word, or the lead-in's ("Mean KL vs BF16, per arm:")
+                labelled = stat is not None or bool(STAT_LABEL.search(lines[i]))
+                claims.append(Claim("sentence", at, lines[j].strip(), labelled, numbers_in(m.group("num"), at)))
                 taken.add(j)
             j += 1
     return claims
