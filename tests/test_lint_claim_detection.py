@@ -165,6 +165,7 @@ def test_a_task_suite_score_after_a_kl_word_is_not_a_kld(text):
         ("Rotation cuts mean KLD by approximately 30% versus BF16.\n", [1]),  # an approximate amount
         ("Mean KLD drops by approx. 30% with the imatrix.\n", [1]),  # the abbreviation ends no sentence
         ("KL reduction of roughly 2x over the baseline.\n", [1]),
+        ("Even the strongest setting lowers KL drift by only 1.2% against the frozen base.\n", [1]),  # a small amount
     ],
 )
 def test_relative_changes_written_with_a_verb_are_claims(text, lines):
@@ -178,6 +179,7 @@ def test_relative_changes_written_with_a_verb_are_claims(text, lines):
         "We expect the KL to fall as training goes on.\n",  # no amount
         "The KL penalty rose by almost 30% per epoch.\n",  # approximate, and still a training setting
         "We cut latency by about 30% and KLD stayed flat.\n",  # the amount is the latency's
+        "The KL penalty lowers reward by only 2% per epoch.\n",
     ],
 )
 def test_changes_of_a_training_kl_or_without_an_amount_are_not_claims(text):
@@ -473,3 +475,14 @@ def test_a_json_records_kl_metric_field_in_a_fence_is_a_claim(text, numbers):
 )
 def test_json_fields_of_settings_code_or_training_are_not_claims(text):
     assert claim_numbers(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("The unseen set falls to 0.612, at ~1.24 nats/token KL drift from the base.\n", [["1.24"]]),
+        ("The Q4 file shows 0.012 nats per token of KL divergence against BF16.\n", [["0.012"]]),
+    ],
+)
+def test_a_value_in_nats_per_token_before_its_kl_term_is_attached(text, numbers):
+    assert claim_numbers(text) == numbers

@@ -42,7 +42,8 @@ STAT_LABEL = re.compile(
     r"|(?<![^\W\d_])(?:" + alternation(STATISTIC_WORDS) + r")(?![^\W\d_])",  # other languages' words
     I,
 )
-# Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD").
+# Between a number and a KLD term that follows it only a statistic word may stand ("0.0009 mean KLD"), after the unit
+# ("1.24 nats/token KL drift", "1.24 nats per token of KL").
 # Emphasis and code marks around either may stand there too ("**0.001634** mean KL divergence").
 # (Within the line: a value that ends a log line is not the next line's "Mean KLD:", "... ± 0.002471" / "Mean    KLD:".)
 # So may one of the KL's own qualifiers ("+0.0005 mean weight-only KL", "0.021 mean per-token KL"): a list, since any
@@ -50,7 +51,7 @@ STAT_LABEL = re.compile(
 # evaluation"), and a direction word a loss weight ("0.7 forward KL and 0.3 reverse KL").
 KL_QUALIFIERS = ("weight-only", "per-token", "per-position", "next-token", "token-level", "full-vocab", "full-vocabulary",
                  "teacher-forced", "held-out")
-AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[ \t*_`]*)?"
+AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?(?:/tok(?:en)?|[ \t]+per[ \t]+token)?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[ \t*_`]*)?"
                        r"(?:(?:" + "|".join(KL_QUALIFIERS) + r")[ \t*_`]+)?$", I)
 # Other metrics: a number right after one of these belongs to it, not to KLD. A top-k of three or more digits is the
 # vocabulary a KL was taken over ("KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"), not an agreement metric (top-1,

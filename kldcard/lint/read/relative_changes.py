@@ -57,8 +57,9 @@ _DOWN_UP = (r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|
             r"falls|drops|decreases|declines|shrinks|rises|increases|grows|jumps|improves|worsens|goes\s+(?:up|down)")
 # the noun of a change after the term, then its amount ("Relative KL reduction ≈31 %", "KLD increase: +12%")
 _NOUN = r"reduction|decrease|drop|increase|improvement"
-# the English words of an approximate amount ("by roughly 30%", "by approx. 30%", "reduction of nearly 2x")
-_ABOUT = r"(?:(?:about|roughly|approximately|around|nearly|almost|some|approx\.)\s+)?"
+# the English words of an approximate or a small amount ("by roughly 30%", "by approx. 30%", "reduction of nearly 2x",
+# "by only 1.2%")
+_ABOUT = r"(?:(?:only|just|merely)\s+)?(?:(?:about|roughly|approximately|around|nearly|almost|some|approx\.)\s+)?"
 _VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
 
 CHANGES = (
