@@ -486,3 +486,26 @@ def test_json_fields_of_settings_code_or_training_are_not_claims(text):
 )
 def test_a_value_in_nats_per_token_before_its_kl_term_is_attached(text, numbers):
     assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- **KL divergence**: stop if the cumulative KL goes above 0.15\n",  # a stopping rule's bound
+        "Abort the sweep when mean KLD rises above 0.05.\n",
+        "The combined flags missed the +5% KL line on one prompt.\n",  # a gate so named
+    ],
+)
+def test_a_stopping_rules_bound_and_a_named_kl_line_are_not_claims(text):
+    assert claim_numbers(text) == [] and claim_lines(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We stopped when the run ended; mean KLD was above 0.05 on 3 prompts.\n",  # the rule is another clause's
+        "The change adds +19% KLD vs the baseline.\n",
+    ],
+)
+def test_a_measurement_beside_a_stop_or_a_relative_kl_is_still_a_claim(text):
+    assert claim_lines(text) == [1]

@@ -129,7 +129,8 @@ RELATIVE = re.compile(
     # "5.92x the KLD of Unsloth Q6", and with the reference between ("~5.5x the KLD from BF16 of Q8_0 itself")
     r"\b\d+(?:\.\d+)?\s*[x×]\**\s+the\s+(?:mean\s+|median\s+)?" + KL_WORD
     + r"(?:\s+(?:from|vs\.?|versus|against|to|relative\s+to)\s+(?:the\s+)?[\w.-]+)?\s+of\b|"
-    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?" + KL_WORD + "|"  # "adds +19% KLD vs the baseline"
+    # "adds +19% KLD vs the baseline"; not a gate so named ("missed the +5% KL line on one prompt")
+    r"(?<![\w.])[+−]\d+(?:\.\d+)?\s*%\s+(?:mean\s+)?" + KL_WORD + r"(?![\s*_`]+(?:line|gate|bar|threshold|budget|limit|cap|ceiling)\b)|"
     + claim_terms.RELATIVE_MORE,  # "22% lower KLD", "1.66× lower divergence", "69 % menos KLD" (read.claim_terms)
     I,
 )

@@ -136,6 +136,12 @@ GATE_BEFORE = re.compile(_GATE_WORD + r"\b[\s:=`]*[<≤>≥]?\s*`?$", re.I)
 TARGET_BEFORE = re.compile(r"\b(?:miss(?:es|ed)?|meets?|clears?|fails?)\s+(?:the\s+)?" + KL_WORD + r"[\s:=`]*[<≤]?\s*`?$", re.I)
 
 
+# a stopping rule: a verb of stopping, a condition, then the bound after a comparison ("stop if the cumulative KL goes
+# above 0.15", "abort when mean KLD exceeds 0.05"): the number is the rule's bound, plain grammar of a condition
+STOP_RULE = re.compile(r"\b(?:stop|abort|halt|bail|reject|roll\s*back|early[- ]stop)\w*\s+(?:the\s+[\w-]+\s+)?(?:if|when|once|whenever)\b", re.I)
+STOP_BOUND = re.compile(r"(?:\b(?:above|over|below|under|exceeds?|exceeding|tops?)|[<>≤≥])\s*`?$", re.I)
+
+
 def without_gates(sentence: str) -> str:
     """``sentence`` with its "against a 0.03 threshold" phrases blanked (same length)."""
     return GATE.sub(lambda m: " " * len(m.group(0)), sentence)
@@ -144,4 +150,6 @@ def without_gates(sentence: str) -> str:
 def is_gate(sentence: str, pos: int, length: int) -> bool:
     """Whether the number at ``pos`` names a gate ("a 0.03 threshold"), not a measured value."""
     return (GATE_AFTER.match(sentence, pos + length) is not None or GATE_BEFORE.search(sentence, max(0, pos - 24), pos) is not None
-            or TARGET_BEFORE.search(sentence, max(0, pos - 24), pos) is not None)
+            or TARGET_BEFORE.search(sentence, max(0, pos - 24), pos) is not None
+            or (STOP_BOUND.search(sentence, max(0, pos - 24), pos) is not None  # (the rule's own clause: up to a ";")
+                and STOP_RULE.search(sentence, sentence.rfind(";", 0, pos) + 1, pos) is not None))
