@@ -244,13 +244,3 @@ def test_between_without_a_kl_term_names_no_pair(text, found):
 def test_a_role_by_what_the_reference_lacks_or_how_exactly_it_computes_is_incomplete(text, quote):
     d = reading(text, 1)
     assert d.status == "incomplete" and any(quote in e.text for e in d.evidence), d
-
-
-def test_the_reference_as_the_first_argument_of_a_kl_formula_is_named_by_its_role():
-    text = "Mean KL 0.012 nats between the two runs: KL(p_REF ‖ p_INT), REF being the bits=0 run.\n"
-    d = reading(text, 1)
-    assert d.status == "incomplete" and any("REF" in e.text for e in d.evidence), d
-
-
-def test_a_formula_whose_first_argument_is_a_bare_symbol_names_no_reference():
-    assert reading("Mean KL 0.012 nats between the two runs, KL(p ‖ q).\n", 1).status == "missing"

@@ -44,7 +44,7 @@ D1 = [
         I,
     ),
     re.compile(r"\b(?:between|compared)\s+[^.;]{0,80}?\s+(?:and|with|to|against)\s+" + REF_PHRASE, I),
-    re.compile(r"\b(?:D_?)?KL\s*\(\s*(?:p|P|π)?_?\{?(?P<ref>bf16|fp16|f16|fp32|f32|fp8|teacher|base|orig\w*|ref(?:erence)?)\b", I),
+    re.compile(r"\b(?:D_?)?KL\s*\(\s*(?:p|P|π)?_?\{?(?P<ref>bf16|fp16|f16|fp32|f32|fp8|teacher|base|orig\w*)\b", I),
     # "Reference: x", "- **Reference**: `x`", "**Baseline:** x", and a labelled table row "| Reference | x |"; a distillation
     # run's "Teacher: x" is what its KL is taken against (arle OPD report "- Teacher: frozen Qwen3-0.6B checkpoint"; sushi
     # quality doc "teacher = the same pack ...")
