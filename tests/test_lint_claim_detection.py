@@ -509,3 +509,47 @@ def test_a_stopping_rules_bound_and_a_named_kl_line_are_not_claims(text):
 )
 def test_a_measurement_beside_a_stop_or_a_relative_kl_is_still_a_claim(text):
     assert claim_lines(text) == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("KLD measured on HellaSwag prompts: 0.012\n", [["0.012"]]),  # the suite anywhere in the KL term's clause
+        ("KLD vs BF16 on 200 HellaSwag prompts: 0.012\n", [["0.012"]]),
+        ("La KLD media en HellaSwag es 0,012.\n", [["0,012"]]),  # the card languages' prepositions
+        ("Die mittlere KLD auf HellaSwag beträgt 0,012.\n", [["0,012"]]),
+        ('```json\n{"quant": "Q4_K_M", "mean_kld": 0.0123, "ppl": 6.2}\n```\n', [["0.0123"]]),  # the key after other fields
+    ],
+)
+def test_review_look_alikes_that_stay_claims(text, numbers):
+    assert claim_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```python\nassert_close(metrics, {"mean_kld": 0.01})\n```\n',  # an expected value in a call
+        '```yaml\ngate: {"mean_kld": 0.05}\n```\n',  # a setting
+        "Mean KL vs BF16, with these sampling settings:\n- top_p: 0.95\n",  # not a KL label: a clause after a comma
+        "Mean KL vs BF16, gates:\n- warn above: 0.05\n",
+        "KL for each arm, see the table below for details:\n- step: 0.5\n",
+        "KL to base:\n- VRAM: 5.1 GB\n- throughput: 41.2 tok/s\n",  # a value with another quantity's unit
+    ],
+)
+def test_review_look_alikes_that_stay_silent(text):
+    assert claim_numbers(text) == []
+
+
+def test_a_failed_lead_in_is_read_once_not_once_per_split():
+    """A lead-in whose phrases could split many ways ("to a to a ...") fails in one pass (possessive quantifiers):
+    forty repetitions take no longer than ten, well within a factor of ten."""
+    import time
+
+    def seconds(n: int) -> float:
+        text = "KL" + " to a" * n + " v1.2 per arm:\n- A: 0.031\n"
+        start = time.perf_counter()
+        claim_numbers(text)
+        return time.perf_counter() - start
+
+    seconds(1)
+    assert seconds(40) < 10 * seconds(10) + 0.05

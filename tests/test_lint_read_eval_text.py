@@ -401,3 +401,20 @@ def test_a_text_described_by_the_count_of_its_scored_positions_is_incomplete(tex
 def test_positions_of_the_context_are_no_text():
     text = "Mean KLD vs BF16 0.012 nats; the model keeps 4,096 positions of the context set aside.\n"
     assert reading(text, 3).status == "missing"
+
+
+def test_positions_of_each_text_are_a_count_per_text_not_the_text():
+    assert reading("Mean KLD vs BF16 0.012 nats, scoring 256 positions of each text.\n", 3).status == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Mit Rotation sinkt die KLD um ca. 30 % gegenüber BF16.", 1),  # an abbreviation before an amount
+        ("Mean KLD is Approx. 0.012 nats against BF16.", 1),  # whatever its case
+        ("Create a fresh conda env. Then run the KLD script.", 2),  # not before an amount: a sentence ends
+    ],
+)
+def test_an_abbreviation_ends_no_sentence_only_before_an_amount(text, sentences):
+    c = parse_card(text.encode(), "README.md")
+    assert len(scan(c.body, c.body_line).sentences) == sentences

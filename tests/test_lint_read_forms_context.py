@@ -426,3 +426,16 @@ def test_a_length_in_a_clause_about_speed_is_the_speed_runs(sentence):
 def test_a_length_beside_a_kl_term_is_read_even_where_speed_is_compared():
     text = "Mean KLD vs BF16 at a 2048-token context is 0.012 nats, and the int8 cache is slower.\n"
     assert reading(text, 5).value.get("n_ctx") == 2048
+
+
+def test_a_count_inside_a_number_or_after_a_verb_of_generation_is_no_context():
+    d = reading("Mean KLD vs BF16 0.012 at 512 context; the model generated 4096 tokens per document.\n", 5)
+    assert d.value.get("n_ctx") in (None, 512), d  # not the generated 4096, nor the "96" of it
+    assert reading(f"{CLAIM_VS_BF16} The sampler emits 1,024 tokens per chunk.\n", 5).status == "missing"
+    assert reading(f"{CLAIM_VS_BF16} Generating 512 tokens per passage took a minute.\n", 5).status == "missing"
+    assert reading(f"{CLAIM_VS_BF16} It scored 512 tokens for samples of chat.\n", 5).status == "missing"
+
+
+def test_tokens_sampled_from_a_text_for_scoring_are_its_length():
+    text = f"{CLAIM_VS_BF16} We sampled 512 tokens per document from WikiText and scored all of them.\n"
+    assert reading(text, 5).value.get("n_ctx") == 512

@@ -452,3 +452,14 @@ def test_a_positions_label_takes_a_count_not_the_first_digit_of_the_kl_value():
 def test_a_positions_key_of_a_log_is_a_count(text, count):
     d = reading(text, 6)
     assert d.status != "missing" and d.value.get("count") == count, d
+
+
+@pytest.mark.parametrize("sentence", ["We scored 48 sequences, then the classifier flagged none.",  # not its subject
+                                      "We scored 48 sequences; a grader was not involved."])
+def test_a_scorer_named_elsewhere_in_the_sentence_leaves_the_count_the_kls(sentence):
+    assert reading(f"{CLAIM_VS_BF16} {sentence}\n", 6).status != "missing"
+
+
+def test_a_comparison_of_speed_in_the_sentence_leaves_a_listed_token_count():
+    text = "Mean KLD vs BF16 0.012 (WikiText, 20,480 tokens), and the Q4 build is 2x faster.\n"
+    assert reading(text, 6).status != "missing"

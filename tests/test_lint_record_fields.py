@@ -115,3 +115,8 @@ def test_a_generation_budget_beside_a_kl_is_no_count_of_positions(key):
     text = f'Mean KLD vs BF16 was 0.012 nats.\n\n{{"mean_kl": 0.012, "{key}": 4096}}\n'
     assert reading(text, 6).status == "missing"
     assert reading(text.replace(key, "n_tokens"), 6).status != "missing"  # the scored count beside it still reads
+
+
+@pytest.mark.parametrize("key", ["news_tokens", "wiki_tokens"])
+def test_a_budget_word_inside_another_key_part_does_not_veto_it(key):
+    assert reading(f'Mean KLD vs BF16 was 0.012 nats.\n\n{{"mean_kl": 0.012, "{key}": 20480}}\n', 6).status != "missing"

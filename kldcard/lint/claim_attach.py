@@ -16,6 +16,9 @@ from kldcard.lint.read import far_numbers
 MAX_GAP = 400  # characters: 60 of text plus a few parentheticals of at most 80
 CJK_STOPS = "。！？"  # full stops of Chinese and Japanese, which the sentence splitter (". ") does not end sentences at
 
+# a clause or sentence break in a gap: what follows it is another clause's (a task suite there is a metric of its own)
+GAP_BREAK = re.compile(r"[;.!?]\s")
+
 
 class KldTerms:
     """A sentence's KLD terms with bisectable ends and starts: the nearest term before / after a
@@ -92,8 +95,9 @@ def number_attached(sentence: str, pos: int, length: int, terms: KldTerms) -> bo
     before = terms.before(pos)
     if before is not None and pos - before.end() <= MAX_GAP:
         gap = sentence[before.end() : pos]
-        if (suite := SUITE_AS_TEXT.match(gap)) is not None:  # "Mean KLD on GSM8K: 0.012": the suite is the text
-            gap = " " + gap[suite.end() :]
+        suite = SUITE_AS_TEXT.search(gap)
+        if suite is not None and not GAP_BREAK.search(gap, 0, suite.start()):  # "Mean KLD on GSM8K: 0.012": the text
+            gap = gap[: suite.start()] + " " + gap[suite.end() :]
         # A parenthetical does not detach the number: "KL-divergence (mean over 512 samples): 0.0064"; nor does an aside
         # about another metric, its numbers included ("el KLD medio ... (40 x 512; PPL del Q8_0 = 8,489) es de 0,081").
         # A parenthetical of bare values ("(0.004 vs 0.003)") holds the term's own numbers: what follows it is detached.

@@ -63,14 +63,14 @@ OTHER_METRIC = re.compile(
     r"beta|lr|learning rate)\b",
     I,
 )
-# A task suite right after the KL term (and its reference: "vs BF16", "against the base model"), after "on", "over" or
-# "across", is the text the KL was taken on, not a score's metric ("Mean KLD on GSM8K: 0.012", "KLD vs BF16 over the
-# MMLU prompts 0.004"); anything else before it ("KLD is small; on GSM8K: 0.71") leaves the suite a metric of its own.
+# A task suite after a preposition of place, in the KL term's own clause, is the text the KL was taken on, not a
+# score's metric ("Mean KLD on GSM8K: 0.012", "KLD measured on 200 HellaSwag prompts: 0.012", "La KLD media en
+# HellaSwag es 0,012", "Die mittlere KLD auf HellaSwag beträgt 0,012"); after a clause break ("KLD is small; on GSM8K:
+# 0.71") the suite is a metric of its own (claim_attach.number_attached reads the gap up to the phrase).
 SUITE_AS_TEXT = re.compile(
-    r"^(?:[ \t*_`]+(?:vs\.?|versus|against|to|relative[ \t]+to)[ \t]+(?:the[ \t]+)?[\w.\-/]+"
-    r"(?:[ \t]+(?:model|weights|baseline|reference|checkpoint))?)?"
-    r"[ \t*_`]*(?:on|over|across)[ \t]+(?:the[ \t]+)?(?:" + "|".join(eval_text_units.TASK_SUITES) + r")\b"
-    r"(?:[ \t]+(?:prompts|questions|problems|test[ \t]set|split|samples))?",
+    r"(?<![\w-])(?:on|over|across|en|sobre|em|sur|auf|bei)[ \t]+(?:(?:the|el|la|los|las|o|a|le|les|den|dem)[ \t]+)?"
+    r"(?:\d[\d,.]*[ \t]+)?(?:" + "|".join(eval_text_units.TASK_SUITES) + r")\b"
+    r"(?:[ \t]+(?:prompts|questions|problems|items|test[ \t]set|split|samples|preguntas|Fragen))?",
     I,
 )
 # "- Median: 0.0071", "* p99 = 0.31", "- 中位数 (median): 0.0071": a label, then one number.
@@ -110,11 +110,16 @@ LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:>|[-*+]\s)")
 # ("KLD=0.0826", "ppl=6.2 kld=0.0123"): read as results outside parentheses (not a call's "f(kld=0.5)"). A JSON
 # record's field is one too when its key is a KL metric's ('"mean_kld": 0.00522,', '{"kl_divergence": 0.004, ...}'):
 # the quoted key and its number, as an eval record prints them (a setting's key, "kl_coef", "target_kld", is no
-# metric key: read.metric_keys; nor is a dict a line of code assigns: 'ACC_THRESHOLDS = {M: {"kl_div": 0.01}}').
+# metric key: read.metric_keys; nor a dict in a line of code or a setting: 'ACC_THRESHOLDS = {M: {"kl_div": 0.01}}',
+# 'assert_close(m, {"mean_kld": 0.01})', 'gate: {"mean_kld": 0.05}').
 _CODE_TERM = r"(?<![\w-])(?:" + KL_NAME + "|" + METRIC_KEY + r")"
 CODE_RESULT = re.compile(
     r"^(?:[^{}\[\]#'\"(]{0,60}?" + _CODE_TERM + r"=(?=-?\d)|[^{}\[\]#'\"]{0,60}?" + _CODE_TERM + r"(?:\s*:\s*|\s+)"
-    r"|[^#'\"=]{0,60}?\"(?:" + METRIC_KEY + r")\"\s*:\s*)"
+    # (before the key only the record's own structure: an opening brace, a parent key, other fields with their values)
+    # (and no training run's field on the line: '{"step": 10, "loss": 1.2, "mean_kl": 0.031}' is its log)
+    r"|(?![^\n]*\"(?:loss|reward|rewards|advantage|lr|learning_rate|grad_norm|epoch)\")"
+    r"\s*(?:\"[\w.\-]{1,40}\"\s*:\s*)?\{?\s*(?:\"[^\"\n]{1,40}\"\s*:\s*(?:\"[^\"\n]{0,80}\"|-?[\d.eE+\-]+|true|false|null)\s*,\s*){0,8}"
+    r"\"(?:" + METRIC_KEY + r")\"\s*:\s*)"
     r"(-?\d+\.\d+(?:[eE][-+]?\d+)?)(?![\w.%])(?!\s*(?:" + TIME_UNITS + r")\b)",  # (not a timing: "kl_divergence: 0.18 seconds")
     I,
 )

@@ -21,17 +21,18 @@ TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:[|+]\s*+:?-{2,}:?\s*+)*
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0",
-# "e.g. UD-Q4_K_XL", "vs. BF16" and "0.012" do not split, nor do the abbreviations of "about" and "that is" that stand
-# before amounts in the card languages ("ca. 30 %", "approx. 0.01", "aprox. 0,02", "env. 12 %", "bzw. 0,3", "z. B. 4k").
+# "e.g. UD-Q4_K_XL", "vs. BF16" and "0.012" do not split, nor does an abbreviation the card languages write before an
+# amount, where an amount follows it ("ca. 30 %", "Approx. 0.01", "aprox. 0,02", "env. 12 %", "bzw. 0,3"; "a conda
+# env. Then ..." still splits).
 # HTML tables as cards paste them: one <tr> per line, header cells <th>, data cells <td>.
 # A cell's text stops at the next <td>/<th> tag (opening or closing): from each "<td" the pattern reads
 # only up to the next cell, so a line of unclosed cells costs linear, not quadratic, time.
 HTML_CELL = re.compile(r"<t([hd])\b[^<>]{0,500}>((?:[^<]|<(?!/?t[hd]\b))*?)</t[hd]\s*>", re.IGNORECASE)
 HTML_TABLE_LINE = re.compile(r"^\s*</?(?:table|thead|tbody|tr)\b[^>]*>\s*$", re.IGNORECASE)
-ABOUT_ABBREVIATIONS = ("ca", "approx", "aprox", "env", "bzw", "ggf", "inkl", "incl", "resp", "z")
+ABBREVIATIONS_BEFORE_AMOUNT = ("ca", "approx", "aprox", "env", "bzw", "ggf", "inkl", "incl", "resp")
 SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
-    + "".join(rf"(?<!\b{a}\.)" for a in ABOUT_ABBREVIATIONS)
+    + r"(?!(?i:" + "|".join(rf"(?<=\b{a}\.)" for a in ABBREVIATIONS_BEFORE_AMOUNT) + r")\s+[~≈]?\d)"
     + r"\s+(?=[A-Z0-9(\[`*_\"'])"
 )
 

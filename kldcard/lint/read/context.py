@@ -41,9 +41,11 @@ I = re.IGNORECASE | re.ASCII
 PER_UNIT = r"(?:chunk|window|row|sequence|context|passage|document)"  # not "prompt", "sample": a generation's cap
 # ... nor a length a verb of generation makes ("emits 256 tokens per passage", "generated 512 tokens per document"):
 # a look-behind for each, placed before the count
-GENERATED_BEFORE = "".join(rf"(?<!\b{verb} )" for verb in ("generates", "generated", "generate", "emits", "emitted", "emit",
-                                                          "produces", "produced", "samples", "sampled", "decodes", "decoded",
-                                                          "writes", "wrote"))
+# (and not inside a number: "4096 tokens" is not read from its "96", "1,024" not from its "024"; not "sampled", which
+# also means chosen for scoring: "we sampled 512 tokens per document from WikiText and scored them")
+GENERATED_BEFORE = "(?<![\\d,.])" + "".join(rf"(?<!\b{verb} )" for verb in (
+    "generates", "generated", "generate", "generating", "emits", "emitted", "emit", "emitting", "produces", "produced",
+    "producing", "decodes", "decoded", "decoding", "writes", "wrote", "writing"))
 
 # "context length" in the card languages, written before the number
 CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
@@ -224,7 +226,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if re.made_by(m, context_written.PATTERNS) and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
     clause = cjk_sentence(text, sentence, m)
-    if context_written.SPEED.search(clause) and not KL_TERM.search(clause):
+    if context_written.SPEED_CLAUSE.search(clause) and not KL_TERM.search(clause):
         return True  # "with a 4k-token context; memory is the GPU memory in use", "(context 131072)、... 109.8トークン/秒": a speed run's
     if m.re is CARD_LANGUAGES.compiled and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
         return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's

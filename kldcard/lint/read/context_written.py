@@ -53,9 +53,9 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"(?<![\w.,])(\d{1,3}\s*[kK]|\d{3,6})\s+(?:tokens?\s+)?(?:de\s+contexto|de\s+contexte|Kontext|контекста)\b", re.I),
     # a length before a unit of scored text the other patterns do not list: "2048-token samples", "1,024-token
     # slices", "512-token blocks"; "sequences of length 2048", "windows of length 512"
-    # (a word between, as "512-token WikiText prefix", "2,048-token calibration blocks"; not "per" or "each": "512
-    # tokens per sample" is a generation's cap, read.context.PER_UNIT the units that are not)
-    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:(?!(?:per|each|every|a|an)\s)[A-Z][\w-]*\s+)?(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
+    # (a word between, as "512-token WikiText prefix", "2,048-token calibration blocks"; not "per", "each", "for" or
+    # "generated": "512 tokens per sample" is a generation's cap, read.context.PER_UNIT the units that are not)
+    re.compile(r"(?<![\w.,])~?" + N + r"[- ]tokens?\s+(?:(?!(?:per|each|every|a|an|for|of|in|generated|sampled)\s)[A-Z][\w-]*\s+)?(?:blocks?|samples?|slices?|prefix(?:es)?|documents?|examples?|snippets?|spans?|pieces?)\b", re.I),
     # the length as a code span before the word for context: "`16k` context", "`4096`-token context" (a particle of
     # the card language may follow without a space: "`16k` context로")
     re.compile(r"`(\d{1,3}\s*[kK]|\d{3,6})`[- ]?(?:tokens?\s+)?(?:context|ctx)(?![A-Za-z])", re.I),
@@ -97,11 +97,10 @@ PATTERNS: list[re.Pattern[str]] = [
 # ("prefill chunk 2048", "256–1024 token prefills"))
 SPEED_WORDS = (r"\bt/s\b|tok(?:ens)?/s|(?:トークン|토큰|токенов|token)\s*/\s*(?:秒|초|с\b)|\bthroughput|\bspeed|\bVRAM\b|"
                r"\bmemory\b|\bmemoria\b|\bmemória\b|\bmémoire\b|\bSpeicher|памят|内存|メモリ|吞吐|速度|显存|顯存|スループット|메모리|처리량")
-# a clause about speed (with no KL term in it: context.vetoed), its comparatives and the card languages' words too ("a
-# 2048-token prompt is 3.5% slower", "Rendimiento por GPU (..., contexto de 4k)"); not in SERVED, which vetoes a whole
-# sentence, KL or not
-SPEED = re.compile(SPEED_WORDS + r"|\bslower\b|\bfaster\b|\blatency\b|\brendimiento\b|\bvelocidad\b|\bvitesse\b|\bdesempenho\b|"
-                   r"\bGeschwindigkeit", re.I)
+SPEED = re.compile(SPEED_WORDS, re.I)
+# a clause about speed (with no KL term in it: context.vetoed only), its comparatives and the card languages' words of
+# speed too ("a 2048-token prompt is 3.5% slower"); not SPEED, which vetoes whole sentences elsewhere, KL or not
+SPEED_CLAUSE = re.compile(SPEED_WORDS + r"|\bslower\b|\bfaster\b|\blatency\b|\bvelocidad\b|\bvitesse\b|\bGeschwindigkeit", re.I)
 SERVED = re.compile(SPEED_WORDS + r"|\bserv(?:e|es|ing)\b|\bprefill|\bdecod(?:e|ing)\b|预填充|預填充|解码|解碼|プリフィル|デコード", re.I)
 # what follows the length in its clause says the run at that length has not been done
 NOT_MEASURED = re.compile(r"尚未|未测|未測|まだ|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:measured|tested|run|evaluated)\b|\buntested\b", re.I)

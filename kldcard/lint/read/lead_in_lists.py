@@ -32,11 +32,18 @@ MAX_ITEMS = 32
 # preposition; not a sentence about the KL, "How KL is computed:")
 LABEL_LEAD = re.compile(
     r"^[\s*_`>]*(?:(?:mean|median|average|avg|max(?:imum)?|per-token|token-level|forward|reverse)\s+){0,3}(?:" + KLD_TERM.pattern + r")"
-    r"(?:\s*\([^()\n]{0,60}\)|\s+(?:to|vs\.?|versus|against|from|of|on|over|at|per|for|by|across|in)\s+[^:.!?()\n]{1,60})*"
+    # (possessive: a phrase cannot give back what it read, so a line that fails is read once, not once per split;
+    # a comma only before "per/by/for/across/at" and a word: "Mean KL vs BF16, per arm:")
+    r"(?:\s*\([^()\n]{0,60}\)|\s+(?:to|vs\.?|versus|against|from|of|on|over|at|per|for|by|across|in)\s+[^:.!?(),\n]{1,60}+"
+    r"|,\s*(?:per|by|for|across|at)\s+[^:.!?(),\n]{1,40}+)*+"
     r"[\s*_`]*:[\s*_`]*$",
     re.IGNORECASE,
 )
-LABEL_VALUE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+[^:\n]{1,40}:[^\d\n]{0,12}?(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)(?![\w%]|\.\d)")
+LABEL_VALUE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+[^:\n]{1,40}:[^\d\n]{0,12}?(?P<num>-?\d*\.\d+(?:[eE][-+]?\d+)?)(?![\w%]|\.\d)"
+                         # (a value with a unit is another quantity's: "- VRAM: 5.1 GB", "- throughput: 41.2 tok/s")
+                         r"(?!\s*(?:GB|GiB|MB|MiB|tok|t/s|ms|s\b|%|x\b|×|bpw|bits|W\b))")
+# an item that is a setting or a bound, whatever its value ("- top_p: 0.95", "- warn above: 0.05")
+ITEM_NOT_MEASURED = re.compile(r"\b(?:top_?[pk]|temperature|temp|lr|beta|threshold|gate|limit|warn|above|below|max|min_p|seed)\b", re.IGNORECASE)
 
 
 def _lead_in(line: str) -> bool:
@@ -60,7 +67,7 @@ def lead_in_lists(doc: Doc, taken: set[int]) -> list[Claim]:
             j += 1
         while j < len(lines) and j - i <= MAX_ITEMS and LIST_ITEM.match(lines[j]) and not doc.code[j]:
             stat = STAT_VALUE.search(lines[j])
-            m = stat or (LABEL_VALUE.match(lines[j]) if label else None)
+            m = stat or (LABEL_VALUE.match(lines[j]) if label and not ITEM_NOT_MEASURED.search(lines[j]) else None)
             if m is None or OTHER_METRIC.search(lines[j][: m.start("num")]):
                 break
             if j not in taken:

@@ -168,7 +168,8 @@ ONE_POSITION = tuple(p for name, p in SCHEMES if name in ("last-token", "first-t
 GREEDY_DECODING = re.compile(r"\bgreedy\s+(?:decod(?:e|ing)|generation)\b", I)
 # a count another scorer scored or rated, in a sentence that names no KL, is that scorer's ("the reward model scored 48
 # sequences per batch", "a judge rated 200 evaluated sequences"): plain grammar, the scoring verb's subject
-OTHER_SCORER = re.compile(r"\b(?:reward[ -]model|reward|judges?|grader|verifier|critic|raters?|annotators?|classifier)\b", I)
+OTHER_SCORER = re.compile(r"\b(?:reward[ -]models?|judges?|graders?|verifiers?|critics?|raters?|annotators?|classifiers?)"
+                          r"(?:\s+models?)?\s+(?:scored|rated|graded|judged|evaluated|labell?ed|scores|rates|grades|judges)\b", I)
 # a window's length as a compound, not a count of windows ("after each complete 64-token chunk", "1,024-token
 # windows"): the number is D5's, the count (if any) comes before it ("40 512-token chunks" matches from the 40)
 LENGTH_COMPOUND = re.compile(r"^\d[\d,.]*-tokens?\s+(?:[\w-]+\s+)?(?:chunk|window|sequence|segment|block)s?$", I)

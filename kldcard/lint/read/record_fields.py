@@ -59,7 +59,8 @@ POSITION_KEYS = "|".join([
 ])
 # key words that make a token count something other than the scored positions
 # (and a generation's budget: "max_new_tokens=4096", "max_tokens", "token_limit")
-NOT_SCORED = re.compile(r"prompt|completion|special|added|vocab|train|ppl|perplex|per.?s(?:ec|econd)?\b|max|new|budget|limit", I)
+NOT_SCORED = re.compile(r"prompt|completion|special|added|vocab|train|ppl|perplex|per.?s(?:ec|econd)?\b"
+                        r"|(?:^|[_\-. ])(?:max|new|budget|limit)(?:$|[_\-. ])", I)
 SCHEME_VALUE = r"(?P<scheme>all|every|last|first|full)\b"
 VOCAB_KEYS = "|".join([_key(r"(?:n|num)", "vocab"), _key(r"vocab(?:ulary)?", "size"), r"vocab(?:ulary)?"])
 TOP_K_KEYS = "|".join([
