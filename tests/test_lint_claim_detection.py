@@ -545,11 +545,14 @@ def test_a_failed_lead_in_is_read_once_not_once_per_split():
     forty repetitions take no longer than ten, well within a factor of ten."""
     import time
 
-    def seconds(n: int) -> float:
+    def seconds(n: int) -> float:  # the best of three, so that one pause of the machine does not decide
         text = "KL" + " to a" * n + " v1.2 per arm:\n- A: 0.031\n"
-        start = time.perf_counter()
-        claim_numbers(text)
-        return time.perf_counter() - start
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            claim_numbers(text)
+            best = min(best, time.perf_counter() - start)
+        return best
 
     seconds(1)
     assert seconds(40) < 10 * seconds(10) + 0.05
