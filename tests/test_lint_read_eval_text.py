@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers_reading import card, reading
+from helpers_reading import card, claims, reading
 
 from kldcard.card.document import parse_card
-from kldcard.lint.claims import find_claims
 from kldcard.lint.markdown import scan
 from kldcard.lint.prose import check_prose
 from kldcard.lint.read import eval_text_units
@@ -377,12 +376,8 @@ def test_each_task_suite_matches_its_sample_and_its_prompts_are_the_text(spellin
     d = reading(f"Mean KLD vs BF16 on the {sample} prompts: 0.012 nats.\n", 3)
     assert d.status != "missing" and any(sample in e.text for e in d.evidence), d
     # and a score on the suite beside a KLD is the benchmark's, not a second KLD (claims_patterns.OTHER_METRIC)
-    assert claim_numbers(f"KLD vs BF16 0.004, {sample} 0.81.\n") == [["0.004"]]
+    assert claims(f"KLD vs BF16 0.004, {sample} 0.81.\n") == [(1, ["0.004"])]
 
-
-def claim_numbers(text: str) -> list[list[str]]:
-    c = parse_card(text.encode(), "README.md")
-    return [[n.text for n in claim.numbers] for claim in find_claims(scan(c.body, c.body_line))]
 
 
 @pytest.mark.parametrize(

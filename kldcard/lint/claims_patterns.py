@@ -58,7 +58,7 @@ AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?(?:/tok(?:en)?|[ \t]+per[ \t]+token)?
 # top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
 OTHER_METRIC = re.compile(
     r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d{1,2}(?!\d)|top[- ]?\d+\s+(?:logit\s+)?(?:cosine|agreement|accuracy|overlap|match)|"
-    r"top[- ]?k|agreement|accuracy|" + "|".join(eval_text_units.TASK_SUITES) + r"|delta[- ]p|same[- ]top|"
+    r"top[- ]?k|agreement|accuracy|" + eval_text_units.TASK_SUITE + r"|delta[- ]p|same[- ]top|"
     r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
     r"beta|lr|learning rate)\b",
     I,
@@ -69,7 +69,7 @@ OTHER_METRIC = re.compile(
 # 0.71") the suite is a metric of its own (claim_attach.number_attached reads the gap up to the phrase).
 SUITE_AS_TEXT = re.compile(
     r"(?<![\w-])(?:on|over|across|en|sobre|em|sur|auf|bei)[ \t]+(?:(?:the|el|la|los|las|o|a|le|les|den|dem)[ \t]+)?"
-    r"(?:\d[\d,.]*[ \t]+)?(?:" + "|".join(eval_text_units.TASK_SUITES) + r")\b"
+    r"(?:\d[\d,.]*[ \t]+)?" + eval_text_units.TASK_SUITE + r"\b"
     r"(?:[ \t]+(?:prompts|questions|problems|items|test[ \t]set|split|samples|preguntas|Fragen))?",
     I,
 )

@@ -157,7 +157,7 @@ D3 = [
         r"\b(?:wiki\.test(?:\.raw)?|wikitext-103(?:-raw-v1)?|wikitext-?2?(?:-raw-v1)?|WT2|wiki2|c4\s+(?:validation|val)|FLORES(?:-?200)?|"
         r"ShareGPT|FineWeb(?:-Edu)?|text_en_\w+|pg-?19|(?-i:(?:the\s+)?Pile)|pile(?=[-_]\w)|Wikipedia|RedPajama|"
         r"SlimPajama|Dolma|OpenWebText|BookCorpus|UltraChat|LMSYS-Chat(?:-1M)?|WildChat|wiki\.utf8|"
-        + "|".join(eval_text_units.TASK_SUITES) + r")\b|验证集|测试集|评测集",
+        + eval_text_units.TASK_SUITE + r")\b|验证集|测试集|评测集",
         I,
     ),
     # (a glob of a data directory's files names the eval text's files: "data/*.jsonl"; not "out/*.jsonl", an output,

@@ -386,7 +386,7 @@ def kl_table_row(text: str, line_start: int) -> bool:
 
 
 # task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare
-BENCHMARK = re.compile(r"^(?:" + "|".join(eval_text_units.TASK_SUITES) + r")$", I)
+BENCHMARK = re.compile(r"^" + eval_text_units.TASK_SUITE + r"$", I)
 KL_TERM = re.compile(KL_MENTION, I)
 
 

@@ -77,3 +77,5 @@ TASK_SUITE_SAMPLES: tuple[tuple[str, str], ...] = (
     (r"AIME\s?(?:20)?2\d", "AIME 2025"),
 )
 TASK_SUITES: tuple[str, ...] = tuple(spelling for spelling, _ in TASK_SUITE_SAMPLES)
+# the same as one group of regular-expression text, for the patterns that read a suite
+TASK_SUITE = "(?:" + "|".join(TASK_SUITES) + ")"
