@@ -24,6 +24,13 @@ def numbers(text: str) -> list[str]:
         ("A 30% cache saving at 0.0038 mean KLD, not bad.\n", ["0.0038"]),  # the KL term follows the number
         ("A KL gap of about 0.001 is above the ±0.0005 noise band.\n", ["0.001"]),  # a bare ± x
         ("| Quant | KLD |\n|---|---|\n| Q4 | 0.0042 (97.1 %) |\n| Q3 | 0.0752 (+5.5 %) |\n", ["0.0042", "0.0752", "5.5"]),
+        # another metric named after the number: its value, not the KL's (the session-16 review's "KLD vs BF16 on
+        # HellaSwag 0.81 accuracy"); a KL term after the number keeps it, whatever follows
+        ("Q4_K_M: KLD vs BF16 0.0041, HellaSwag 0.81 accuracy.\n", ["0.0041"]),
+        ("The Q4_K_M file is scored by KLD vs BF16 and on HellaSwag 0.81 accuracy.\n", []),
+        ("The Q4 file keeps KL 0.012 at 6.21 PPL.\n", ["0.012"]),
+        ("KL frente a BF16 de 0,012 y 0,81 de precisión.\n", ["0,012"]),
+        ("Q4: 0.0038 mean KLD, accuracy unchanged.\n", ["0.0038"]),
     ],
 )
 def test_only_kld_numbers_are_kept(text, kept):

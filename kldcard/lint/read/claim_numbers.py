@@ -2,7 +2,8 @@
 claim's line, cell or sentence also carries sizes, speeds, perplexities and percentages of other metrics.
 
 A number is not a KLD number when
-- a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s"), or a parameter count (a model's version:
+- a size or speed unit follows it ("15.3 GB", "5.93 BPW", "30.5 t/s"), or another metric's name ("0.81 accuracy",
+  "6.21 PPL"), or a parameter count (a model's version:
   "Qwen 3.6 27B"), a section number ("Section 3.2", "3.2 节"), a default ("default 0.5"), or past any float32 value ("-3.39e38": an overflow);
 - it is a second figure in a table cell, given in percent ("0.0042 (97.1 %)": the cell's KLD is 0.0042);
 - the words right before it (since the previous number, cell border or sentence start) name another metric
@@ -67,6 +68,15 @@ SECTION_AFTER = re.compile(r"[ \t]*[节章]")
 # a number past any float32 KL is an overflow or a sentinel ("overflows to -3.39e38", FLT_MAX), not a measurement
 OVERFLOW = 1e30
 KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
+# another metric named right after a number makes it that metric's value ("KLD vs BF16 on HellaSwag 0.81 accuracy",
+# "6.21 PPL", "72.4 F1", "0,81 de precisión", "0.81准确率"): the names of the scores cards print beside a KLD, read
+# after KL_AFTER so that "0.0038 mean KLD" keeps its number
+METRIC_AFTER = re.compile(
+    r"[ \t\u00a0*_`]*(?:(?:de|of)\s+)?(?:PPL|perplexit(?:y|ies)|perplejidad|perplexit[ée]|accuracy|acc\b|F1|exact[- ]match|BLEU|"
+    r"ROUGE(?:-\w+)?|pass@\d+|win[- ]rate|precisi[óo]n|exactitud|Genauigkeit|pr[ée]cision|acur[áa]cia|准确率|正確率|精度|困惑度)"
+    r"(?![\w-])",
+    I,
+)
 # a metric other than KL named right before a number; a KL term between them keeps the number
 OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
 KL_IN_LABEL = re.compile(KL_MENTION, I)  # a label that names KL keeps its number
@@ -92,6 +102,8 @@ def is_kld(segment: str, pos: int, length: int, *, cell: bool = False) -> bool:
     if KL_AFTER.match(after + segment[pos + length + 12 : pos + length + 24]):  # "0.0038 mean KLD": the KL term follows
         return True
     if SECTION_OR_VERSION_BEFORE.search(before) or DEFAULT_BEFORE.search(before):  # "### 5.2 `kld_vs_f16`", "Apache 2.0", "version 1.5"
+        return False
+    if METRIC_AFTER.match(segment, pos + length):  # "0.81 accuracy", "6.21 PPL": the other metric's value
         return False
     signed = before.rstrip().endswith(("+", "-", "−"))  # "+5.5 %": a relative change of the KLD, kept (R4)
     if cell and PERCENT_AFTER.match(after) and not signed and re.search(r"\d", before):
