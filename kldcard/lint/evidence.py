@@ -219,7 +219,7 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
     # version, by itself or by its tool. Hardware in a sentence about memory or serving is where the model
     # runs, not where it was measured.
     def veto(s: str, m: re.Match[str]) -> bool:
-        hardware = m.re is D2[2].compiled or m.re is runtime.DEVICE.compiled
+        hardware = m.re is D2[2].compiled  # the hardware table (read.hardware_names)
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
         quantizer = m.re is not runtime.NAMED_TOOL.compiled and bool(QUANTIZER.search(s)) and not _checked_conversion(s)
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]

@@ -65,7 +65,9 @@ TABLE: tuple[Accelerator, ...] = (
     Accelerator('NVIDIA', r"\b(?:an?|one|single)\s+(?:T4|L4|A10G?|A[34]0|H20)\b", 'one A10G'),
     Accelerator('Google', r"TPU\s*v\d[a-z]*\b", 'TPU v5e'),
     # a TPU generation by its letter and the chip or pod word, "TPU" left out ("on 32 v6e chips", "sobre 32 chips v6e")
-    Accelerator('Google', r"v[4-7][ep](?:-\d+)?(?=\s+(?:chips?|pods?|slices?)\b)|chips?\s+v[4-7][ep]\b", 'chips v6e'),
+    Accelerator('Google', r"v[4-7][ep](?:-\d+)?(?=\s+(?:chips?|pods?|slices?|VMs?|hosts?)\b)|chips?\s+v[4-7][ep]\b", 'chips v6e'),
+    # a TPU generation after "TPU" or "TPU VM", with a slice size ("TPU VM v5p-8", "TPU v5litepod-16")
+    Accelerator('Google', r"TPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b", 'TPU VM v5p-8'),
     Accelerator('AWS', r"Trainium\s*\d\b", 'Trainium2'),
     Accelerator('AWS', r"Inferentia\s*\d\b", 'Inferentia 2'),
     Accelerator('Huawei', r"Ascend\s*\d{3}[A-Z]?\b", 'Ascend 910B'),
@@ -79,6 +81,18 @@ TABLE: tuple[Accelerator, ...] = (
     Accelerator('Intel', r"Core\s+Ultra\s*\d?\s*\d{3}\w*", 'Core Ultra 9 285K'),
     Accelerator('AWS', r"Graviton\s*\d\b", 'Graviton4'),
     Accelerator('Ampere', r"Ampere\s+Altra\b", 'Ampere Altra'),
+    Accelerator('AMD', r"Ryzen\s+AI\s+Max\+?\s*\d{3}\b", 'Ryzen AI Max+ 395'),
+    Accelerator('AMD', r"Radeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b", 'Radeon 890M'),
+    Accelerator('ASUS', r"(?:Ascent\s+)?GX10\b", 'Ascent GX10'),  # ASUS's GB10 box
+    # a consumer card by its number alone, with an article or a count before it ("the 5060 Ti", "2x 5060 Ti", "1x
+    # 4090"), not a size or a speed after it ("a 4090 GB"); a data-centre card with its maker, an article or a count
+    # ("an A4500", "2x T4"): general grammar of a rig (llamacpp_mxfp4 PR draft, mamba130m notes, blind_ik log)
+    Accelerator('NVIDIA', r"(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))", 'the 5060 Ti'),
+    Accelerator('NVIDIA', r"(?:NVIDIA|Tesla|an?|one|single)\s+(?:A[245]000|A4500)\b", 'an A4500'),
+    Accelerator('NVIDIA', r"[1-9]\d?\s*[x×]\s*(?:NVIDIA\s+|Tesla\s+)?(?:RTX\s*)?(?:[3-5]0[6-9]0(?:\s?Ti)?|T4|A10G?|L4|A40|A30)\b(?!\s*(?:GB|tok))", '2x 5060 Ti'),
+    # a CUDA compute architecture names the GPU generation the run used ("sm_60", "sm_120a"; holdout3 MTP FP16
+    # canary, holdout10 P100 ledger)
+    Accelerator('NVIDIA', r"sm_(?:[5-9]\d|1[0-2]\d)[af]?\b", 'sm_120a'),
 )
 
 # the names as one pattern: a word start, or a count glued before the name ("8xH200")

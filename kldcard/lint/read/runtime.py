@@ -141,24 +141,6 @@ PATTERNS: list[re.Pattern[str]] = [
         r"embedding|batched-bench|bench)(?![\w\-]))"
         r"(?![\w\-]*(?:quantiz|imatrix|convert))(?P<binary>[a-z][a-z0-9_]*(?:-[a-z0-9_]+){0,4})(?![\w.\-/])",
     ),
-    DEVICE := re.compile(  # hardware the evidence patterns do not list
-        r"\bRyzen\s+AI\s+Max\+?\s*\d{3}\b|\b(?:the|an?|one|our|my)\s+(?:RTX\s*)?(?:50[6-9]0|40[6-9]0|30[6-9]0)(?:\s?Ti)?\b(?!\s*(?:GB|tok))|"
-        r"\bRadeon\s+(?:RX\s*|Pro\s*|AI\s*)?\w*\d{3,4}\w*\b|\b(?:NVIDIA|Tesla|an?|one|single)\s+(?:T4|A10G?|L4|A40|A30|A[245]000|A4500)\b|"
-        # a data-centre GPU named with its class noun ("a single T4 or A10G GPU", "Colab L4 GPU", "A100 and A30 GPUs";
-        # general grammar of a device name, labelled D2 by three authors: holdouts 2, 12, 14)
-        r"(?<![\w\-/.])(?:T4|L4|A10G?|A40|A30)\s+GPUs?(?![\w\-])|"
-        r"\bArc\s+[AB]\d{3}\b|\bJetson\s+\w+|\bApple\s+M[1-9]\b|"
-        r"\bTPU(?:\s+VM)?\s*\(?`?v\d+[a-z]*(?:-?\d+)?\b|"  # a TPU generation ("TPU v5e", "TPU VM (`v5p2`)")
-        r"\bv[4-7][ep](?:-\d+)?\s+(?:VMs?|pods?|slices?|hosts?)\b|"  # a TPU generation by its VM ("a v6e VM")
-        r"\b(?:Ascent\s+)?GX10\b|"  # ASUS's GB10 box
-        # a CUDA compute architecture names the GPU generation the run used ("sm_60", "sm_75", "sm_120a"); labelled
-        # as D2 hardware by two authors (holdout3 MTP FP16 canary, holdout10 P100 ledger)
-        r"\bsm_(?:[5-9]\d|1[0-2]\d)[af]?\b|"
-        # a count of cards the evidence patterns take only with "RTX" or an article: "2x 5060 Ti", "2x T4", "1x 4090"
-        # (general grammar of a rig; labelled: llamacpp_mxfp4 PR draft, mamba130m notes, blind_ik log, rlhf table)
-        r"\b[1-9]\d?\s*[x×]\s*(?:NVIDIA\s+|Tesla\s+)?(?:RTX\s*)?(?:[3-5]0[6-9]0(?:\s?Ti)?|T4|A10G?|L4|A40|A30)\b(?!\s*(?:GB|tok))",
-        I,
-    ),
 ]
 
 
@@ -303,9 +285,3 @@ def engine(span: str) -> str | None:
         return b.group("binary")
     m = CPP_PROJECT.search(span)
     return m.group(1).lower() if m else None
-
-
-def device(text: str) -> str | None:
-    """Hardware named in ``text`` that the evidence patterns do not list, or None."""
-    m = DEVICE.search(text)
-    return " ".join(m.group(0).split()) if m else None

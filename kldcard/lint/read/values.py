@@ -174,9 +174,7 @@ def runtime(span: str, around: str) -> dict[str, Any]:
             out["version"] = _first_group(v)
     h = re.search(HARDWARE, around, I)
     if h is not None:
-        out["device"] = h.group(0).strip()
-    elif (more := more_runtime.device(around)) is not None:
-        out["device"] = more
+        out["device"] = " ".join(h.group(0).split())
     b = BACKEND.search(around)
     if b is not None:
         out["backend"] = BACKENDS[b.group(1).lower()]
