@@ -10,6 +10,7 @@ from collections.abc import Collection
 
 from kldcard.lint.claims_patterns import AFTER_GAP, NUMBER, OTHER_METRIC, PARENTHETICAL, STAT_LABEL, SUITE_AS_TEXT, UNCERTAINTY
 from kldcard.lint.read import far_numbers
+from kldcard.lint.read.terms import APPROXIMATELY, alternation
 
 # A "sentence" can be a whole pasted page without a full stop; every look around a number is bounded
 # so that the work per number is constant, not the sentence's length (linear lint, issue 16).
@@ -42,8 +43,8 @@ class KldTerms:
 # small (about 0.004)"): the clause is measured up to the parenthesis, as a closed aside is left out (plain grammar).
 # Only an approximation word may open it: another aside ("(averaged as in table 2.1", "(2,919 tokens, transformers 5.8")
 # holds a number of its own.
-OPEN_ASIDE = re.compile(r"\(\s*(?:(?:on\s+the\s+order\s+of|of\s+the\s+order\s+of|order\s+of|about|around|roughly|approx(?:imately|\.)?"
-                        r"|circa|ca\.|some|[~≈])\s*)*$", re.I)
+OPEN_ASIDE = re.compile(r"\(\s*(?:(?:on\s+the\s+order\s+of|of\s+the\s+order\s+of|order\s+of|approx\b|"
+                        + alternation(APPROXIMATELY) + r"|[~≈])\s*)*$", re.I)  # the "about" words: read.terms.APPROXIMATELY
 
 
 def _near(gap: str) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from kldcard.card.regions import fenced
+from kldcard.lint.read.terms import APPROXIMATELY, abbreviations
 from kldcard.lint.scan import Text, spans_with
 
 # Each run of spaces is matched by one quantifier only (no "\s*\|?\s*"): a line of spaces is linear.
@@ -20,16 +21,18 @@ from kldcard.lint.scan import Text, spans_with
 TABLE_SEP = re.compile(r"^\s*+(?:\|\s*+)?:?-{2,}:?\s*+(?:[|+]\s*+:?-{2,}:?\s*+)*(?:\|\s*+)?$")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-# A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0",
-# "e.g. UD-Q4_K_XL", "vs. BF16" and "0.012" do not split, nor does an abbreviation the card languages write before an
-# amount, where an amount follows it ("ca. 30 %", "Approx. 0.01", "aprox. 0,02", "env. 12 %", "bzw. 0,3"; "a conda
-# env. Then ..." still splits).
 # HTML tables as cards paste them: one <tr> per line, header cells <th>, data cells <td>.
 # A cell's text stops at the next <td>/<th> tag (opening or closing): from each "<td" the pattern reads
 # only up to the next cell, so a line of unclosed cells costs linear, not quadratic, time.
 HTML_CELL = re.compile(r"<t([hd])\b[^<>]{0,500}>((?:[^<]|<(?!/?t[hd]\b))*?)</t[hd]\s*>", re.IGNORECASE)
 HTML_TABLE_LINE = re.compile(r"^\s*</?(?:table|thead|tbody|tr)\b[^>]*>\s*$", re.IGNORECASE)
-ABBREVIATIONS_BEFORE_AMOUNT = ("ca", "approx", "aprox", "env", "bzw", "ggf", "inkl", "incl", "resp")
+# A sentence ends at . ! ? followed by space and something that can start a sentence; "e.g. q8_0",
+# "e.g. UD-Q4_K_XL", "vs. BF16" and "0.012" do not split, nor does an abbreviation the card languages write before an
+# amount, where an amount follows it ("ca. 30 %", "Approx. 0.01", "aprox. 0,02", "env. 12 %", "bzw. 0,3"; "a conda
+# env. Then ..." still splits).
+# the "about" words' abbreviations (read.terms.APPROXIMATELY: "ca.", "approx.", "aprox.", "env.") and German's and
+# English's of "or", "if need be", "including", "respectively", which stand before an amount too
+ABBREVIATIONS_BEFORE_AMOUNT = (*abbreviations(APPROXIMATELY), "bzw", "ggf", "inkl", "incl", "resp")
 SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
     + r"(?!(?i:" + "|".join(rf"(?<=\b{a}\.)" for a in ABBREVIATIONS_BEFORE_AMOUNT) + r")\s+[~≈]?\d)"

@@ -27,6 +27,7 @@ from kldcard.lint.read.terms import (
     CHANGE_BEFORE_AMOUNT,
     CHANGE_BEFORE_TERM,
     CHANGE_NOUN_BEFORE_AMOUNT,
+    APPROXIMATELY,
     CHANGE_PREPOSITIONS,
     KL_WORD,
     STATISTIC_WORDS,
@@ -58,8 +59,8 @@ _DOWN_UP = (r"fell|dropped|decreased|declined|shrank|rose|increased|grew|jumped|
 # the noun of a change after the term, then its amount ("Relative KL reduction ≈31 %", "KLD increase: +12%")
 _NOUN = r"reduction|decrease|drop|increase|improvement"
 # the English words of an approximate or a small amount ("by roughly 30%", "by approx. 30%", "reduction of nearly 2x",
-# "by only 1.2%")
-_ABOUT = r"(?:(?:only|just|merely)\s+)?(?:(?:about|roughly|approximately|around|nearly|almost|some|approx\.)\s+)?"
+# "by only 1.2%"; read.terms.APPROXIMATELY)
+_ABOUT = r"(?:(?:only|just|merely)\s+)?(?:(?:" + alternation({"en": APPROXIMATELY["en"]}) + r")\s+)?"
 _VERB = r"reduces?|reduced|lowers?|lowered|cuts?|improves?|improved|increases?|increased|raises?|raised|halves|halved"
 
 CHANGES = (

@@ -98,15 +98,32 @@ TRAINING_COURSE: dict[str, tuple[str, ...]] = {
     "de": ("beim Training", "während des Trainings", "im Training", "pro Epoche", "je Epoche"),
     "ru": ("в ходе обучения", "во время обучения", "при обучении", "за эпоху", "на каждой эпохе"),
 }
-# The prepositions (and "about" words) between such a verb and its amount ("en un", "em", "de", "um etwa", "на"), as
-# regular-expression text (the abbreviations' dots escaped: "um ca. 30 %").
-CHANGE_PREPOSITIONS: dict[str, tuple[str, ...]] = {
-    "es": ("en", "un", "el", "cerca de", "alrededor de", r"aprox\."),
-    "pt": ("em", "cerca de", "uns", r"aprox\."),
-    "fr": ("de", "d'environ", "d’environ", "environ", r"env\."),
-    "de": ("um", "etwa", "rund", r"ca\."),
-    "ru": ("на", "примерно", "около", "почти"),
+# "About" words before an amount: an approximation, not another quantity ("by roughly 30%", "(approx. 0.01", "um ca.
+# 30 %", "cerca de 30 %"), as regular-expression text (the abbreviations' dots escaped). One table for the relative
+# changes (read.relative_changes), a number's open aside (claim_attach.OPEN_ASIDE) and the abbreviations at which the
+# sentence splitter does not end a sentence before an amount (markdown.ABBREVIATIONS_BEFORE_AMOUNT).
+APPROXIMATELY: dict[str, tuple[str, ...]] = {
+    "en": ("about", "roughly", "approximately", "around", "nearly", "almost", "some", r"approx\.", "circa", r"ca\."),
+    "es": ("cerca de", "alrededor de", r"aprox\."),
+    "pt": ("cerca de", r"aprox\."),
+    "fr": ("environ", "d'environ", "d’environ", r"env\."),
+    "de": ("etwa", "rund", r"ca\."),
+    "ru": ("примерно", "около", "почти"),
 }
+# The prepositions and "about" words between such a verb and its amount ("en un", "em", "de", "um etwa", "на").
+CHANGE_PREPOSITIONS: dict[str, tuple[str, ...]] = {
+    "es": ("en", "un", "el", *APPROXIMATELY["es"]),
+    "pt": ("em", "uns", *APPROXIMATELY["pt"]),
+    "fr": ("de", *APPROXIMATELY["fr"]),
+    "de": ("um", *APPROXIMATELY["de"]),
+    "ru": ("на", *APPROXIMATELY["ru"]),
+}
+
+
+def abbreviations(words: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The abbreviations among ``words`` (regular-expression text ending in an escaped dot), without their dot."""
+    return tuple(sorted({w[:-2] for ws in words.values() for w in ws if w.endswith(r"\.")}))
+
 
 # Words that put the reference after them, as English "vs BF16" / "against the F16 GGUF" ("contra BF16",
 # "par rapport à F16", "gegenüber BF16", "против FP16"); English's own are evidence_patterns.D1's.
