@@ -163,3 +163,14 @@ def test_every_test_file_a_module_points_to_exists():
     not leave the pointer dangling."""
     named = {m for path in PKG.rglob("*.py") for m in re.findall(r"tests/test_\w+\.py", path.read_text(encoding="utf-8"))}
     assert named and not sorted(n for n in named if not (ROOT / n).is_file())
+
+
+def test_no_source_file_holds_a_control_character():
+    """A pattern written as ``r"^\\b..."`` through a tool that turned ``\\b`` into a literal backspace (0x08) never
+    matches, and nothing shows it on screen (vocabulary.OVER was one, for months): no control character other than
+    tab, newline and carriage return in the package's, the scripts' or the tests' Python."""
+    control = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+    files = [*_modules(), *(ROOT / "scripts").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]
+    bad = [f"{p.relative_to(ROOT)}:{i}" for p in files for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+           if control.search(line)]
+    assert not bad, bad

@@ -91,7 +91,7 @@ LOGITS_NEAR = 200  # characters around a tensor shape in which "logits" must sta
 # "top 10 tokens" is the KL's support only where the sentence binds it to the KL ("KL over the top 100 tokens") or a
 # preposition makes it what was summed over; a checker's "--- model top 10 tokens ---" heading lists predictions
 KL_TERM = re.compile(r"(?<![A-Za-z_])(?:KLD?|D_?KL)(?![A-Za-z_])|KL[- ]?div|Kullback|divergen|散度|ダイバージェンス", I)
-OVER = re.compile(r"(?:over|across|on|within|to|among|restricted\s+to|limited\s+to|in)\s+(?:the\s+)?$", I)
+OVER = re.compile(r"\b(?:over|across|on|within|to|among|restricted\s+to|limited\s+to|in)\s+(?:the\s+)?$", I)
 
 
 SERVED_TOP_N = re.compile(r"server|API|endpoint", I)
