@@ -244,3 +244,33 @@ def test_between_without_a_kl_term_names_no_pair(text, found):
 def test_a_role_by_what_the_reference_lacks_or_how_exactly_it_computes_is_incomplete(text, quote):
     d = reading(text, 1)
     assert d.status == "incomplete" and any(quote in e.text for e in d.evidence), d
+
+
+# A KL term's pair with the reference role first: holdout9/b automodel_pr1951 / automodel_pr1932 ("KL divergence between
+# original and HF-loaded model"), holdout10/d torchtitan ("the KL divergence between the original and ..."), holdout16/d
+# sae_circuit ("KL divergence between baseline and ..."): labelled D1 S with 1 (a role tied to the KL, round 21)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reload check failed: KL divergence between original and re-saved model is 0.031 per token.\n",
+        "The mean KL between the teacher and the pruned student stays at 0.0042.\n",
+        "Mean KLD between base and the 3-bit export: 0.018.\n",
+    ],
+)
+def test_a_kl_pair_with_the_reference_role_first_is_incomplete(text):
+    d = reading(text, 1)
+    assert d.status == "incomplete" and any("between" in e.text for e in d.evidence), d
+
+
+# ... but two sides neither of which is a reference role name none ("between trainer and rollout", holdout8/b and
+# holdout9/d: no side is the reference), nor a role first in a pair that is not the KL's
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The mean KL between trainer and rollout probabilities is 0.0021 after the fix.\n",
+        "Speed differs between baseline and patched builds by 4%; the patched build's KLD is 0.0031.\n",
+    ],
+)
+def test_a_pair_without_a_reference_role_first_names_no_reference(text):
+    assert reading(text, 1).status == "missing", reading(text, 1)
+
