@@ -274,3 +274,19 @@ def test_a_kl_pair_with_the_reference_role_first_is_incomplete(text):
 def test_a_pair_without_a_reference_role_first_names_no_reference(text):
     assert reading(text, 1).status == "missing", reading(text, 1)
 
+
+# A baseline field or row whose value is a count out of a total is the baseline's own score, not a model: holdout16/a
+# mlx_quality_suite ("**Baseline:** 15/15 passed" beside the needle runs) and holdout7/d gemma4_abliteration ("| baseline
+# | 24/100 |" in a refusal table), two authors, both D1 M
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("**Baseline:** 12/12 passed\n\nThe 4-bit cache reaches a mean KLD of 0.021.\n", False),
+        ("| run | refusals |\n|---|---|\n| baseline | 31/100 |\n| edited | 2/100 |\n\nMean KLD of the edit: 0.044.\n", False),
+        # look-alikes: a baseline named, even with a number first
+        ("**Baseline:** 8-bit MLX export\n\nThe 4-bit cache reaches a mean KLD of 0.021.\n", True),
+        ("**Reference:** 6.0bpw\n\nThe 4-bit cache reaches a mean KLD of 0.021.\n", True),
+    ],
+)
+def test_a_baselines_score_out_of_a_total_names_no_reference(text, found):
+    assert (reading(text, 1).status != "missing") is found, reading(text, 1)
