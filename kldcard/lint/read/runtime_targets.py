@@ -63,7 +63,7 @@ REQUIREMENT_LABEL = re.compile(
 # 1bit_monster holdout9/c)
 REQUIREMENT_WORD = re.compile(
     r"\b(?:recommended|suggested|recomendad[oa]s?|sugerid[oa]s?|recommandée?s?|empfohlene?n?|required|requerid[oa]s?|requise?s?|"
-    r"minimum|minimal|m[íi]nim[oa]s?|minimale?s?|mindest\w*|estimated|estimad[oa]s?|estim[ée]e?s?|VRAM)\b",
+    r"minimum|m[íi]nim[oa]s?|minimales?|mindest\w*|estimated|estimad[oa]s?|estim[ée]e?s?)\b",
     I,
 )
 # ... and the measurement that keeps a clause of such an item as the KLD's ("la R9700 es donde midió el autor")
@@ -74,7 +74,8 @@ def requirement_item(text: str, m: re.Match[str]) -> bool:
     """True when ``m`` lies in a list item or field labelled as a requirement, in a clause that measured nothing."""
     line_start = text.rfind("\n", 0, m.start()) + 1
     label = REQUIREMENT_LABEL.match(text, line_start)
-    if label is None or label.end() > m.start() or not REQUIREMENT_WORD.search(label.group("label")):
+    # (a KL figure's own label is no requirement: "Minimum KLD: 0.0001 on ...")
+    if label is None or label.end() > m.start() or not REQUIREMENT_WORD.search(label.group("label")) or KL.search(label.group("label")):
         return False
     head = text[max(label.end(), m.start() - 200) : m.start()]  # the window aimed() reads (CLAUSE_END scans back from its end)
     cut = CLAUSE_END.search(head)
