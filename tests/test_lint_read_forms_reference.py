@@ -305,3 +305,29 @@ def test_a_pair_without_a_reference_role_first_names_no_reference(text):
 def test_a_baselines_score_out_of_a_total_names_no_reference(text, found):
     assert (reading(text, 1).status != "missing") is found, reading(text, 1)
 
+
+# The teacher the compared runs share, beside a KL: holdout9/b hipfire_pr596 ("Same source, same teacher, same slice:" over
+# the KLD table), holdout4/b unnamed_dsv4_flash and holdout16/e deepseek_v4_flash_0731 ("Same FP8 ... own-base teacher" in
+# the list of what the runs share): D1 S with 1, a role tied to the KL (round 21)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Both runs share the same tokens and the same teacher:\n\n| build | mean KLD |\n|---|---|\n| q3 | 0.21 |\n",
+        "- Same 32 windows\n- Same BF16 distilled teacher\n- Same KLD definition\n\nThe 3-bit build: mean KLD 0.12.\n",
+    ],
+)
+def test_a_shared_teacher_beside_a_kl_is_the_reference(text):
+    d = reading(text, 1)
+    assert d.status == "incomplete" and any("teacher" in e.text for e in d.evidence), d
+
+
+# ... not a shared teacher far from any KL, nor teacher forcing (a way of decoding)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The 3-bit build: mean KLD 0.12.\n\n## Training\n\nBoth students learned from the same teacher for two epochs.\n",
+        "The 3-bit build: mean KLD 0.12.\n\nBoth arms decode with the same teacher-forced prefix of 64 tokens.\n",
+    ],
+)
+def test_a_shared_teacher_away_from_the_kl_or_teacher_forcing_is_not_read(text):
+    assert reading(text, 1).status == "missing", reading(text, 1)

@@ -579,6 +579,7 @@ PLANS = {
     '7616c09aff1a886b1067d1c6c1485632': ((('tokens',), 4611686018427387904, 68),),
     '76367026f2ae749fd3d2104bc4cab590': ((('context', 'ctx'), 4611686018427387904, 68),),
     '76bd0a8bfb20044522f75dc7c1cfe993': ((('--context-length ', '--context-length=', '--context_length ', '--context_length=', '--n_ctx ', '--n_ctx=', '--seq ', '--seq=', '--seqlen ', '--seqlen=', '-ctx ', '-ctx='), 4611686018427387904, 190), (('n_ctx', 'seqlen'), 4611686018427387904, 179)),
+    '772eeb5bc5681b6ee41117f651bddc2d': ((('teacher',), 4611686018427387904, 371),),
     '7742fb959f76eda2ce168c60dc2b0b4f': ((('f.kl_div', 'functional.kl_div'), 4611686018427387904, 395),),
     '77a3b313e50fb70929a598fe0008bf9a': ((('bfloat16', 'f16', 'f32', 'fp16', 'fp32', 'orig'), 4611686018427387904, 105),),
     '7a8842e5d03b243c4e59b4cc4f2346d5': ((('no top',), 8, 281), (('prob', 'tokens'), 4611686018427387904, 57), (('logprobs',), 4611686018427387904, 39), (('top_logprobs', 'truncat'), 4611686018427387904, 36), (('only',), 4611686018427387904, 54), (('no truncation',), 13, 246), (('-nat',), 6, 360), (('nat floor',), 9, 236), (('storage floor',), 13, 238), (('sparse top',), 12, 285)),
