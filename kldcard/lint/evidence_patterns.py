@@ -36,6 +36,8 @@ REF_TOKEN = (
 )
 REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant|oracle|run|logits))?"
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
+# a count out of a total ("15/15", "24 / 100"): a score, never a model's name
+OUT_OF = r"\d{1,7}[ \t]*/[ \t]*\d{1,7}(?![\w./])"
 D1 = [
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|agree[sd]? with|"
@@ -50,9 +52,12 @@ D1 = [
     # quality doc "teacher = the same pack ...")
     # (not a record of the baseline's own values: "Q4_K baseline: KL=0.0935, top-P=83.56%": a metric assigned a value;
     # nor a git base, a commit the code branched from: "Fork base: `30da599...`", "Construction base: `6483963...`"
-    # in holdout bonsai2 and holdout15 b12x_pr342, two authors)
-    re.compile(r"\b(?:reference|baseline|base(?![\s*]*:[\s*]*`?(?=[a-f]*\d)[0-9a-f]{7,40}\b)|teacher)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?![\s*]*[\w\-]{1,12}\s*=\s*[\d.])(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
-    re.compile(r"^\|?[ \t]*\**(?:reference|baseline)(?:\s+(?:model|checkpoint))?\**[ \t]*\|[ \t]*(?P<ref>[^|\n]{2,120})\|", M),
+    # in holdout bonsai2 and holdout15 b12x_pr342, two authors; nor the baseline's own score as a count out of a total,
+    # "**Baseline:** 15/15 passed", "| baseline | 24/100 |": holdout16/a mlx_quality_suite's NIAH runs and holdout7/d
+    # gemma4_abliteration's refusal table, two authors, both D1 M)
+    re.compile(r"\b(?:reference|baseline|base(?![\s*]*:[\s*]*`?(?=[a-f]*\d)[0-9a-f]{7,40}\b)|teacher)\s*(?:model|checkpoint)?\s*\**\s*:\s*\**\s*(?![\s*]*[\w\-]{1,12}\s*=\s*[\d.])"
+               r"(?![\s*]*" + OUT_OF + r")(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
+    re.compile(r"^\|?[ \t]*\**(?:reference|baseline)(?:\s+(?:model|checkpoint))?\**[ \t]*\|(?![ \t*]*" + OUT_OF + r"[ \t*]*\|)[ \t]*(?P<ref>[^|\n]{2,120})\|", M),
     re.compile(r"\b(?:the\s+)?(?:reference|baseline|base)(?:\s+model)?\s+(?:is|was)\s+(?P<ref>(?:[^\n.;,]|\.(?=\w)){2,120})", I),
     re.compile(r"\b(?:base|reference|ref)\s+logits\s+(?:\w+\s+){0,3}?from\s+(?P<ref>(?:the\s+)?[^\n.,;]{2,50})", I),
     re.compile(r"(?P<ref>(?<![\w.\-])[\w.\-]+\s+(?:checkpoint|model|weights|quant|GGUF)),?\s+which\s+serves\s+as\s+(?:our|the)\s+reference", I),

@@ -7,14 +7,19 @@
   "Referenz ist die unquantisierte Fassung von ...", "la referencia es ...", "la référence est ...", "参考分布取自 ...",
   "参照は ...", and inverted with a short name first: "Q8_0 is the reference";
 - the model an edit was made from, written as a Markdown link: "a decensored version of [org/name](url)"
-  (kldcard.lint.read.comparison.EDITED_FROM reads the plain and the code-span forms).
+  (kldcard.lint.read.comparison.EDITED_FROM reads the plain and the code-span forms);
+- a KL term's pair whose first side is a reference role: "KL divergence between original and HF-loaded model",
+  "the KL between the teacher and the student" (evidence_patterns.D1's "between X and Y" reads the second side only);
+- the teacher said to be shared by the compared runs, beside a KL: "Same source, same teacher, same slice:" over a KLD
+  table, "Same FP8 dynamic own-base teacher" in a list of what the runs share (read.comparison.GOLDEN reads the teacher
+  before its noun: "the same teacher row").
 """
 
 from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read.terms import KL_MENTION, KL_WORD
+from kldcard.lint.read.terms import KL_MENTION, KL_WORD, REF_ROLE
 
 I = re.IGNORECASE
 
@@ -54,7 +59,23 @@ EDIT = r"(?:abliterat\w*|decensor\w*|uncensor\w*|quantized|quantised|fine-?tuned
 LINKED_EDIT = re.compile(
     r"\b" + EDIT + r"\s+(?:version|variant|copy|edit)\s+of\s+\[`?(?P<ref>[A-Za-z0-9][\w.\-]*/[\w.\-]*[A-Za-z][\w.\-]*)`?\]\(", I
 )
-PATTERNS = [FORMULA, COPULA, NAMED_FIRST, LINKED_EDIT]
+# a KL term right before its pair, the reference role first: "KL divergence between original and HF-loaded model"
+# (holdout9/b automodel_pr1951 and automodel_pr1932, one test's message), "the KL divergence between the original and
+# the converted checkpoint" (holdout10/d torchtitan), "KL divergence between baseline and steered" (holdout16/d
+# sae_circuit); labelled D1 S with 1 (CONVENTIONS round 21: a role tied to the KL). Two sides neither of which is a
+# role ("between trainer and rollout") name no reference
+ROLE_PAIR = re.compile(
+    KL_WORD + r"(?:[ \t]+(?:divergence|values?|scores?))?[ \t]+between[ \t]+(?:the[ \t]+)?"
+    r"(?P<ref>(?:unmodified|unquantized|unedited|" + REF_ROLE + r")(?:[ \t]+(?:model|logits|weights|checkpoint|distribution|outputs?))?)"
+    r"[ \t]+and[ \t]",
+    I,
+)
+# the teacher the compared runs share: the KL of each is taken against it (holdout9/b hipfire_pr596 "Same source, same
+# teacher, same slice:" over the KLD table; holdout4/b unnamed_dsv4_flash "Same FP8 e4m3 dynamic own-base teacher" in the
+# list of what the runs share; written so also by prismaquant holdout5/b, hipengine holdout8/b, thedrainflorist holdout3
+# and distil_sn97 holdout14/d with a noun after it, all D1 S). Not "teacher-forced", a way of decoding
+SAME_TEACHER = re.compile(r"\bsame[ \t]+(?P<ref>(?:[\w.\-]+[ \t]+){0,5}?teacher)\b(?![- ]forc)", I)
+PATTERNS = [FORMULA, COPULA, NAMED_FIRST, LINKED_EDIT, ROLE_PAIR, SAME_TEACHER]
 KL = re.compile(KL_MENTION, I)
 # the reference of another thing: "the baseline is 40 tok/s", "reference is a stub"
 NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|paper\b|post\b|docs?\b)", I)
@@ -62,6 +83,8 @@ NOT_MODEL = re.compile(r"^(?:the\s+)?(?:[~≈<>]?\d|implementation\b|code\b|pape
 
 def vetoed(sentence: str, m: re.Match[str]) -> bool:
     """A copula in a sentence or paragraph that names no KL ("the baseline is the old kernel's speed")."""
+    if m.re is SAME_TEACHER.compiled:
+        return not KL.search(sentence) and not _kl_nearby(m)
     if m.re is COPULA.compiled or m.re is NAMED_FIRST.compiled:
         ref = next((g for g in m.groups() if g), "")
         return bool(NOT_MODEL.match(ref)) or not KL.search(sentence) and not _kl_nearby(m)

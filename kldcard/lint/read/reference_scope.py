@@ -69,11 +69,12 @@ JUDGED = re.compile(
 )
 
 
-# the reference by its role alone, with a word that names nothing ("against the saved reference logits", "vs the
-# stored reference"): R1's judgement "a reference by role only is no reference named" (holdout7/b #1946, holdout9/b
-# #1932 and #3500: three authors); "a non-NCCL reference" or "the parent model" still name one
+# the reference by its role alone, with a word that names nothing ("against the reference", "vs the same reference"):
+# a bare reference stays M (CONVENTIONS round 21, item 3). A reference the run kept ("against the saved reference
+# logits", "relative to the stored reference": holdout9/b automodel_pr3500, holdout12/b exl3_bf16_io, two authors) is a
+# role tied to the KL, D1 S with 1 since that round, which replaced the earlier "role only is M" this veto was made for
 ROLE_ONLY = re.compile(
-    r"(?:(?:the|a|an|our|its|their|that|this)\s+)?(?:(?:saved|stored|cached|same|given|usual|dumped|captured)\s+)*reference"
+    r"(?:(?:the|a|an|our|its|their|that|this)\s+)?(?:(?:same|given|usual)\s+)*reference"
     r"(?:\s+(?:logits?|log-?probs?|outputs?|distributions?|values?|run))?",
     I,
 )

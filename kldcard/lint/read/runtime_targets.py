@@ -10,6 +10,9 @@ serving, with no KL term between it and the name:
 - need: "needs", "requires", "requiere", "necesita", "nécessite", "benötigt";
 - release: "puts out / releases / publishes ... for";
 - recommended: "recommended GPUs: …", "GPU recomendadas: …";
+- a list item or field whose label is a requirement ("GPU recomendadas: …", "**VRAM mínima**: …", "Minimum VRAM: …",
+  "VRAM estimada: …"): the label governs every clause of the item, also those after a ";" ("GPU recomendadas: con
+  contextos cortos, RTX 4090; con contextos largos, A100 o H100"), except a clause that says it measured there;
 - serving or inference: "servirse", "servido", "de servicio", "hacer inferencia en", "inferencia en",
   "inference on", "repartido en" (the model split across devices to run it).
 And an engine as the owner of a corpus's files ("source files from the <engine> framework"); and a bold caption about serving or speed ("**Rendimiento de servicio** (RTX ...)", "**Serving throughput**").
@@ -50,10 +53,44 @@ SOURCE_OF = re.compile(r"\b(?:files?|sources?|code|corpus|texts?|documents?|exce
 HARDWARE_FIELD = re.compile(r"^[ \t]*(?:[-*•|][ \t]*)?\**(?:hardware|gpus?|devices?|machine|accelerators?)\**[ \t]*(?:[:：|][ \t]*|[ \t])\**[ \t]*$", I)
 
 
+# the label of a list item or field that states a requirement: recommended or required hardware, or the minimum /
+# estimated memory a user needs ("GPU recomendadas:", "**VRAM mínima**:", "Minimum VRAM:", "VRAM estimada:"); the label
+# ends at the item's first colon, so a colon later in the item is not read as one
+REQUIREMENT_LABEL = re.compile(
+    r"[ \t]*(?:[-*•+][ \t]+)?[*_]{0,2}(?P<label>[^:：*_\n]{2,40})[*_]{0,2}[ \t]*[:：]", I
+)
+# (not every aim word: "Plataforma objetivo: <device>, el único entorno validado" names the tested machine, es_ficha
+# 1bit_monster holdout9/c)
+REQUIREMENT_WORD = re.compile(
+    r"\b(?:recommended|suggested|recomendad[oa]s?|sugerid[oa]s?|recommandée?s?|empfohlene?n?|required|requerid[oa]s?|requise?s?|"
+    r"minimum|m[íi]nim[oa]s?|minimales?|mindest\w*|estimated|estimad[oa]s?|estim[ée]e?s?)\b",
+    I,
+)
+# ... and the measurement that keeps a clause of such an item as the KLD's ("la R9700 es donde midió el autor")
+MEASURED_HERE = re.compile(r"\bmidi[óo]|\bmedid|\bmedici|\bmeasur|\bmesur|\bgemessen", I)
+
+
+def requirement_item(text: str, m: re.Match[str]) -> bool:
+    """True when ``m`` lies in a list item or field labelled as a requirement, in a clause that measured nothing."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    label = REQUIREMENT_LABEL.match(text, line_start)
+    # (a KL figure's own label is no requirement: "Minimum KLD: 0.0001 on ...")
+    if label is None or label.end() > m.start() or not REQUIREMENT_WORD.search(label.group("label")) or KL.search(label.group("label")):
+        return False
+    head = text[max(label.end(), m.start() - 200) : m.start()]  # the window aimed() reads (CLAUSE_END scans back from its end)
+    cut = CLAUSE_END.search(head)
+    line_end = text.find("\n", m.end())
+    tail = text[m.end() : min(line_end if line_end >= 0 else len(text), m.end() + 200)]
+    stop = re.search(r"[.!?;](?=\s|$)", tail)
+    clause = (head[cut.end() :] if cut else head) + m.group(0) + (tail[: stop.start()] if stop else tail)
+    return not KL.search(clause) and not MEASURED_HERE.search(clause)
+
+
 def aimed(text: str, m: re.Match[str]) -> bool:
-    """True when the clause before ``m`` says the files are aimed at, fit in, need or are served on it."""
+    """True when the clause before ``m`` says the files are aimed at, fit in, need or are served on it, or the list item
+    around it is labelled as a requirement."""
     head = text[max(0, m.start() - 200) : m.start()]
-    if SOURCE_OF.search(head):
+    if SOURCE_OF.search(head) or requirement_item(text, m):
         return True
     line_head = head[head.rfind("\n") + 1 :]
     cut = CLAUSE_END.search(head)
