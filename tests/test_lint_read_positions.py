@@ -181,3 +181,36 @@ def test_a_positions_row_of_a_kl_figures_table_is_the_count():
 )
 def test_a_positions_row_outside_a_kl_table_is_no_count(table):
     assert reading(table, 6).status == "missing", reading(table, 6)
+
+
+# A top-1 agreement written as a fraction in the KL's clause counts the positions compared, those the KL is taken over
+# (CONVENTIONS round 21 q2; round 24: holdout-10 d/fr_acvram_piece125ter "argmax égaux 136/141", holdout-17
+# a/opencl_s24_ultra_adreno750 "agreed on 127/128 top tokens", holdout-17 c/es_ficha_0xwhitemage "coincidencia top-1
+# en 40/40")
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("Against the reference the mean KL is 0.0231 nats, top-1 equal on 250/256.\n", 256),
+        ("On one fixed prefix the two builds agreed on 95/96 top tokens and the mean KL stayed at 0.0231.\n", 96),
+        ("El KLD medio frente a BF16 es 0,0231 y el argmax coincide en 60/64.\n", 64),
+    ],
+)
+def test_a_top1_fraction_beside_the_kl_counts_its_positions(text, count):
+    d = reading(text, 6)
+    assert d.status != "missing" and d.value.get("count") == count, d
+
+
+# ... but not a fraction of flips, one counted over cases or prompts, nor one in another check's clause (holdout-11
+# d/qwen35_2b_engine_ledger "top-1 flips 0/190", holdout-12 b/exl3_bf16_io "48-case check ... 48/48 top-1",
+# holdout-8 d/ramvamp_phase9 "greedy_regression.py PASS with top-1 24/24; ... mean KL", all labelled D6 M)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int8: KL vs bf16 0.0231 | top-1 flips 12/190 | decode 30 tok/s\n",
+        "In the 32-case check it came to a mean KL of 0.0231 and 32/32 top-1 agreement.\n",
+        "The regression script passed with top-1 20/20; the KL gate passed too (mean KL 0.0231).\n",
+        "The mean KL is 0.0231 and top-1 matches on 18/18 prompts.\n",
+    ],
+)
+def test_other_top1_fractions_count_no_positions(text):
+    assert reading(text, 6).status == "missing"

@@ -5,7 +5,10 @@
 - a bare token count listed among a KL run's settings, after a comma or an opening bracket and before the next one
   ("KL vs the reference — bundled file.pt, 1820 tokens:", "测量（词表 120,832，8 个 token，…）：" over a KL table): the
   tokens the figure is taken over (CONVENTIONS rule 15b.1), in a sentence that names the KL or on a lead-in line over a
-  KL table (:data:`LISTED_TOKENS`).
+  KL table (:data:`LISTED_TOKENS`);
+- a top-1 agreement written as a fraction beside its word ("argmax equal on 136/141", "top-1 match 40/40", "agreed on
+  127/128 top tokens") in a sentence that names the KL: its whole is the positions compared, those the KL is taken
+  over (CONVENTIONS, round 21 q2), not a count of prompts or tasks after it (:data:`TOP1_FRACTION`).
 
 (A count column beside a KL column is :data:`kldcard.lint.read.position_counts.COLUMN`.)
 
@@ -30,7 +33,17 @@ SAMPLE_N = re.compile(r"(?<![\w.])n\s*=\s*(\d{2,7})\b(?![.,]\d)(?!\s*(?:seeds?|r
 LISTED_TOKENS = re.compile(
     r"(?:[,(]\s|[，、（(])\s*~?(" + COMMA_THOUSANDS + r"|\d{1,7})\s*(?:个\s*)?(?:tokens?|トークン|토큰)(?=\s*[,)，、）:：;]|\s*$)", I | re.M
 )
-PATTERNS = [SAMPLE_N, LISTED_TOKENS]
+# the agreement word, then the fraction a few words on, or the fraction, then the word ("top tokens", "top-1")
+# (not "greedy": greedy tokens equal up to a divergence are a generation's, "64/70")
+TOP1 = r"(?:top[- ]?1|argmax|arg\s?max|same[- ]top|top\s+tokens?)"
+FRACTION = r"(?<![\d/.,])(\d{1,6})\s*/\s*(\d{1,6})(?![\d/]|[.,]\d|\s*(?:prompts?|questions?|tasks?|tests?|cases?|samples?|examples?|items?|runs?|seeds?|files?)\b)"
+TOP1_FRACTION = re.compile(
+    r"\b" + TOP1 + r"\b(?:[^\S\n]+[^\s\d/]{1,14}){0,3}?[^\S\n]+" + FRACTION + r"|" + FRACTION + r"[^\S\n]+(?:[a-z]+[^\S\n]+){0,1}" + TOP1 + r"\b", I
+)
+PATTERNS = [SAMPLE_N, LISTED_TOKENS, TOP1_FRACTION]
+# a fraction of flips or changes counts disagreements at picked positions ("top-1 flips 0/190"), not those compared
+DISAGREEMENT = re.compile(r"flip|chang|disagree|mismatch", I)
+ITEMS = r"(?:cases?|prompts?|questions?|tasks?|tests?|samples?|examples?|items?)\b"
 # what a bracket opens on: a unit whose length the count gives ("sliding windows (2048 tokens, ...)", "context window
 # (4096 tokens)"), not a count of scored tokens
 LENGTH_OF = re.compile(r"\b(?:windows?|chunks?|sequences?|segments?|rows?|contexts?|prompts?|blocks?)\s*\($", I)
@@ -42,6 +55,12 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         if LENGTH_OF.search(text, max(0, m.start() - 24), m.start() + 1) or SPEED.search(sentence):
             return True
         return not KL.search(sentence) and not position_counts.kl_context(text, m)
+    if m.re is TOP1_FRACTION.compiled:
+        part, whole = (int(g) for g in m.groups() if g)
+        # its clause: "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL" is another check's
+        clause = next((c for c in sentence.split(";") if m.group(0) in c), sentence)
+        return (part > whole or whole < 4 or not KL.search(clause) or bool(DISAGREEMENT.search(m.group(0)))
+                or bool(re.search(r"(?<![\d,.])%d[- ]" % whole + ITEMS, clause)))  # "in the 48-case check ... 48/48 top-1"
     return not KL.search(sentence)
 
 
@@ -49,6 +68,9 @@ def read(span: str) -> dict[str, int]:
     m = SAMPLE_N.search(span)
     if m:
         return {"count": int(m.group(1))}
+    m = TOP1_FRACTION.search(span)
+    if m:
+        return {"count": int([g for g in m.groups() if g][1])}
     m = LISTED_TOKENS.search(span)
     n = parse_int(m.group(1)) if m else None
     return {"count": n} if n else {}

@@ -41,11 +41,16 @@ def _key(*words: str) -> str:
 
 # the record's grammar around a key: an optional quote, the key, an optional quote, the separator, an optional quote
 OPEN = r"(?<![\w\-.])[\"'`]?"
-CLOSE = r"[\"'`]?\s*(?:=>|[:=])\s*[\"'`]?"
+# (and a full-width colon: "seq len：96", "预测：16 token")
+CLOSE = r"[\"'`]?\s*(?:=>|[:=：])\s*[\"'`]?"
+# a window length may also stand in a parameter table's next cell ("| `seq_len` | `256` |"); a vocabulary there is a
+# model card's architecture table ("| Vocab | 248,320 |"), not the KL's
+CELL_CLOSE = r"[\"'`]?\s*(?:=>|[:=：]|\|(?=[ \t]*[\"'`]?\d))\s*[\"'`]?"
 # an integer count ("4096", "2,048", "2.1M", "250k"), not a decimal ("0.05" is a statistic's value)
 NUMBER = r"(?P<n>" + COMMA_THOUSANDS + r"|\d+(?:\.\d+)?\s*[kKM]|\d+)(?![\w.,]\d|[\w-])"
 
 CONTEXT_KEYS = "|".join([
+    r"(?<=_)ctx",  # "EVAL_CTX", "kl_ctx": the bare "ctx" only as a key's last part
     _key("n", "ctx"), _key("ctx", r"(?:len|length|size)"), _key("context", r"(?:len|length|size|window)"),
     _key("seq", r"(?:len|length)"), "seqlen", _key("sequence", r"(?:len|length)"), "max" + SEP + r"(?:seq" + SEP + r")?(?:len|length)",
     _key("window", r"(?:len|length|size)"), _key("chunk", r"(?:len|length|size)"),
@@ -68,7 +73,7 @@ TOP_K_KEYS = "|".join([
     _key("top", "logprobs"), _key(r"(?:n|num)", "logprobs"), "logprobs",
 ])
 
-CONTEXT = re.compile(OPEN + r"(?P<key>" + CONTEXT_KEYS + r")" + CLOSE + NUMBER, I)
+CONTEXT = re.compile(OPEN + r"(?P<key>(?:[a-z]{2,8}_){0,2}(?:" + CONTEXT_KEYS + r"))" + CELL_CLOSE + NUMBER, I)
 POSITIONS = re.compile(OPEN + r"(?P<key>" + POSITION_KEYS + r")" + CLOSE + r"(?:" + NUMBER + r"|" + SCHEME_VALUE + r")", I)
 VOCABULARY = re.compile(
     OPEN + r"(?P<key>" + VOCAB_KEYS + r")" + CLOSE + r"(?:" + NUMBER + r"|(?P<whole>full|all|complete|entire)\b)"
@@ -97,7 +102,7 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     """A field in a record that names no KL term, one in a model's or a sampler's config, a count that is not of
     scored positions (a generation budget, a usage counter, a perplexity's own), a window length under 64 tokens."""
     record = _record(text, m)
-    if not KL.search(record):
+    if not KL.search(record) and not (m.re is CONTEXT.compiled and settings_line(text, m)):
         return True
     key = (m.group("key") or m.groupdict().get("topkey") or "").lower()
     if m.re is POSITIONS.compiled and m.group("n") and NOT_SCORED.search(key):
@@ -109,6 +114,19 @@ def vetoed(text: str, m: re.Match[str]) -> bool:
     line_start = text.rfind("\n", 0, m.start()) + 1
     near = text[max(line_start, m.start() - 120) : m.end() + 120]
     return m.re is not POSITIONS.compiled and bool(CONFIG.search(near))
+
+
+# a field that is a line of its own in a settings list, table or script: the line opens on the key (after a bullet, a
+# table's pipe, indentation) and the value closes it or its cell ("- seq len：96", "| `seq_len` | `256` | ... |",
+# "EVAL_CTX = 4096"); not a JSON or config entry (a comma after it: a model's `"seq_length": 4096,`)
+LINE_OPEN = re.compile(r"[ \t>*+|\-]*$")
+LINE_CLOSE = re.compile(r"[\"'`]?[ \t]*(?:\||#|$)", re.M)
+
+
+def settings_line(text: str, m: re.Match[str]) -> bool:
+    """``m`` is a settings block's line of its own: the run's setup, whose KL the document reports further on."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    return bool(LINE_OPEN.match(text, line_start, m.start())) and bool(LINE_CLOSE.match(text, m.end()))
 
 
 WINDOW_KEY = re.compile(r"chunks|windows|samples|sequences", I)
