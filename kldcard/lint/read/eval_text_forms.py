@@ -13,7 +13,12 @@
   de 512 tokens", "11 invites"), as "200 validation documents" in English (:data:`COUNTED`, one of
   kldcard.lint.read.eval_text.DESCRIBED: read as described, not named); not English "sessions" ("replay 25 held-out
   tool-use sessions and score each turn" counts another test's inputs), nor questions in any language (a benchmark's:
-  "a separate 200-question MMLU-Pro cross-check", "854 preguntas de ARC-Challenge").
+  "a separate 200-question MMLU-Pro cross-check", "854 preguntas de ARC-Challenge");
+- a text given by its length in tokens or bytes, the length joined to the noun as an adjective ("the original 664-token
+  prompt", "the same 3x2048-token probe", "the committed 2039-byte English fixture", "同じ256-token fixture"):
+  :data:`SIZED`, one of kldcard.lint.read.eval_text.DESCRIBED (real_cards/CONVENTIONS.md, round 21 q1: a count of the
+  text's units tells it apart). Not a window, chunk or context ("2048-token windows": a setting, D5's and D6's), nor a
+  text of another step (a speed run's "256-token prompt | 1.9 s", a calibration's: eval_text.vetoed).
 """
 
 from __future__ import annotations
@@ -50,5 +55,13 @@ COUNTED = re.compile(
     r"(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+)(?![.,]\d)\s+(?:[^\W\d_][\w-]*\s+){0,2}?"
     r"(?:sesiones|sess[õo]es|fragmentos|fragments|art[íi]culos|artigos|invites|"
     r"consignes|textos|textes|documentos|conversaciones|conversas|di[áa]logos|dialogues|p[áa]rrafos|par[áa]grafos|paragraphes)\b",
+    I,
+)
+
+# a text by its length: a count of tokens or bytes joined by a hyphen, up to three words, then a noun of one text (a
+# grid of them, "3x2048-token"; the count whole, after no letter: "同じ256-token fixture" is read, "v2-token" is not)
+SIZED = re.compile(
+    r"(?<![A-Za-z0-9.,_\-])(?:\d{1,3}\s?[x\u00d7]\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\s?[kK])?-(?:token|tok|byte)\s+"
+    r"(?:[\w`'.\-]{1,40}\s+){0,3}?(?:prompts?|probes?|fixtures?|slices?|sequence|traces?|passages?|excerpts?|continuation)(?![A-Za-z])",
     I,
 )

@@ -1,0 +1,47 @@
+"""D3 as cards write the evaluation text beyond the main patterns (kldcard.lint.read.eval_text, .eval_text_forms),
+round 24: each form next to a look-alike that must not be read."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_reading import reading
+
+CLAIM_VS_BF16 = "Q4_K_M reaches a mean KLD of 0.0231 against BF16"
+
+
+# ---- a text given by its length (eval_text_forms.SIZED) -----------------------------------------------------------
+# The length joined to the text's noun tells the text apart without naming it (CONVENTIONS.md, round 21 q1): D3
+# incomplete. Motivated by real-holdout-15/a snapdragon888_hmx ("2039-byte English fixture"), real-holdout-14/a
+# gemma4_e4b_ternary ("3x2048-token probe"), real-holdout-14/c ja_glm53_flash_mlx ("256-token fixture" in Japanese),
+# real-holdout-8/b tangllm_notes ("387-token chat2 sequence") and real-holdout-9/d axolotl_nvfp4 ("512-token eval
+# slice"): five authors.
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}, teacher-forced over a 700-token held-out probe.\n",
+        f"{CLAIM_VS_BF16}; the run scores a checked-in 4096-byte French fixture.\n",
+        f"{CLAIM_VS_BF16}, scored on one and the same 2x1024-token prompt.\n",
+        f"{CLAIM_VS_BF16}. 全ての設定を同じ300-token fixtureで測定した。\n",
+        f"{CLAIM_VS_BF16}, measured along the 90-token greedy continuation.\n",
+    ],
+)
+def test_a_text_given_by_its_length_describes_the_text(text):
+    d = reading(text, 3)
+    assert d.status == "incomplete", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a window or context length is a setting (D5/D6), not a text
+        f"{CLAIM_VS_BF16}, measured over 1024-token windows.\n",
+        f"{CLAIM_VS_BF16}, measured at a 4096-token context.\n",
+        # a speed run's prompt, a calibration's
+        f"{CLAIM_VS_BF16}.\n\nPrefill on a 2048-token prompt runs at 950 tok/s.\n",
+        f"{CLAIM_VS_BF16}.\n\nThe imatrix was computed over a 512-token calibration sequence.\n",
+        # a count inside a version or a name ("v2-token")
+        f"{CLAIM_VS_BF16}, measured with the tokenizer-v2-token prompt builder.\n",
+    ],
+)
+def test_a_length_of_something_else_is_no_text(text):
+    assert reading(text, 3).status == "missing"
