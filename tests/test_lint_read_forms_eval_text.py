@@ -45,3 +45,33 @@ def test_a_text_given_by_its_length_describes_the_text(text):
 )
 def test_a_length_of_something_else_is_no_text(text):
     assert reading(text, 3).status == "missing"
+
+
+# ---- a text drawn from a file by its path in backticks (eval_text_forms.FROM_FILE) ---------------------------------
+# The units of the text, then "of" / "from", then the file: a text named without its source, whatever the file's
+# extension. Motivated by real-holdout-15/b mescalito_weight_noise ("tokens of `docs/...md`") and real-holdout-11/c
+# zh_xeonmax_rtx3090 ("语料取 `common/...cpp`"); real-holdout-15/d rlprobe writes it the same way ("responses ... taken
+# from `....json`", its list item has no measuring word and stays unread): three authors.
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}, scored over 3,000 tokens of `notes/field-diary.md`.\n",
+        f"{CLAIM_VS_BF16}; the KL is measured on the prompts taken from `bench/hard_cases.yaml`.\n",
+        f"{CLAIM_VS_BF16}。teacher-forced 对照，语料取 `src/parser.rs`。\n",
+    ],
+)
+def test_a_text_drawn_from_a_file_names_the_text(text):
+    d = reading(text, 3)
+    assert d.status == "incomplete", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}.\n\nThe weights are read from `model.safetensors`.\n",  # not units of a text
+        f"{CLAIM_VS_BF16}.\n\nThe imatrix used 50,000 tokens of `notes/field-diary.md`.\n",  # a calibration's text
+        f"{CLAIM_VS_BF16}.\n\nServing speed: 41 tok/s on the prompts from `bench/speed.yaml`.\n",  # a speed run's
+    ],
+)
+def test_a_file_of_something_else_is_no_text(text):
+    assert reading(text, 3).status == "missing"

@@ -705,6 +705,7 @@ PLANS = {
     'd461b9ca924e43adbdf8276c64cf250f': ((('heretic v', 'heretic-llm', 'made ', 'p-e-w/heretic'), 19, 303),),
     'd51fddb30fa1b787811d4907a1ed5b27': ((('-context',), 4611686018427387904, 362),),
     'd62f4e25323659ae42bc2c5c08df2e48': ((('lm-eval', 'lm_eval'), 21, 354),),
+    'd63c77372a9509e40557a71730c121fd': ((('answers', 'documents', 'excerpts', 'passages', 'prompts', 'responses', 'samples', 'text', 'tokens', '语料为', '语料取', '语料来自'), 4611686018427387904, None),),
     'd670ad77a3cea8ddc542027fea70af0b': ((('kl(reference',), 4611686018427387904, 100),),
     'd6d15b5e7c245ee4f422cfff77a30c38': ((('build',), 4611686018427387904, 312),),
     'd7d221719c631724071492d04d683948': ((('--kl-divergence-base',), 4611686018427387904, None),),

@@ -14,6 +14,9 @@
   kldcard.lint.read.eval_text.DESCRIBED: read as described, not named); not English "sessions" ("replay 25 held-out
   tool-use sessions and score each turn" counts another test's inputs), nor questions in any language (a benchmark's:
   "a separate 200-question MMLU-Pro cross-check", "854 preguntas de ARC-Challenge");
+- a text drawn from a file given by its path in backticks ("5,120 tokens of `docs/anthology-weird.md`", "the responses
+  (wrong answers) taken from `filtered_problems.json`", "语料取 `common/ngram-cache.cpp`"): :data:`FROM_FILE`, a file
+  of any kind, named without its source (the main patterns know text files by their extension: .txt, .jsonl, ...);
 - a text given by its length in tokens or bytes, the length joined to the noun as an adjective ("the original 664-token
   prompt", "the same 3x2048-token probe", "the committed 2039-byte English fixture", "同じ256-token fixture"):
   :data:`SIZED`, one of kldcard.lint.read.eval_text.DESCRIBED (real_cards/CONVENTIONS.md, round 21 q1: a count of the
@@ -46,8 +49,15 @@ PATTERNS: list[re.Pattern[str]] = [
         r"\bpor\s+texto\b|\bpar\s+texte\b",
         I,
     ),
+    # units of a text drawn from a file by its path in backticks (the unit first, "of" or "from", then the path);
+    # Chinese "语料取 / 语料来自" (the corpus taken from)
+    re.compile(
+        r"(?:\b(?:tokens|texts?|prompts|responses|answers|samples|passages|documents|excerpts)\s+(?:\([^()\n]{1,40}\)\s+)?"
+        r"(?:(?:taken|drawn|sampled|read|extracted)\s+)?(?:of|from)\s+|语料(?:取自|取|来自|为)\s*)`[\w.\-/]{1,120}\.[A-Za-z]{1,8}`",
+        I,
+    ),
 ]
-TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE = PATTERNS
+TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE, FROM_FILE = PATTERNS
 
 # a whole count (as the card languages write it: "256", "2.048", "2 048") of text units; not samples or sequences,
 # which count a calibration's or a batch's rows as often as a text
