@@ -75,3 +75,32 @@ def test_a_text_drawn_from_a_file_names_the_text(text):
 )
 def test_a_file_of_something_else_is_no_text(text):
     assert reading(text, 3).status == "missing"
+
+
+# ---- a task suite's items picked by number (eval_text_units.ITEMS_PICKED) -----------------------------------------
+# A suite named with the numbers of the items run is the text scored, not a benchmark's score, even where its sentence
+# has no KL term. Motivated by real-holdout-9/d ru_qwen3_17b_fp8_kv ("MATH-500, probs 60-69"), real-holdout-12/d
+# mbpp_v02_development ("MBPP `validation`, task IDs 511-600") and real-holdout-15/c zh_xllm_int4_kv ("GSM8K idx 0–3"):
+# three authors.
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}.\n\nThe check decodes GSM8K, problems 12-19, greedy.\n",
+        f"{CLAIM_VS_BF16}.\n\n- Set: HumanEval `test`, task IDs 40-79.\n",
+        f"{CLAIM_VS_BF16}.\n\n以 MMLU idx 100–163 的题目做 teacher forcing。\n",
+    ],
+)
+def test_a_suites_items_picked_by_number_name_the_text(text):
+    d = reading(text, 3)
+    assert d.status != "missing", d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}.\n\nThe quant keeps GSM8K at 81.2% and HumanEval at 62.0%.\n",  # a score
+        f"{CLAIM_VS_BF16}.\n\nGSM8K 12-19 points below the base in the worst case.\n",  # a range without item words
+    ],
+)
+def test_a_suites_score_names_no_text(text):
+    assert reading(text, 3).status == "missing"

@@ -394,12 +394,14 @@ KL_TERM = re.compile(KL_MENTION, I)
 SHOTS = re.compile(r"\b\d+-shot\s*$", I)
 SHOTS_AFTER = re.compile(r"\s*\(?\d+-shot\b", I)
 PROMPTS_AFTER = re.compile(r"\s*(?:\(\d+-shot\)\s*)?(?:prompts?|questions?|contexts?|problems?|items?)\b", I)
+# the suite's items picked by number ("MATH-500, probs 60-69"): the text scored, with or without a KL term beside it
+ITEMS_AFTER = re.compile(eval_text_units.ITEMS_PICKED, I)
 
 
 def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
     """A task suite's name in a sentence without a KL term (its scores, not the KLD's text), or as an N-shot
     benchmark beside one ("beat the others on 5-shot MMLU and KL Divergence")."""
-    if not BENCHMARK.match(m.group(0)):
+    if not BENCHMARK.match(m.group(0)) or ITEMS_AFTER.match(m.string, m.end()):
         return False
     if not KL_TERM.search(sentence):
         return True
