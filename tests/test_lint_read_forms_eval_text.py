@@ -104,3 +104,33 @@ def test_a_suites_items_picked_by_number_name_the_text(text):
 )
 def test_a_suites_score_names_no_text(text):
     assert reading(text, 3).status == "missing"
+
+
+# ---- a list item or field labelled as the text in the card languages (eval_text_forms.TEXT_FIELD) -----------------
+# The label says what its value is, so no measuring word is asked of its line. Motivated by real-holdout-16/c
+# zh_qksieve ("- 文本：... `mixed_b`"), real-holdout-16/c zh_idea_a_tiny_mixtral ("- 样本：8 条..."), real-holdout-15/c
+# es_ficha_pearsonkyle ("- Dataset de evaluacion: org/name") and es_ficha_rbergbauer ("- Conjunto de prompts `org/name`"):
+# four texts, three authors' cards.
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}.\n\n- 文本：留出的 `long_c` 段落\n",
+        f"{CLAIM_VS_BF16}.\n\n- 样本：12 条内置短文本\n",
+        f"{CLAIM_VS_BF16}.\n\n- Dataset de evaluación: acme/notas-de-campo\n",
+        f"{CLAIM_VS_BF16}.\n\n- Conjunto de prompts `acme/charlas`: https://example.org/charlas\n",
+    ],
+)
+def test_a_field_labelled_as_the_text_names_the_text(text):
+    assert reading(text, 3).status != "missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}.\n\n- 语料：校准用的 `mix_a`\n",  # the field's value is a calibration's
+        f"{CLAIM_VS_BF16}.\n\n见下文的文本：它们没有公开。\n",  # the word inside a sentence, not a label
+        f"{CLAIM_VS_BF16}.\n\n- Dataset de entrenamiento: acme/notas-de-campo\n",  # a training set's label
+    ],
+)
+def test_a_field_of_another_use_or_a_word_in_a_sentence_is_no_text(text):
+    assert reading(text, 3).status == "missing"

@@ -669,6 +669,7 @@ PLANS = {
     'b95e8f4e82e2142200e615e96bffa483': ((('datasets/',), 4611686018427387904, 315), (('computed', 'dataset', 'evaluated', 'measured', 'scored'), 4611686018427387904, 123), (('split',), 4611686018427387904, 96), (('corpus', 'data', 'eval', 'input', 'prompt', 'text'), 4611686018427387904, 391), (('corpus', 'dataset', 'eval'), 4611686018427387904, 124), (('(kl',), 4611686018427387904, 125)),
     'baca7d63fdde7ac54c3ac18edd7d96b1': ((('cuda', 'rocm', 'sycl', 'vulkan'), 7, 315), (('cpu_repack',), 10, 315)),
     'bc0e8573239c5a1c2f9a04315e32260a': ((('top',), 4611686018427387904, 181), (('likely', 'probable'), 4611686018427387904, 154), (('top',), 4611686018427387904, 196), (('truncat',), 4611686018427387904, 164), (('上位', '前'), 4611686018427387904, 150), (('across', 'limited', 'over', 'restricted', 'within'), 4611686018427387904, 202), (('top',), 4611686018427387904, 206), (('probs',), 4611686018427387904, 157)),
+    'bc9306796f27576f35dc286288308dfb': ((('conjunto', 'corpus', 'dataset', 'テキスト', '提示词', '文本', '样本', '语料'), 4611686018427387904, None),),
     'be4b32727beb8d71c52076e2e65312de': ((('chunks', 'documents', 'passages', 'prompts', 'rows', 'samples', 'segments', 'sequences', 'texts', 'windows'), 4611686018427387904, 177),),
     'c02917f7ec71f9f5098d126fda472055': ((('block', 'cluster', 'effective sample size', 'n_eff', 'window'), 24, 299),),
     'c08ceae2cc091b642389c91fd1773519': (((':\t', ':\n', ':\x0b', ':\x0c', ':\r', ': '), 4611686018427387904, 10),),

@@ -323,8 +323,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     # "agrees on 2 of 4 prompts", "closer on 139 of the 140 prompts": a result counted over the texts, not which texts
     if re.made_by(m, (DESCRIBED[1], DESCRIBED[3], eval_text_forms.COUNTED)) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
         return True
-    # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
-    if re.made_by(m, DESCRIBED) and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
+    # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples", "- 语料：校准集") is that use's text
+    if re.made_by(m, (*DESCRIBED, eval_text_forms.TEXT_FIELD)) and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
         return True
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
@@ -332,6 +332,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0].compiled and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE.compiled and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
+    evident = evident or re.made_by(m, (eval_text_forms.TEXT_FIELD,))  # "- 文本：`mixed_b`": a field labelled as the text
     # (a count of texts among the run's sizes, "4 prompts, 256-token contexts": kldcard.lint.read.eval_text_runs)
     counted = re.made_by(m, (DESCRIBED[1], eval_text_forms.COUNTED)) and eval_text_runs.among_run_sizes(sentence, m)
     if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m) \

@@ -17,6 +17,9 @@
 - a text drawn from a file given by its path in backticks ("5,120 tokens of `docs/anthology-weird.md`", "the responses
   (wrong answers) taken from `filtered_problems.json`", "语料取 `common/ngram-cache.cpp`"): :data:`FROM_FILE`, a file
   of any kind, named without its source (the main patterns know text files by their extension: .txt, .jsonl, ...);
+- a list item or field labelled as the text in the card languages ("- 文本：`mixed_b`", "- 样本：8 条内置的英文短文本",
+  "- Dataset de evaluacion: org/name", "- Conjunto de prompts `org/name`: https://..."): :data:`TEXT_FIELD`, a label that
+  says what its value is (eval_text.vetoed asks no measuring word of it, as of "Corpus: `org/name`");
 - a text given by its length in tokens or bytes, the length joined to the noun as an adjective ("the original 664-token
   prompt", "the same 3x2048-token probe", "the committed 2039-byte English fixture", "同じ256-token fixture"):
   :data:`SIZED`, one of kldcard.lint.read.eval_text.DESCRIBED (real_cards/CONVENTIONS.md, round 21 q1: a count of the
@@ -56,8 +59,14 @@ PATTERNS: list[re.Pattern[str]] = [
         r"(?:(?:taken|drawn|sampled|read|extracted)\s+)?(?:of|from)\s+|语料(?:取自|取|来自|为)\s*)`[\w.\-/]{1,120}\.[A-Za-z]{1,8}`",
         I,
     ),
+    # a list item or field labelled as the text, with its value (at the line's start; the label, then a colon or a quoted name)
+    re.compile(
+        r"^[ \t]*(?:[-*+][ \t]+)?\**(?:文本|样本|语料|提示词|テキスト|dataset\s+de\s+evaluaci[óo]n|corpus\s+de\s+evaluaci[óo]n|"
+        r"conjunto\s+de\s+(?:prompts|textos|datos\s+de\s+evaluaci[óo]n))\**[ \t]*(?:[:：][ \t]*|(?=[`'\"]))[^\n]{1,120}",
+        I | re.MULTILINE,
+    ),
 ]
-TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE, FROM_FILE = PATTERNS
+TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE, FROM_FILE, TEXT_FIELD = PATTERNS
 
 # a whole count (as the card languages write it: "256", "2.048", "2 048") of text units; not samples or sequences,
 # which count a calibration's or a batch's rows as often as a text
