@@ -153,3 +153,29 @@ def test_a_count_of_texts_kept_apart_from_calibration_describes_the_text(exclusi
 def test_a_count_of_texts_used_for_calibration_stays_calibration():
     text = f"{CLAIM_VS_BF16}.\n\nLas métricas usan una imatrix hecha con 30 fragmentos de 256 tokens de chat.\n"
     assert reading(text, 3).status == "missing"
+
+
+# ---- "N tokens of prose" (eval_text.DESCRIBED[1], the count of a text's tokens) -----------------------------------
+# Prose is a kind of text as "text" and "corpus" are, and a plain four-digit count is whole ("2048 tokens de prosa").
+# Motivated by real-holdout-15/c es_ficha_thedrainflorist ("2048 tokens de prosa"), real-holdout-9/c es_ficha_openmed
+# ("4.092 tokens de prosa de ...") and real-holdout-14/b gufo_qwen38_27b_kernel_rooflines ("512 tokens of repo prose").
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}, teacher-forced over 3000 tokens of essay prose.\n",
+        f"{CLAIM_VS_BF16}, medida con 1536 tokens de prosa literaria.\n",
+    ],
+)
+def test_a_count_of_tokens_of_prose_describes_the_text(text):
+    assert reading(text, 3).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{CLAIM_VS_BF16}, medida con 2048 tokens de contexto.\n",  # a context length
+        f"{CLAIM_VS_BF16}, medida con 2048 tokens de cada texto.\n",  # a count per text (D6)
+    ],
+)
+def test_a_count_of_context_or_per_text_positions_describes_no_text(text):
+    assert reading(text, 3).status == "missing"

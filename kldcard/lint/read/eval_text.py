@@ -108,11 +108,11 @@ DESCRIBED = [
         r"(?<![\w.,])\d+-(?:prompts?|documents?|conversations?|passages?|cases?|samples?)\b(?!-)|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?|paired)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
         # the positions or tokens counted of a text described ("15,065 assistant tokens of a chat set", "10,240
-        # positions of a text not used in quantization", "10.240 posiciones de un texto que ...")
+        # positions of a text not used in quantization", "10.240 posiciones de un texto que ...", "2048 tokens de prosa")
         # (not the positions of each text: "256 positions of each text" is a count per text, D6's)
-        r"(?<![\w.,])\d{1,3}(?:[,.\u00a0\u202f]\d{3})*(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
+        r"(?<![\w.,])(?:\d{1,3}(?:[,.\u00a0\u202f]\d{3})+|\d+)(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
         r"(?:of|de|from|del|do|da)\s+(?:(?:a|an|the|un|una|um|uma|el|la|o|le)\s+)?(?:(?!context|window|each|every|per|all|cada)[\w-]+\s+){0,2}?"
-        r"(?:text|texts|set(?!\s+aside)|corpus|dataset|split|mix|texto|conjunto|textos|texte)\b|"
+        r"(?:text|texts|set(?!\s+aside)|corpus|dataset|split|mix|prose|texto|conjunto|textos|texte|prosa)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
         r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
         I,
