@@ -196,3 +196,29 @@ def test_a_text_described_over_a_kl_table_describes_the_text():
 def test_a_text_described_over_another_table_is_not_read():
     text = f"{CLAIM_VS_BF16}.\n\n## Speed\n\n" + SETUP + "| Arm | Decode tok/s |\n|---|---:|\n| int8 | 41.2 |\n"
     assert reading(text, 3).status == "missing"
+
+
+# ---- a count of text units in Japanese without a counter word (eval_text_forms.COUNTED_JA) -------------------------
+# Motivated by real-holdout-15/c ja_phase85_mxfp8 ("それぞれ10ケース") and real-holdout-11/d ja_coreml_mobilenet
+# ("60 サンプルで評価"); real-holdout-3/misc ja_flash_next_mlx writes "31 プロンプト" alike.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "KLD は 0.0231、12ケースの logits で比較した。\n",
+        "KLD は 0.0231。精度: 40 サンプルで評価した。\n",
+        "KLD は 0.0231、25 プロンプトで測定した。\n",
+    ],
+)
+def test_a_japanese_count_of_text_units_describes_the_text(text):
+    assert reading(text, 3).status == "incomplete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "KLD は 0.0231。\n\n拒否率: 100 プロンプトのうち 8。\n",  # refusals counted over prompts: another measurement
+        "KLD は 0.0231。\n\n速度: 32 プロンプトで 41 tok/s。\n",  # a speed run's prompts
+    ],
+)
+def test_a_japanese_count_of_another_runs_texts_is_not_read(text):
+    assert reading(text, 3).status == "missing"

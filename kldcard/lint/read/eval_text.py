@@ -148,7 +148,7 @@ DESCRIBED = [
         I,
     ),
 ]
-DESCRIBED += [eval_text_forms.COUNTED, eval_text_forms.SIZED]  # a count of text units in the card languages; a text by its length
+DESCRIBED += [eval_text_forms.COUNTED, eval_text_forms.COUNTED_JA, eval_text_forms.SIZED]  # counts in the card languages; a length
 PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts column, a versioned panel, other languages
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word

@@ -20,6 +20,8 @@
 - a list item or field labelled as the text in the card languages ("- 文本：`mixed_b`", "- 样本：8 条内置的英文短文本",
   "- Dataset de evaluacion: org/name", "- Conjunto de prompts `org/name`: https://..."): :data:`TEXT_FIELD`, a label that
   says what its value is (eval_text.vetoed asks no measuring word of it, as of "Corpus: `org/name`");
+- a count of text units in Japanese, the unit right after the count without a counter word ("10ケース", "31 プロンプト",
+  "60 サンプルで評価"): :data:`COUNTED_JA`, as "8 件のプロンプト" with one (kldcard.lint.read.eval_text.DESCRIBED);
 - a text given by its length in tokens or bytes, the length joined to the noun as an adjective ("the original 664-token
   prompt", "the same 3x2048-token probe", "the committed 2039-byte English fixture", "同じ256-token fixture"):
   :data:`SIZED`, one of kldcard.lint.read.eval_text.DESCRIBED (real_cards/CONVENTIONS.md, round 21 q1: a count of the
@@ -84,3 +86,6 @@ SIZED = re.compile(
     r"(?:[\w`'.\-]{1,40}\s+){0,3}?(?:prompts?|probes?|fixtures?|slices?|sequence|traces?|passages?|excerpts?|continuation)(?![A-Za-z])",
     I,
 )
+
+# a count of text units in Japanese: the count, then the loan-word unit (cases, prompts, samples) with no counter word
+COUNTED_JA = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s?(?:ケース|プロンプト|サンプル)")
