@@ -59,8 +59,13 @@ OTHER_MEASUREMENT = re.compile(r"(?<![\w/.\-])benchmarks?\b(?![/.\-]\w)|\brefusa
 # a text said to be kept apart from calibration is the evaluated one: the sentence describes the measurement's text, not
 # the calibration ("8 held-out sequences kept out of calibration (7,672 positions)", h15/a glm53; "not used for
 # calibration", prose eaddario and h3 peasantsmith; "disjoint from the calibration slice", h5/b)
+# ... and in the card languages: "fuera del conjunto de calibracion de la imatrix" (h9/c es_ficha_hiwaifu), "ajena a la
+# calibracion" (h15/c es_ficha_scorpoon), "un conjunto separado de la calibración" (h17/e es_ficha_frank8465), "fora da
+# calibração" (accents as cards write them, or left out)
 CALIBRATION_EXCLUDED = re.compile(r"\b(?:(?:kept|held|left)\s+out\s+of|exclud(?:ed|ing)\s+from|disjoint\s+from|separate\s+from|"
-                                  r"not\s+used\s+(?:for|in|during))\s+(?:the\s+|any\s+)?(?:[\w-]+\s+)?calibrat", I)
+                                  r"not\s+used\s+(?:for|in|during))\s+(?:the\s+|any\s+)?(?:[\w-]+\s+)?calibrat|"
+                                  r"\b(?:fuera|fora|separad[oa]s?|ajen[oa]s?|disjunt[oa]s?|exclu[i\u00ed]d[oa]s?)\s+(?:de|del|da|do|a|al)\s+"
+                                  r"(?:(?:la|el|los|las|o|a)\s+)?(?:[\w-]+\s+){0,2}?calibra", re.IGNORECASE)
 
 
 def calibration_only(sentence: str) -> bool:

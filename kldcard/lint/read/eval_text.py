@@ -36,7 +36,7 @@ from typing import Any
 from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
-from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_units
+from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_setup, eval_text_units
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -108,11 +108,11 @@ DESCRIBED = [
         r"(?<![\w.,])\d+-(?:prompts?|documents?|conversations?|passages?|cases?|samples?)\b(?!-)|"
         r"(?<![\w.,])\d+(?:[,.]\d+)*\s*[kKM]?\s+(?:held-?out|validation|test|eval(?:uation)?|paired)\s+(?:rows|samples|sequences|windows|tokens|toks?|cases)\b|"
         # the positions or tokens counted of a text described ("15,065 assistant tokens of a chat set", "10,240
-        # positions of a text not used in quantization", "10.240 posiciones de un texto que ...")
+        # positions of a text not used in quantization", "10.240 posiciones de un texto que ...", "2048 tokens de prosa")
         # (not the positions of each text: "256 positions of each text" is a count per text, D6's)
-        r"(?<![\w.,])\d{1,3}(?:[,.\u00a0\u202f]\d{3})*(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
+        r"(?<![\w.,])(?:\d{1,3}(?:[,.\u00a0\u202f]\d{3})+|\d+)(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
         r"(?:of|de|from|del|do|da)\s+(?:(?:a|an|the|un|una|um|uma|el|la|o|le)\s+)?(?:(?!context|window|each|every|per|all|cada)[\w-]+\s+){0,2}?"
-        r"(?:text|texts|set(?!\s+aside)|corpus|dataset|split|mix|texto|conjunto|textos|texte)\b|"
+        r"(?:text|texts|set(?!\s+aside)|corpus|dataset|split|mix|prose|texto|conjunto|textos|texte|prosa)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
         r"\bheld-?out\s+\d[\d,.]*\s*(?:[×x]\s*\d+\s*)?[kKM]?\s*(?:tokens|toks?|windows|rows|sequences|samples|cases)\b",
         I,
@@ -148,7 +148,7 @@ DESCRIBED = [
         I,
     ),
 ]
-DESCRIBED.append(eval_text_forms.COUNTED)  # a count of text units in the card languages, of sessions and questions
+DESCRIBED += [eval_text_forms.COUNTED, eval_text_forms.COUNTED_JA, eval_text_forms.SIZED]  # counts in the card languages; a length
 PATTERNS = [SOURCE, NAMED, *DESCRIBED, *eval_text_forms.PATTERNS]  # a texts column, a versioned panel, other languages
 
 # a sentence about the measurement: a KL term, or a measuring / scoring word
@@ -323,8 +323,8 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     # "agrees on 2 of 4 prompts", "closer on 139 of the 140 prompts": a result counted over the texts, not which texts
     if re.made_by(m, (DESCRIBED[1], DESCRIBED[3], eval_text_forms.COUNTED)) and PARTITIVE.search(text, max(0, m.start() - 16), m.end()):
         return True
-    # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples") is that use's text
-    if re.made_by(m, DESCRIBED) and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
+    # a text described by another use ("50 harmful-behavior prompts", "128 calibration samples", "- 语料：校准集") is that use's text
+    if re.made_by(m, (*DESCRIBED, eval_text_forms.TEXT_FIELD)) and OTHER_USE.search(m.group(0)) and not KL_TERM.search(m.group(0)):
         return True
     tag = TAGGED_OTHER.match(text, m.end(), m.end() + 40)
     if tag and OTHER_USE.search(tag.group(1)) and not KL_TERM.search(tag.group(1)):
@@ -332,10 +332,12 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = m.re is DESCRIBED[0].compiled and SELF_EVIDENT.search(m.group(0))
     # a protocol field "Corpus: `org/name`", "Eval data: org/name" says what it is by its label
     evident = evident or (m.re is SOURCE.compiled and m.group("labelled") is not None and not re.match(r"dataset", m.group(0), re.I))
+    evident = evident or re.made_by(m, (eval_text_forms.TEXT_FIELD,))  # "- 文本：`mixed_b`": a field labelled as the text
     # (a count of texts among the run's sizes, "4 prompts, 256-token contexts": kldcard.lint.read.eval_text_runs)
     counted = re.made_by(m, (DESCRIBED[1], eval_text_forms.COUNTED)) and eval_text_runs.among_run_sizes(sentence, m)
     if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m) \
-            and not used_by_run(text, m) and not counted:
+            and not used_by_run(text, m) and not counted \
+            and not (re.made_by(m, DESCRIBED) and eval_text_setup.over_kl_table(text, m)):  # a KL table's setup paragraph
         return True
     lo, hi = clause(text, m.start(), m.end())
     # the match itself left out: "calibration_datav3.txt" used as the eval text is named by what it was made for
@@ -394,12 +396,14 @@ KL_TERM = re.compile(KL_MENTION, I)
 SHOTS = re.compile(r"\b\d+-shot\s*$", I)
 SHOTS_AFTER = re.compile(r"\s*\(?\d+-shot\b", I)
 PROMPTS_AFTER = re.compile(r"\s*(?:\(\d+-shot\)\s*)?(?:prompts?|questions?|contexts?|problems?|items?)\b", I)
+# the suite's items picked by number ("MATH-500, probs 60-69"): the text scored, with or without a KL term beside it
+ITEMS_AFTER = re.compile(eval_text_units.ITEMS_PICKED, I)
 
 
 def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
     """A task suite's name in a sentence without a KL term (its scores, not the KLD's text), or as an N-shot
     benchmark beside one ("beat the others on 5-shot MMLU and KL Divergence")."""
-    if not BENCHMARK.match(m.group(0)):
+    if not BENCHMARK.match(m.group(0)) or ITEMS_AFTER.match(m.string, m.end()):
         return False
     if not KL_TERM.search(sentence):
         return True

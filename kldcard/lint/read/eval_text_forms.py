@@ -13,7 +13,20 @@
   de 512 tokens", "11 invites"), as "200 validation documents" in English (:data:`COUNTED`, one of
   kldcard.lint.read.eval_text.DESCRIBED: read as described, not named); not English "sessions" ("replay 25 held-out
   tool-use sessions and score each turn" counts another test's inputs), nor questions in any language (a benchmark's:
-  "a separate 200-question MMLU-Pro cross-check", "854 preguntas de ARC-Challenge").
+  "a separate 200-question MMLU-Pro cross-check", "854 preguntas de ARC-Challenge");
+- a text drawn from a file given by its path in backticks ("5,120 tokens of `docs/anthology-weird.md`", "the responses
+  (wrong answers) taken from `filtered_problems.json`", "语料取 `common/ngram-cache.cpp`"): :data:`FROM_FILE`, a file
+  of any kind, named without its source (the main patterns know text files by their extension: .txt, .jsonl, ...);
+- a list item or field labelled as the text in the card languages ("- 文本：`mixed_b`", "- 样本：8 条内置的英文短文本",
+  "- Dataset de evaluacion: org/name", "- Conjunto de prompts `org/name`: https://..."): :data:`TEXT_FIELD`, a label that
+  says what its value is (eval_text.vetoed asks no measuring word of it, as of "Corpus: `org/name`");
+- a count of text units in Japanese, the unit right after the count without a counter word ("10ケース", "31 プロンプト",
+  "60 サンプルで評価"): :data:`COUNTED_JA`, as "8 件のプロンプト" with one (kldcard.lint.read.eval_text.DESCRIBED);
+- a text given by its length in tokens or bytes, the length joined to the noun as an adjective ("the original 664-token
+  prompt", "the same 3x2048-token probe", "the committed 2039-byte English fixture", "同じ256-token fixture"):
+  :data:`SIZED`, one of kldcard.lint.read.eval_text.DESCRIBED (real_cards/CONVENTIONS.md, round 21 q1: a count of the
+  text's units tells it apart). Not a window, chunk or context ("2048-token windows": a setting, D5's and D6's), nor a
+  text of another step (a speed run's "256-token prompt | 1.9 s", a calibration's: eval_text.vetoed).
 """
 
 from __future__ import annotations
@@ -41,8 +54,21 @@ PATTERNS: list[re.Pattern[str]] = [
         r"\bpor\s+texto\b|\bpar\s+texte\b",
         I,
     ),
+    # units of a text drawn from a file by its path in backticks (the unit first, "of" or "from", then the path);
+    # Chinese "语料取 / 语料来自" (the corpus taken from)
+    re.compile(
+        r"(?:\b(?:tokens|texts?|prompts|responses|answers|samples|passages|documents|excerpts)\s+(?:\([^()\n]{1,40}\)\s+)?"
+        r"(?:(?:taken|drawn|sampled|read|extracted)\s+)?(?:of|from)\s+|语料(?:取自|取|来自|为)\s*)`[\w.\-/]{1,120}\.[A-Za-z]{1,8}`",
+        I,
+    ),
+    # a list item or field labelled as the text, with its value (at the line's start; the label, then a colon or a quoted name)
+    re.compile(
+        r"^[ \t]*(?:[-*+][ \t]+)?\**(?:文本|样本|语料|提示词|テキスト|dataset\s+de\s+evaluaci[óo]n|corpus\s+de\s+evaluaci[óo]n|"
+        r"conjunto\s+de\s+(?:prompts|textos|datos\s+de\s+evaluaci[óo]n))\**[ \t]*(?:[:：][ \t]*|(?=[`'\"]))[^\n]{1,120}",
+        I | re.MULTILINE,
+    ),
 ]
-TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE = PATTERNS
+TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE, FROM_FILE, TEXT_FIELD = PATTERNS
 
 # a whole count (as the card languages write it: "256", "2.048", "2 048") of text units; not samples or sequences,
 # which count a calibration's or a batch's rows as often as a text
@@ -52,3 +78,14 @@ COUNTED = re.compile(
     r"consignes|textos|textes|documentos|conversaciones|conversas|di[áa]logos|dialogues|p[áa]rrafos|par[áa]grafos|paragraphes)\b",
     I,
 )
+
+# a text by its length: a count of tokens or bytes joined by a hyphen, up to three words, then a noun of one text (a
+# grid of them, "3x2048-token"; the count whole, after no letter: "同じ256-token fixture" is read, "v2-token" is not)
+SIZED = re.compile(
+    r"(?<![A-Za-z0-9.,_\-])(?:\d{1,3}\s?[x\u00d7]\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\s?[kK])?-(?:token|tok|byte)\s+"
+    r"(?:[\w`'.\-]{1,40}\s+){0,3}?(?:prompts?|probes?|fixtures?|slices?|sequence|traces?|passages?|excerpts?|continuation)(?![A-Za-z])",
+    I,
+)
+
+# a count of text units in Japanese: the count, then the loan-word unit (cases, prompts, samples) with no counter word
+COUNTED_JA = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s?(?:ケース|プロンプト|サンプル)")

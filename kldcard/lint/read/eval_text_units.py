@@ -79,3 +79,12 @@ TASK_SUITE_SAMPLES: tuple[tuple[str, str], ...] = (
 TASK_SUITES: tuple[str, ...] = tuple(spelling for spelling, _ in TASK_SUITE_SAMPLES)
 # the same as one group of regular-expression text, for the patterns that read a suite
 TASK_SUITE = "(?:" + "|".join(TASK_SUITES) + ")"
+
+# the items of a suite picked by their numbers right after its name: "MATH-500, probs 60-69", "GSM8K idx 0–3", "MBPP
+# `validation`, task IDs 511-600" (the suite's items are the text scored; a benchmark's score is not given by item
+# numbers). Regular-expression text, read after the suite's name (optionally its split in quotes, then a comma).
+ITEMS_PICKED = (
+    r"[`'\"]?\s{0,2}(?:[`'\"]?(?:test|validation|val|dev|eval)[`'\"]?\s{0,2})?[,:(]?\s{0,2}"
+    r"(?:task\s+)?(?:idx|index|indices|ids?|problems?|probs?|items?|questions?|examples?|samples?|tasks?|#)\s{0,2}"
+    r"\d+\s{0,2}(?:[-\u2013\u2014~]|to|\.\.)\s{0,2}\d+"
+)

@@ -9,7 +9,8 @@ Three ways a name is written for something else:
   BF16 are measured" keeps it). Not when the card names a perplexity tool ("llama-perplexity", "the
   perplexity tool", ``--kl-divergence``): those score the KLD on their perplexity run's text;
 - a benchmark's score: "GSM8K 96.5%", "(MMLU, HumanEval, GSM8K)", "| HumanEval@1 |": a task suite named
-  in a clause (:func:`kldcard.lint.read.eval_text.clause`) with no KL term; "KLD on GSM8K prompts" keeps it;
+  in a clause (:func:`kldcard.lint.read.eval_text.clause`) with no KL term; "KLD on GSM8K prompts" keeps it, and so do
+  the suite's items picked by number ("MATH-500, probs 60-69", "MBPP `validation`, task IDs 511-600");
 - a speed run's prompts: the name in a statement about serving speed (throughput, tok/s, "rendimiento de
   servicio") that names no KL;
 - a cited page: the name in a link's host ("en.wikipedia.org"), or in the text of a link to that site
@@ -73,7 +74,8 @@ def perplexity_text(text: str, m: re.Match[str]) -> bool:
 def benchmark_score(text: str, m: re.Match[str]) -> bool:
     """The match is a task suite named in a clause without a KL term (a score, not the KLD's prompts)."""
     lo, hi = eval_text.clause(text, m.start(), m.end())
-    return bool(eval_text.BENCHMARK.match(m.group(0).strip())) and not eval_text.KL_TERM.search(text, lo, hi)
+    picked = eval_text.ITEMS_AFTER.match(text, m.end())  # "MATH-500, probs 60-69": its items are the text scored
+    return bool(eval_text.BENCHMARK.match(m.group(0).strip())) and not picked and not eval_text.KL_TERM.search(text, lo, hi)
 
 
 def cited_page(text: str, m: re.Match[str]) -> bool:
