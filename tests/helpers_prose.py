@@ -75,6 +75,9 @@ HOLDOUT16_SPLIT = "real-holdout-16"
 HOLDOUT17 = REAL / "holdout17"
 HOLDOUT17_PREFIX = "real-h17/"
 HOLDOUT17_SPLIT = "real-holdout-17"
+HOLDOUT18 = REAL / "holdout18"
+HOLDOUT18_PREFIX = "real-h18/"
+HOLDOUT18_SPLIT = "real-holdout-18"
 # holdouts collected in parts (one folder per collector): prefix -> (folder, split)
 PARTED = {
     HOLDOUT3_PREFIX: (HOLDOUT3, HOLDOUT3_SPLIT),
@@ -92,6 +95,7 @@ PARTED = {
     HOLDOUT15_PREFIX: (HOLDOUT15, HOLDOUT15_SPLIT),
     HOLDOUT16_PREFIX: (HOLDOUT16, HOLDOUT16_SPLIT),
     HOLDOUT17_PREFIX: (HOLDOUT17, HOLDOUT17_SPLIT),
+    HOLDOUT18_PREFIX: (HOLDOUT18, HOLDOUT18_SPLIT),
 }
 STATUS = {"stated": "S", "incomplete": "S", "inferred": "I", "missing": "M"}  # found = S or I
 INVENTED_SPLITS = {"dev", "holdout", "blind", "blind2", "blind3"}

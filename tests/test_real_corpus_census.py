@@ -26,6 +26,7 @@ from helpers_prose import (
     HOLDOUT15_PREFIX,
     HOLDOUT16_PREFIX,
     HOLDOUT17_PREFIX,
+    HOLDOUT18_PREFIX,
     PARTED,
     README,
     REAL,
@@ -60,6 +61,7 @@ PARTED_HOLDOUTS = {
     HOLDOUT15_PREFIX: ({"a", "b", "c", "d"}, 50, 25),
     HOLDOUT16_PREFIX: ({"a", "b", "c", "d", "e"}, 50, 35),
     HOLDOUT17_PREFIX: ({"a", "b", "c", "d", "e"}, 50, 27),
+    HOLDOUT18_PREFIX: ({"a", "b", "c", "d", "e"}, 48, 27),
 }
 
 
