@@ -1,4 +1,4 @@
-"""The README's pooled first-score table is the sum of the eight newest holdouts' first-score tables above it.
+"""The README's pooled first-score table is the sum of the nine newest holdouts' first-score tables above it.
 
 Each holdout's first score is quoted in the README from its SCORE.md; the pooled table adds their counts (right =
 precision x found, which must equal recall x labelled) and gives 95% Wilson intervals. This test recomputes it from
@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-POOLED = ("Tenth", "Eleventh", "Twelfth", "Thirteenth", "Fourteenth", "Fifteenth", "Sixteenth", "Seventeenth")
+POOLED = ("Tenth", "Eleventh", "Twelfth", "Thirteenth", "Fourteenth", "Fifteenth", "Sixteenth", "Seventeenth", "Eighteenth")
 FIRST_ROW = re.compile(r"^\| (D\d) [^|]*\| (\d+) \((\d+)\) \| ([\d.]+) \| ([\d.]+) \|$", re.M)
 POOLED_ROW = re.compile(
     r"^\| (D\d) [^|]*\| (\d+) \| (\d+) \| (\d+) \| ([\d.]+) \(([\d.]+)-([\d.]+)\) \| ([\d.]+) \(([\d.]+)-([\d.]+)\) \|$", re.M
@@ -55,7 +55,7 @@ def test_pooled_table_is_the_sum_of_the_first_scores():
             right[d] = right.get(d, 0) + k
             found[d] = found.get(d, 0) + int(f)
             labelled[d] = labelled.get(d, 0) + int(lab)
-    head = text.index("**The eight newest first scores pooled**")
+    head = text.index("**The nine newest first scores pooled**")
     pooled = POOLED_ROW.findall(text[head:head + 3000])
     assert [row[0] for row in pooled] == [f"D{n}" for n in range(1, 10)]
     for d, k, f, lab, p, plo, phi, r, rlo, rhi in pooled:
@@ -77,7 +77,7 @@ def test_pooled_detection_is_the_sum_of_the_first_scores():
             assert f and n, m.group(1)
             flagged = [flagged[0] + int(f.group(1)), flagged[1] + int(f.group(2))]
             negatives = [negatives[0] + int(n.group(1)), negatives[1] + int(n.group(2))]
-    head = text.index("**The eight newest first scores pooled**")
+    head = text.index("**The nine newest first scores pooled**")
     sentence = text[head:head + 4000]
     assert f"flagged {flagged[0]} of {flagged[1]} ({100 * flagged[0] / flagged[1]:.0f}%)" in sentence
     assert f"negatives falsely flagged {negatives[0]} of {negatives[1]} ({100 * negatives[0] / negatives[1]:.0f}%)" in sentence
