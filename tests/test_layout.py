@@ -171,6 +171,7 @@ def test_no_source_file_holds_a_control_character():
     tab, newline and carriage return in the package's, the scripts' or the tests' Python."""
     control = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
     files = [*_modules(), *(ROOT / "scripts").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]
-    bad = [f"{p.relative_to(ROOT)}:{i}" for p in files for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+    # split at "\n" only: str.splitlines also breaks at \x0b, \x0c and \x1c-\x1e, which would hide them
+    bad = [f"{p.relative_to(ROOT)}:{i}" for p in files for i, line in enumerate(p.read_text(encoding="utf-8").split("\n"), 1)
            if control.search(line)]
     assert not bad, bad

@@ -31,6 +31,10 @@ def numbers(text: str) -> list[str]:
         ("The Q4 file keeps KL 0.012 at 6.21 PPL.\n", ["0.012"]),
         ("KL frente a BF16 de 0,012 y 0,81 de precisión.\n", ["0,012"]),
         ("Q4: 0.0038 mean KLD, accuracy unchanged.\n", ["0.0038"]),
+        # ... but a metric name with a value of its own labels that value: a row of metric, value pairs (review)
+        ("Q4_K_M: KLD 0.0123 PPL 6.2104 top-1 93.1%\n", ["0.0123"]),
+        ("q4_k_m  kld 0.0123 acc 0.812 ppl 6.21\n", ["0.0123"]),
+        ("Q4 的 KL 散度 0.012 困惑度 6.21\n", ["0.012"]),
     ],
 )
 def test_only_kld_numbers_are_kept(text, kept):

@@ -224,6 +224,9 @@ def test_every_clause_of_a_requirement_item_is_not_the_runtime(text):
         "- Tested hardware: one RTX 4090; the KLD run took an hour.\n",
         "- Minimal setup: one RTX 4090; nothing else on the box.\n",  # the setup's size, not a requirement
         "- Minimum KLD: 0.0002; all rows on an RTX 4090.\n",  # a KL figure's own label
+        # a requirement about the files, not the machine (review of round 24): the hardware in it is the figures'
+        "- Recommended quant: Q4_K_M; all figures on this card come from one RTX 4090.\n",
+        "- Configuración recomendada: ctx 8192; resultados obtenidos en una RTX 4090.\n",
     ],
 )
 def test_a_measured_clause_or_a_plain_field_keeps_its_hardware(text):

@@ -37,7 +37,7 @@ REF_TOKEN = (
 REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant|oracle|run|logits))?"
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
 # a count out of a total ("15/15", "24 / 100"): a score, never a model's name
-OUT_OF = r"\d{1,7}[ \t]*/[ \t]*\d{1,7}(?![\w./])"
+OUT_OF = r"\d{1,7}[ \t]*/[ \t]*\d{1,7}(?![\w./\-])"  # (not "4/8-bit", a mixed precision)
 D1 = [
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|agree[sd]? with|"

@@ -70,11 +70,13 @@ OVERFLOW = 1e30
 KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # another metric named right after a number makes it that metric's value ("KLD vs BF16 on HellaSwag 0.81 accuracy",
 # "6.21 PPL", "72.4 F1", "0,81 de precisión", "0.81准确率"): the names of the scores cards print beside a KLD, read
-# after KL_AFTER so that "0.0038 mean KLD" keeps its number
+# after KL_AFTER so that "0.0038 mean KLD" keeps its number. A name with a value of its own after it labels that
+# value, not the number before it ("KLD 0.0123 PPL 6.2104", "kld 0.0123 acc 0.812", "KL 散度 0.012 困惑度 6.21": a
+# row of metric, value pairs)
 METRIC_AFTER = re.compile(
     r"[ \t\u00a0*_`]*(?:(?:de|of)\s+)?(?:PPL|perplexit(?:y|ies)|perplejidad|perplexit[ée]|accuracy|acc\b|F1|exact[- ]match|BLEU|"
     r"ROUGE(?:-\w+)?|pass@\d+|win[- ]rate|precisi[óo]n|exactitud|Genauigkeit|pr[ée]cision|acur[áa]cia|准确率|正確率|精度|困惑度)"
-    r"(?![\w-])",
+    r"(?![\w-])(?![ \t\u00a0*_`]*[:=：]?[ \t\u00a0*_`]*[~≈]?[-+−]?\.?\d)",
     I,
 )
 # a metric other than KL named right before a number; a KL term between them keeps the number

@@ -398,12 +398,16 @@ SHOTS_AFTER = re.compile(r"\s*\(?\d+-shot\b", I)
 PROMPTS_AFTER = re.compile(r"\s*(?:\(\d+-shot\)\s*)?(?:prompts?|questions?|contexts?|problems?|items?)\b", I)
 # the suite's items picked by number ("MATH-500, probs 60-69"): the text scored, with or without a KL term beside it
 ITEMS_AFTER = re.compile(eval_text_units.ITEMS_PICKED, I)
+# ... unless the suite's score follows them ("GSM8K, problems 1-200: 81.5% accuracy"): the benchmark's result again
+SCORE_AFTER = re.compile(r"[^.;\n]{0,40}?(?:\d(?:[.,]\d+)?\s*%|\baccuracy\b|\bacc\b|\bpass@\d|\bexact[- ]match\b|\bF1\b)", I)
 
 
 def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
     """A task suite's name in a sentence without a KL term (its scores, not the KLD's text), or as an N-shot
     benchmark beside one ("beat the others on 5-shot MMLU and KL Divergence")."""
-    if not BENCHMARK.match(m.group(0)) or ITEMS_AFTER.match(m.string, m.end()):
+    if not BENCHMARK.match(m.group(0)):
+        return False
+    if (items := ITEMS_AFTER.match(m.string, m.end())) and not SCORE_AFTER.match(m.string, items.end()):
         return False
     if not KL_TERM.search(sentence):
         return True

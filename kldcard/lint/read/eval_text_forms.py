@@ -58,13 +58,18 @@ PATTERNS: list[re.Pattern[str]] = [
     # Chinese "语料取 / 语料来自" (the corpus taken from)
     re.compile(
         r"(?:\b(?:tokens|texts?|prompts|responses|answers|samples|passages|documents|excerpts)\s+(?:\([^()\n]{1,40}\)\s+)?"
-        r"(?:(?:taken|drawn|sampled|read|extracted)\s+)?(?:of|from)\s+|语料(?:取自|取|来自|为)\s*)`[\w.\-/]{1,120}\.[A-Za-z]{1,8}`",
+        r"(?:(?:taken|drawn|sampled|read|extracted)\s+)?(?:of|from)\s+|语料(?:取自|取|来自|为)\s*)"
+        # (not a tokenizer's, a model config's or a chat template's file: "all tokens of `tokenizer.json`")
+        r"`(?![\w.\-/]{0,120}(?:tokenizer|config|template|vocab|merges|\.jinja))[\w.\-/]{1,120}\.[A-Za-z]{1,8}`",
         I,
     ),
     # a list item or field labelled as the text, with its value (at the line's start; the label, then a colon or a quoted name)
     re.compile(
         r"^[ \t]*(?:[-*+][ \t]+)?\**(?:文本|样本|语料|提示词|テキスト|dataset\s+de\s+evaluaci[óo]n|corpus\s+de\s+evaluaci[óo]n|"
-        r"conjunto\s+de\s+(?:prompts|textos|datos\s+de\s+evaluaci[óo]n))\**[ \t]*(?:[:：][ \t]*|(?=[`'\"]))[^\n]{1,120}",
+        r"conjunto\s+de\s+(?:prompts|textos|datos\s+de\s+evaluaci[óo]n))\**[ \t]*(?:[:：][ \t]*|(?=[`'\"]))"
+        # (not a value that withholds the text or is a default: "未公开", "非公開", "no publicado", "使用默认聊天模板")
+        r"(?![ \t]*(?:未公开|未公開|非公開|不公开|暂不公开|no\s+publicad|not\s+(?:published|public|disclosed)|n/?a\b|ninguno|none\b)|[^\n]{0,12}(?:默认|デフォルト|default|por\s+defecto))"
+        r"[^\n]{1,120}",
         I | re.MULTILINE,
     ),
 ]
@@ -83,9 +88,10 @@ COUNTED = re.compile(
 # grid of them, "3x2048-token"; the count whole, after no letter: "同じ256-token fixture" is read, "v2-token" is not)
 SIZED = re.compile(
     r"(?<![A-Za-z0-9.,_\-])(?:\d{1,3}\s?[x\u00d7]\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\s?[kK])?-(?:token|tok|byte)\s+"
-    r"(?:[\w`'.\-]{1,40}\s+){0,3}?(?:prompts?|probes?|fixtures?|slices?|sequence|traces?|passages?|excerpts?|continuation)(?![A-Za-z])",
+    r"(?:[\w`'.\-]{1,40}\s+){0,3}?(?:prompts?|probes?|fixtures?|slices?|sequence|traces?|passages?|excerpts?|continuation)(?![A-Za-z])"
+    r"(?!\s+(?:length|len|limit|size)s?\b)",  # "a 4096-token sequence length" is a setting (D5's), not a text
     I,
 )
 
 # a count of text units in Japanese: the count, then the loan-word unit (cases, prompts, samples) with no counter word
-COUNTED_JA = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)\s?(?:ケース|プロンプト|サンプル)")
+COUNTED_JA = re.compile(r"(?<![A-Za-z0-9.,_])(?:\d{1,3}(?:,\d{3})+|\d+)\s?(?:ケース|プロンプト|サンプル)")

@@ -13,6 +13,8 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.claims_patterns import KLD_TERM
 
+# the words of a speed run, in the paragraph and in the table's header
+SPEED = re.compile(r"\b(?:prefill|decode|t/s|tok/s|tokens?/s|pp\d+|tg\d+|throughput|latency|speed)\b", re.IGNORECASE)
 # a paragraph is read up to this many characters after the match (a long one is not one table's setup)
 REACH = 600
 
@@ -27,4 +29,8 @@ def over_kl_table(text: str, m: re.Match[str]) -> bool:
         nxt += 1
     line_end = text.find("\n", nxt)
     header = text[nxt : len(text) if line_end < 0 else line_end]
+    # (a table that also times the run, "| Quant | pp512 t/s | Mean KLD |", set up by a sentence on prefill or decode:
+    # the prompt is the speed run's)
+    if SPEED.search(text, max(0, m.start() - 200), end) and SPEED.search(header):
+        return False
     return header.lstrip().startswith("|") and bool(KLD_TERM.search(header))

@@ -50,7 +50,9 @@ CELL_CLOSE = r"[\"'`]?\s*(?:=>|[:=：]|\|(?=[ \t]*[\"'`]?\d))\s*[\"'`]?"
 NUMBER = r"(?P<n>" + COMMA_THOUSANDS + r"|\d+(?:\.\d+)?\s*[kKM]|\d+)(?![\w.,]\d|[\w-])"
 
 CONTEXT_KEYS = "|".join([
-    r"(?<=_)ctx",  # "EVAL_CTX", "kl_ctx": the bare "ctx" only as a key's last part
+    # "EVAL_CTX", "kl_ctx": the bare "ctx" only as a key's last part, not another run's ("draft_ctx", "serve_ctx",
+    # "bench_ctx", "train_ctx": the draft model's, the server's, the speed run's, training's)
+    r"(?<=_)(?<!draft_)(?<!serve_)(?<!server_)(?<!bench_)(?<!train_)(?<!gen_)ctx",
     _key("n", "ctx"), _key("ctx", r"(?:len|length|size)"), _key("context", r"(?:len|length|size|window)"),
     _key("seq", r"(?:len|length)"), "seqlen", _key("sequence", r"(?:len|length)"), "max" + SEP + r"(?:seq" + SEP + r")?(?:len|length)",
     _key("window", r"(?:len|length|size)"), _key("chunk", r"(?:len|length|size)"),

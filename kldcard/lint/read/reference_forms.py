@@ -74,7 +74,10 @@ ROLE_PAIR = re.compile(
 # teacher, same slice:" over the KLD table; holdout4/b unnamed_dsv4_flash "Same FP8 e4m3 dynamic own-base teacher" in the
 # list of what the runs share; written so also by prismaquant holdout5/b, hipengine holdout8/b, thedrainflorist holdout3
 # and distil_sn97 holdout14/d with a noun after it, all D1 S). Not "teacher-forced", a way of decoding
-SAME_TEACHER = re.compile(r"\bsame[ \t]+(?P<ref>(?:[\w.\-]+[ \t]+){0,5}?teacher)\b(?![- ]forc)", I)
+# (not "the same tokenizer as the teacher": what is the same is another thing; nor "same teacher-student recipe")
+SAME_TEACHER = re.compile(r"\bsame[ \t]+(?P<ref>(?:(?!as\b)[\w.\-]+[ \t]+){0,5}?teacher)\b(?![- ]forc|-?[ \t]*student)", I)
+# a training objective's sentence: the KL between teacher and student is what distillation minimises, not a measurement
+OBJECTIVE = re.compile(r"\b(?:minimi[sz]\w*|objective|loss|optimi[sz]\w*|trained?\b|training|distillation\s+(?:loss|objective))", I)
 PATTERNS = [FORMULA, COPULA, NAMED_FIRST, LINKED_EDIT, ROLE_PAIR, SAME_TEACHER]
 KL = re.compile(KL_MENTION, I)
 # the reference of another thing: "the baseline is 40 tok/s", "reference is a stub"
@@ -85,6 +88,8 @@ def vetoed(sentence: str, m: re.Match[str]) -> bool:
     """A copula in a sentence or paragraph that names no KL ("the baseline is the old kernel's speed")."""
     if m.re is SAME_TEACHER.compiled:
         return not KL.search(sentence) and not _kl_nearby(m)
+    if m.re is ROLE_PAIR.compiled:
+        return bool(OBJECTIVE.search(sentence))
     if m.re is COPULA.compiled or m.re is NAMED_FIRST.compiled:
         ref = next((g for g in m.groups() if g), "")
         return bool(NOT_MODEL.match(ref)) or not KL.search(sentence) and not _kl_nearby(m)

@@ -53,9 +53,9 @@ SOURCE_OF = re.compile(r"\b(?:files?|sources?|code|corpus|texts?|documents?|exce
 HARDWARE_FIELD = re.compile(r"^[ \t]*(?:[-*•|][ \t]*)?\**(?:hardware|gpus?|devices?|machine|accelerators?)\**[ \t]*(?:[:：|][ \t]*|[ \t])\**[ \t]*$", I)
 
 
-# the label of a list item or field that states a requirement: recommended or required hardware, or the minimum /
-# estimated memory a user needs ("GPU recomendadas:", "**VRAM mínima**:", "Minimum VRAM:", "VRAM estimada:"); the label
-# ends at the item's first colon, so a colon later in the item is not read as one
+# the label of a line (a list item, a field, or a line that opens with a label) that states a requirement: recommended
+# or required hardware, or the minimum / estimated memory a user needs ("GPU recomendadas:", "**VRAM mínima**:",
+# "Minimum VRAM:", "VRAM estimada:"); the label ends at the line's first colon, so a colon later in it is not read as one
 REQUIREMENT_LABEL = re.compile(
     r"[ \t]*(?:[-*•+][ \t]+)?[*_]{0,2}(?P<label>[^:：*_\n]{2,40})[*_]{0,2}[ \t]*[:：]", I
 )
@@ -66,8 +66,13 @@ REQUIREMENT_WORD = re.compile(
     r"minimum|m[íi]nim[oa]s?|minimales?|mindest\w*|estimated|estimad[oa]s?|estim[ée]e?s?)\b",
     I,
 )
-# ... and the measurement that keeps a clause of such an item as the KLD's ("la R9700 es donde midió el autor")
-MEASURED_HERE = re.compile(r"\bmidi[óo]|\bmedid|\bmedici|\bmeasur|\bmesur|\bgemessen", I)
+# ... and it names hardware or memory: a "Recommended quant:" or "Configuración recomendada:" item is about the files,
+# and the machine in it may be where the figures came from
+REQUIREMENT_NOUN = re.compile(r"\b(?:GPUs?|VRAM|RAM|hardware|memor(?:y|ia)|m[ée]moire|Speicher|Grafikkarten?|tarjetas?|cards?|devices?|"
+                              r"dispositivos?|machines?|m[áa]quinas?)\b", I)
+# ... and the measurement that keeps a clause of such an item as the KLD's ("la R9700 es donde midió el autor", "all
+# figures come from one RTX 4090", "resultados obtenidos en una RTX 4090")
+MEASURED_HERE = re.compile(r"\bmidi[óo]|\bmedid|\bmedici|\bmeasur|\bmesur|\bgemessen|\btested\b|\bcome\s+from\b|\bobtenid|\bobtid", I)
 
 
 def requirement_item(text: str, m: re.Match[str]) -> bool:
@@ -77,10 +82,12 @@ def requirement_item(text: str, m: re.Match[str]) -> bool:
     # (a KL figure's own label is no requirement: "Minimum KLD: 0.0001 on ...")
     if label is None or label.end() > m.start() or not REQUIREMENT_WORD.search(label.group("label")) or KL.search(label.group("label")):
         return False
+    if not REQUIREMENT_NOUN.search(label.group("label")):
+        return False
     head = text[max(label.end(), m.start() - 200) : m.start()]  # the window aimed() reads (CLAUSE_END scans back from its end)
     cut = CLAUSE_END.search(head)
-    line_end = text.find("\n", m.end())
-    tail = text[m.end() : min(line_end if line_end >= 0 else len(text), m.end() + 200)]
+    line_end = text.find("\n", m.end(), m.end() + 200)  # bounded: the tail is read up to 200 characters
+    tail = text[m.end() : line_end if line_end >= 0 else m.end() + 200]
     stop = re.search(r"[.!?;](?=\s|$)", tail)
     clause = (head[cut.end() :] if cut else head) + m.group(0) + (tail[: stop.start()] if stop else tail)
     return not KL.search(clause) and not MEASURED_HERE.search(clause)

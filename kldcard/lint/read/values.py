@@ -38,6 +38,8 @@ DTYPES = {  # as written (folded) -> canonical
 DTYPE = re.compile(r"(?<![\w.])(" + "|".join(sorted(DTYPES, key=len, reverse=True)) + r")(?![\w])", I)
 UNQUANTIZED = re.compile(r"(?<![\w.])(bf16|bfloat16|fp16|f16|float16|fp32|f32|float32)(?![\w])", I)
 BPW = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*bpw\b", I)
+# an article or a count some hardware spellings begin with ("an RTX 4090", "the 5060 Ti", "2x T4"): not the machine's name
+ARTICLE = re.compile(r"^(?:the|an?|one|our|my|single|[1-9]\d?\s*[x×])\s*", I)
 # "org/name" as the Hub spells repo ids (not "t/s", "KL/KLD", "PPL(Q)/PPL(base)"); or a Hub URL
 REPO = re.compile(
     r"(?:https?://)?(?:huggingface\.co/|hf\.co/)?(?<![\w.\-/])((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]{1,95}/(?=[\w.\-]*[A-Za-z])[\w.\-]{2,95})(?![\w\-/(])",
@@ -173,8 +175,8 @@ def runtime(span: str, around: str) -> dict[str, Any]:
         if v is not None:
             out["version"] = _first_group(v)
     h = re.search(HARDWARE, around, I)
-    if h is not None:
-        out["device"] = " ".join(h.group(0).split())
+    if h is not None:  # the machine's name, without the article or count a spelling may begin with ("an RTX 4090")
+        out["device"] = ARTICLE.sub("", " ".join(h.group(0).split()))
     b = BACKEND.search(around)
     if b is not None:
         out["backend"] = BACKENDS[b.group(1).lower()]
