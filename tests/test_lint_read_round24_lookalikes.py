@@ -75,6 +75,7 @@ def test_a_baseline_that_is_a_mixed_precision_is_still_the_reference():
     [
         "## Draft model\n\n- draft_ctx: 2048\n\n## Results\n\nThe 3-bit export reaches a mean KLD of 0.021 against BF16.\n",
         "- serve_ctx = 65536\n\nThe 3-bit export reaches a mean KLD of 0.021 against BF16.\n",
+        "- serve_n_ctx = 65536\n\nThe 3-bit export reaches a mean KLD of 0.021 against BF16.\n",  # a prefixed full key too
     ],
 )
 def test_another_runs_context_key_gives_no_length(text):

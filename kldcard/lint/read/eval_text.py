@@ -402,12 +402,19 @@ ITEMS_AFTER = re.compile(eval_text_units.ITEMS_PICKED, I)
 SCORE_AFTER = re.compile(r"[^.;\n]{0,40}?(?:\d(?:[.,]\d+)?\s*%|\baccuracy\b|\bacc\b|\bpass@\d|\bexact[- ]match\b|\bF1\b)", I)
 
 
+def items_picked(text: str, m: re.Match[str]) -> bool:
+    """The suite at ``m`` is followed by the items picked from it and not by its score: the suite's items are the text
+    scored ("MATH-500, probs 60-69"), not a benchmark result ("GSM8K, problems 1-200: 81.5% accuracy")."""
+    items = ITEMS_AFTER.match(text, m.end())
+    return items is not None and not SCORE_AFTER.match(text, items.end())
+
+
 def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
     """A task suite's name in a sentence without a KL term (its scores, not the KLD's text), or as an N-shot
     benchmark beside one ("beat the others on 5-shot MMLU and KL Divergence")."""
     if not BENCHMARK.match(m.group(0)):
         return False
-    if (items := ITEMS_AFTER.match(m.string, m.end())) and not SCORE_AFTER.match(m.string, items.end()):
+    if items_picked(m.string, m):
         return False
     if not KL_TERM.search(sentence):
         return True

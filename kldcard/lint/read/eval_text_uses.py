@@ -74,7 +74,7 @@ def perplexity_text(text: str, m: re.Match[str]) -> bool:
 def benchmark_score(text: str, m: re.Match[str]) -> bool:
     """The match is a task suite named in a clause without a KL term (a score, not the KLD's prompts)."""
     lo, hi = eval_text.clause(text, m.start(), m.end())
-    picked = eval_text.ITEMS_AFTER.match(text, m.end())  # "MATH-500, probs 60-69": its items are the text scored
+    picked = eval_text.items_picked(text, m)  # "MATH-500, probs 60-69": its items are the text scored
     return bool(eval_text.BENCHMARK.match(m.group(0).strip())) and not picked and not eval_text.KL_TERM.search(text, lo, hi)
 
 

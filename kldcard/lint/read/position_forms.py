@@ -59,12 +59,18 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
             return True
         return not KL.search(sentence) and not position_counts.kl_context(text, m)
     if m.re is TOP1_FRACTION.compiled:
-        part, whole = (int(g) for g in m.groups() if g)
+        part, whole = _fraction(m)
         # its clause: "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL" is another check's
         clause = next((c for c in sentence.split(";") if m.group(0) in c), sentence)
         return (part > whole or whole < 4 or not KL.search(clause) or bool(DISAGREEMENT.search(m.group(0)))
                 or bool(re.search(r"(?<![\d,.])%d[- ]" % whole + ITEMS, clause)))  # "in the 48-case check ... 48/48 top-1"
     return not KL.search(sentence)
+
+
+def _fraction(m: re.Match[str]) -> tuple[int, int]:
+    """The part and the whole of a :data:`TOP1_FRACTION` match (its groups are those of the alternative that matched)."""
+    part, whole = (int(g) for g in m.groups() if g)
+    return part, whole
 
 
 def read(span: str) -> dict[str, int]:
@@ -73,7 +79,7 @@ def read(span: str) -> dict[str, int]:
         return {"count": int(m.group(1))}
     m = TOP1_FRACTION.search(span)
     if m:
-        return {"count": int([g for g in m.groups() if g][1])}
+        return {"count": _fraction(m)[1]}
     m = LISTED_TOKENS.search(span)
     n = parse_int(m.group(1)) if m else None
     return {"count": n} if n else {}

@@ -50,9 +50,7 @@ CELL_CLOSE = r"[\"'`]?\s*(?:=>|[:=：]|\|(?=[ \t]*[\"'`]?\d))\s*[\"'`]?"
 NUMBER = r"(?P<n>" + COMMA_THOUSANDS + r"|\d+(?:\.\d+)?\s*[kKM]|\d+)(?![\w.,]\d|[\w-])"
 
 CONTEXT_KEYS = "|".join([
-    # "EVAL_CTX", "kl_ctx": the bare "ctx" only as a key's last part, not another run's ("draft_ctx", "serve_ctx",
-    # "bench_ctx", "train_ctx": the draft model's, the server's, the speed run's, training's)
-    r"(?<=_)(?<!draft_)(?<!serve_)(?<!server_)(?<!bench_)(?<!train_)(?<!gen_)ctx",
+    r"(?<=_)ctx",  # "EVAL_CTX", "kl_ctx": the bare "ctx" only as a key's last part (after KEY_PREFIX)
     _key("n", "ctx"), _key("ctx", r"(?:len|length|size)"), _key("context", r"(?:len|length|size|window)"),
     _key("seq", r"(?:len|length)"), "seqlen", _key("sequence", r"(?:len|length)"), "max" + SEP + r"(?:seq" + SEP + r")?(?:len|length)",
     _key("window", r"(?:len|length|size)"), _key("chunk", r"(?:len|length|size)"),
@@ -75,7 +73,10 @@ TOP_K_KEYS = "|".join([
     _key("top", "logprobs"), _key(r"(?:n|num)", "logprobs"), "logprobs",
 ])
 
-CONTEXT = re.compile(OPEN + r"(?P<key>(?:[a-z]{2,8}_){0,2}(?:" + CONTEXT_KEYS + r"))" + CELL_CLOSE + NUMBER, I)
+# a key's prefix words ("eval_", "score_"), not another run's: the draft model's, the server's, the speed run's,
+# training's, generation's ("draft_ctx", "serve_n_ctx", "bench_ctx", "train_seq_len")
+KEY_PREFIX = r"(?:(?!(?:draft|serve|server|bench|train|gen)_)[a-z]{2,8}_){0,2}"
+CONTEXT = re.compile(OPEN + r"(?P<key>" + KEY_PREFIX + r"(?:" + CONTEXT_KEYS + r"))" + CELL_CLOSE + NUMBER, I)
 POSITIONS = re.compile(OPEN + r"(?P<key>" + POSITION_KEYS + r")" + CLOSE + r"(?:" + NUMBER + r"|" + SCHEME_VALUE + r")", I)
 VOCABULARY = re.compile(
     OPEN + r"(?P<key>" + VOCAB_KEYS + r")" + CLOSE + r"(?:" + NUMBER + r"|(?P<whole>full|all|complete|entire)\b)"

@@ -79,10 +79,11 @@ def requirement_item(text: str, m: re.Match[str]) -> bool:
     """True when ``m`` lies in a list item or field labelled as a requirement, in a clause that measured nothing."""
     line_start = text.rfind("\n", 0, m.start()) + 1
     label = REQUIREMENT_LABEL.match(text, line_start)
-    # (a KL figure's own label is no requirement: "Minimum KLD: 0.0001 on ...")
-    if label is None or label.end() > m.start() or not REQUIREMENT_WORD.search(label.group("label")) or KL.search(label.group("label")):
+    if label is None or label.end() > m.start():
         return False
-    if not REQUIREMENT_NOUN.search(label.group("label")):
+    words = label.group("label")
+    # a requirement of hardware or memory (a KL figure's own label is none: "Minimum KLD: 0.0001 on ...")
+    if not (REQUIREMENT_WORD.search(words) and REQUIREMENT_NOUN.search(words)) or KL.search(words):
         return False
     head = text[max(label.end(), m.start() - 200) : m.start()]  # the window aimed() reads (CLAUSE_END scans back from its end)
     cut = CLAUSE_END.search(head)
