@@ -44,7 +44,10 @@ def test_other_settings_lines_give_no_length(setup):
 
 
 def test_a_vocabulary_in_an_architecture_table_is_not_the_kls():
-    # the table-cell form is the window length's only: a model card's "| Vocab | 248,320 |" row gives its architecture
-    # (holdout-3 hf/rvn_qwen38_27b_heretic_ara_gguf, holdout-5 a/cyborgpaloma_gemma4_e4b_base_heretic, labelled D8 M)
+    # the table-cell form (record_fields.CELL_CLOSE) is the window length's only: a model card's "| Vocab | 248,320 |"
+    # row gives its architecture (holdout-3 hf/rvn_qwen38_27b_heretic_ara_gguf, holdout-5
+    # a/cyborgpaloma_gemma4_e4b_base_heretic, labelled D8 M). Two guards keep it unread, and the test fails if either
+    # goes: vocabulary.VOCAB_SIZE takes no "|" between the word and the size (checked by letting it take one), and
+    # record_fields reads a field with no KL in its record only when it is a window length's settings line
     table = "## Architecture\n\n| Field | Value |\n|---|---|\n| Layers | 40 |\n| Vocab | 151,936 |\n"
     assert reading(table + RESULT, 8).status == "missing"

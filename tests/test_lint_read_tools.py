@@ -221,6 +221,28 @@ def test_llama_perplexity_current_chunk_rows():
     assert recognise(scan(LLAMA_CURRENT_ROWS, 1).scanned).name == "llama-perplexity"
 
 
+# The tool prints "<function>: X seconds per pass - ETA" as an info log line without its newline and the rows on its
+# output stream; a paste of both streams glues the progress line to the first row (real-holdout-18/b llamacpp_pr23492,
+# where this was the card's only KL output). The format strings are tools/perplexity/perplexity.cpp's.
+GLUED_ROWS = """```
+chunk             PPL               ln(PPL(Q)/PPL(base))          KL Divergence              Δp RMS            Same top p
+kl_divergence: 4.10 seconds per pass - ETA    1      11.2040 ±    2.9010      -0.00031 ±    0.00190       0.00024 ±    0.00003     0.298 ±  0.031 %    99.102 ±  0.601 %
+   2      12.0871 ±    2.1006       0.00012 ±    0.00144       0.00021 ±    0.00002     0.287 ±  0.022 %    99.315 ±  0.402 %
+```
+"""
+
+
+@pytest.mark.parametrize("eta", ["", " 1 hours 2.50 minutes", " 0.35 minutes"])
+def test_llama_perplexity_first_row_glued_to_its_progress_line(eta):
+    (claim,) = claims(GLUED_ROWS.replace("ETA ", "ETA" + eta + " "))
+    assert claim.tool == "llama-perplexity" and [n.value for n in claim.numbers] == [0.00024, 0.00003, 0.00021, 0.00002]
+
+
+def test_llama_perplexity_progress_line_alone_is_no_row():
+    # the progress line with its ETA and nothing after it (the streams kept apart) holds no KL figure
+    assert claims("```\nkl_divergence: 4.10 seconds per pass - ETA 0.35 minutes\n```\n") == []
+
+
 def test_llama_perplexity_statistics_block_numbers_carry_their_line_label():
     from pathlib import Path
 

@@ -33,6 +33,16 @@ def test_current_format():
     assert log.n_chunks == 2 and log.chunks[1]["kld_mean"] == 0.041 and log.chunks[0]["same_top"] == 0.88235
 
 
+def test_first_row_glued_to_the_progress_line():
+    """Both streams in one log: the info line "... - ETA" (no newline) runs into the first row, which still counts."""
+    text = (DATA / "log-current.txt").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[1].startswith("kl_divergence:") and lines[4].startswith("   1")
+    glued = "\n".join([lines[0], lines[3], "kl_divergence: 0.41 seconds per pass - ETA" + lines[4], *lines[5:]]) + "\n"
+    log = parse_llama_log(glued)
+    assert log.n_chunks == 2 and log.chunks[0]["same_top"] == 0.88235 and log.chunks[0]["kld_mean"] == 0.04321
+
+
 def test_pre_16321_format_with_prefixes_and_duplicate_line():
     log = parse_llama_log((DATA / "log-pre16321.txt").read_text(encoding="utf-8"))
     assert log.format == "pre-16321"

@@ -63,7 +63,12 @@ _CHUNK = re.compile(
 # PR #5081 per-chunk line: chunk, PPL, ln ratio ±, KLD ±, Same top ± (fraction).
 _CHUNK_OLD = re.compile(rf"^\s*(\d+)\s+{_NUM}\s+{_NUM}{_PM}{_NUM}\s+{_NUM}{_PM}{_NUM}\s+{_NUM}{_PM}{_NUM}\s*$")
 _N_CTX = re.compile(r"calculating perplexity over (\d+) chunks, n_ctx=(\d+)")
-_LOG_PREFIX = re.compile(r"^(?:\s*>\s?)*(?:\d+\.\d+\.\d+\.\d+\s+[IWE]\s+)?")
+# (and the progress line the first row may be glued to: the tool prints "kl_divergence: 4.10 seconds per pass - ETA"
+# as an info log line without its newline and the rows on its output stream, so a log of both streams can join them)
+_LOG_PREFIX = re.compile(
+    r"^(?:\s*>\s?)*(?:\d+\.\d+\.\d+\.\d+\s+[IWE]\s+)?"
+    r"(?:[a-z_]{1,30}:[ \t]+\d+\.\d+[ \t]+seconds per pass - ETA(?:[ \t]+\d+[ \t]+hours)?(?:[ \t]+\d+\.\d+[ \t]+minutes)?(?=[ \t]+\d+[ \t]))?"
+)
 
 
 def _f(s: str, percent: bool = False) -> float:

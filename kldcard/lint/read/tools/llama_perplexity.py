@@ -23,8 +23,12 @@ HEADER = re.compile(PASTE_PREFIX + r"=+\s*KL[- ]divergence statistics(?:\s*=+|\s
 OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+)\s*:\s*(-?\d+\.\d+)", I)
 # the cumulative per-chunk line: [n] (or a bare chunk number) PPL (± se since PR 6936; bare in PR 5081's
 # first table), ln ratio ± se, KLD ± se, then Δp ± % or (PR 5081) same-top ± se
+# (the first row may follow the progress line on the same line, "kl_divergence: 7.82 seconds per pass - ETA    1
+# 13.9554 ± ...": the tool prints "ETA" as an info-level log line with no newline and the rows on the output stream, so
+# a paste of both streams glues them; real-holdout-18/b llamacpp_pr23492)
+ETA = r"(?:[a-z_]{1,30}:[ \t]+\d+\.\d+[ \t]+seconds per pass - ETA(?:[ \t]+\d+[ \t]+hours)?(?:[ \t]+\d+\.\d+[ \t]+minutes)?)?"
 CHUNK = re.compile(
-    r"^\s*(?:\[\d+\]|\d+(?=[ \t]))\s*\d+\.\d+(?:\s*±\s*\d+\.\d+)?\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+"
+    r"^" + ETA + r"\s*(?:\[\d+\]|\d+(?=[ \t]))\s*\d+\.\d+(?:\s*±\s*\d+\.\d+)?\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+"
     r"(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+-?\d+\.\d+\s*±"
 )
 # the per-chunk rows' header ("KL-Divergence ... Same top" in PR 5081, "KL Divergence ... Same top p" since),
