@@ -160,6 +160,34 @@ def test_batch_smaller_than_the_chunk_streams_and_still_matches(lp, capsys):
     _assert_same_block(_kldcard_block(lp, cand, lp["base"], capsys), theirs)
 
 
+@pytest.mark.parametrize("streams", ["stdout", "both"])
+def test_the_linter_reads_the_real_output_pasted_into_a_card(lp, streams, tmp_path, capsys):
+    """What a publisher pastes: the real tool's output (its printed block alone, or both streams as `2>&1` keeps them,
+    with the log's timestamps and progress line), fenced under one sentence. The linter finds the block, names the
+    tool, reads the printed mean and the -c of the log, and infers only what the tool fixes."""
+    from kldcard.card.document import parse_card
+    from kldcard.lint.reader import read_card
+
+    proc = subprocess.run([str(c) for c in (lp["tools"]["llama-perplexity"], "-m", lp["q8_0"], "-c", N_CTX, "--kl-divergence",
+                                            "--kl-divergence-base", lp["base"])],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT if streams == "both" else subprocess.DEVNULL,
+                          text=True, timeout=600)
+    assert proc.returncode == 0
+    mean = next(ln for ln in proc.stdout.splitlines() if ln.startswith("Mean    KLD:")).split()[2]
+    card = f"# tiny-qwen3 Q8_0\n\nKL divergence of the Q8_0 file against the F32 file:\n\n```\n{proc.stdout}```\n"
+    readings = read_card(parse_card(card.encode(), "README.md"))
+    assert {r.tool for r in readings} == {"llama-perplexity"}
+    block = next(r for r in readings if r.text.startswith("Mean KLD"))
+    assert (block.numbers[0].text, block.numbers[0].statistic) == (mean, "mean")
+    d = block.disclosures
+    assert d[2].value.get("engine") == "llama.cpp" and d[1].value.get("dtype") == "F32"
+    assert [d[n].status for n in (7, 8)] == ["inferred", "inferred"] and d[9].status == "stated"
+    if streams == "both":  # the log's own line gives the window length and the chunks
+        assert d[5].status == "stated" and d[5].value.get("n_ctx") == N_CTX and d[5].value.get("chunks") == 4
+    else:  # the block alone does not say -c: the tool's default 512 is inferred, not read
+        assert d[5].status == "inferred"
+
+
 def test_build_script_names_a_missing_cmake_in_one_line(tmp_path):
     """Without cmake (and with nothing cached) the build stops at once with one clear line, exit 3."""
     import shutil
