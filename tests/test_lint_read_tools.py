@@ -253,6 +253,55 @@ def test_llama_perplexity_statistics_block_numbers_carry_their_line_label():
     assert {"mean", "se", "max", "median", "min", "p99.9", "p99"} <= stats
 
 
+# ---- what a tool fixes beside what the card states in part (tool_defaults.fixed_by_tool) --------------------------
+
+
+def test_llama_perplexitys_fixed_stride_completes_a_stated_window_length():
+    """'-c 4096' under llama-perplexity: the chunks do not overlap whatever the options, so the stride is the card's
+    window and nothing is asked for; the tool's part is its own evidence and key."""
+    d = first_reading("Q4_K_M, `llama-perplexity --kl-divergence -c 4096 -f wiki.test.raw`: Mean KLD 0.0231 vs BF16.\n", 5)
+    assert (d.status, d.value, d.inferred_keys, d.needs) == ("stated", {"n_ctx": 4096, "stride": 4096}, ("stride",), ())
+    assert d.evidence[-1].tool == "llama-perplexity" and d.to_json()["inferred_keys"] == ["stride"]
+
+
+def test_llama_perplexitys_fixed_positions_leave_only_the_count_to_ask():
+    # "over 20 chunks" is the card's (D6 counts a chunk count); the second half of each is the tool's; the count of
+    # scored positions needs the window length, which this card does not give
+    d = first_reading("Q4_K_M, from llama-perplexity --kl-divergence over 20 chunks: Mean KLD 0.0231 vs BF16.\n", 6)
+    assert d.status == "incomplete" and d.value.get("scheme") == "second-half" and d.inferred_keys == ("scheme",)
+    assert d.needs == ("give the number of scored positions",)
+
+
+def test_a_stated_text_is_not_given_the_tools_default_texts_source():
+    # model_diff's default text is wikitext-2; a card that names another keeps its own, incomplete, reading
+    text = ("EXL3 4.0bpw via exllamav3's model_diff.py, measured on the C4 validation split.\n\n"
+            "-- KL divergence (4.0bpw, original):  0.01230000\n")
+    d = first_reading(text, 3)
+    assert (d.status, d.value, d.inferred_keys) == ("incomplete", {"name": "c4"}, ())
+
+
+@pytest.mark.parametrize(
+    ("options", "rows", "length"), [("", 100, 2048), (" -l 4096", 100, 4096), (" -r 50 --length 1024", 50, 1024)]
+)
+def test_model_diffs_rows_and_length_options_replace_its_defaults(options, rows, length):
+    """exllamav3 model_diff's -r (rows, default 100) and -l (tokens per row, default 2048) on the card's command line
+    are what its run used: the inferred D5 never contradicts the card's own options."""
+    text = (f"EXL3 4.0bpw, `python eval/model_diff.py -ma q -mb orig{options}`:\n\n"
+            "-- KL divergence (4.0bpw, original):  0.01230000\n")
+    d = first_reading(text, 5)
+    assert d.status == "inferred" and d.value == {"n_ctx": length, "chunks": rows, "stride": length}, d
+
+
+def test_model_diffs_model_b_is_the_reference():
+    """model_diff prints KL(A, B) with B the reference: its -mb on the command that names the script is D1, in part."""
+    out = "\n\n-- KL divergence (A, B):  0.01842000\n-- KL divergence (B, A):  0.01913700\n"
+    d = first_reading("`python eval/model_diff.py -ma ./q4-exl3 \\\n    -mb Qwen/Qwen3-8B -r 20`" + out, 1)
+    assert d.status == "incomplete" and d.value.get("repo") == "Qwen/Qwen3-8B" and d.evidence[0].text == "-mb Qwen/Qwen3-8B"
+    # the same option of another program names no reference
+    d = first_reading("`python tools/merge.py -ma ./a -mb Qwen/Qwen3-8B`, then model_diff.py on the merge." + out, 1)
+    assert d.status == "missing", d
+
+
 def test_a_tool_named_in_prose_only_is_not_its_printed_output():
     doc = scan("We compared with a script similar to model_diff but our own.\n", 1)
     assert find_claims(doc) == []

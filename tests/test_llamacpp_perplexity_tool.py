@@ -167,6 +167,7 @@ def test_the_linter_reads_the_real_output_pasted_into_a_card(lp, streams, tmp_pa
     tool, reads the printed mean and the -c of the log, and infers only what the tool fixes."""
     from kldcard.card.document import parse_card
     from kldcard.lint.reader import read_card
+    from kldcard.llamacpp.log import parse_llama_log
 
     proc = subprocess.run([str(c) for c in (lp["tools"]["llama-perplexity"], "-m", lp["q8_0"], "-c", N_CTX, "--kl-divergence",
                                             "--kl-divergence-base", lp["base"])],
@@ -182,10 +183,15 @@ def test_the_linter_reads_the_real_output_pasted_into_a_card(lp, streams, tmp_pa
     d = block.disclosures
     assert d[2].value.get("engine") == "llama.cpp" and d[1].value.get("dtype") == "F32"
     assert [d[n].status for n in (7, 8)] == ["inferred", "inferred"] and d[9].status == "stated"
-    if streams == "both":  # the log's own line gives the window length and the chunks
+    if streams == "both":  # the log's own line gives the window length and the chunks, so the scored positions
         assert d[5].status == "stated" and d[5].value.get("n_ctx") == N_CTX and d[5].value.get("chunks") == 4
+        # the card's chunk count completed by what the tool fixes (the second half of each chunk), the tool's part
+        # named as such
+        assert d[6].status == "stated" and d[6].value == {"scheme": "second-half", "count": 4 * (N_CTX // 2 - 1)}
+        assert set(d[6].inferred_keys) == {"scheme", "count"} and d[6].evidence[-1].tool == "llama-perplexity"
+        assert parse_llama_log(proc.stdout).n_ctx == N_CTX  # and kldcard's own log parser reads it too
     else:  # the block alone does not say -c: the tool's default 512 is inferred, not read
-        assert d[5].status == "inferred"
+        assert d[5].status == "inferred" and d[6].status == "inferred"
 
 
 def test_build_script_names_a_missing_cmake_in_one_line(tmp_path):

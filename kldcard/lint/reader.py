@@ -31,7 +31,7 @@ from kldcard.lint.read.complete import is_complete, needs
 from kldcard.lint.read.tools.named import NAMED, REPORTS
 from kldcard.lint.scan import search
 from kldcard.lint.reading import ClaimReading, DisclosureReading, Evidence, NumberReading
-from kldcard.lint.tool_defaults import Tool, default_values, defaults, recognise
+from kldcard.lint.tool_defaults import Tool, default_values, defaults, fixed_by_tool, recognise
 
 __all__ = ["read_card", "read_claims"]
 
@@ -161,6 +161,16 @@ class _Reader:
                 value.update(new)
                 evidence.append(Evidence(clean(meta.text), key=meta.key))
         if evidence:
+            if not is_complete(n, value) and self.tool is not None and (fixed := fixed_by_tool(self.tool, n, value)):
+                # the card says part and the tool it prints or names fixes more, whatever its options ("8 chunks"
+                # under llama-perplexity, which scores the second half of each): the reading is the card's, completed
+                # by the tool, rather than a warning asking for what the tool fixes (the tool's part is its own
+                # evidence and ``inferred_keys``, so the scaffold does not write it as the card's word)
+                line, col = self.doc.position(self.tool.offset)
+                evidence.append(Evidence(clean(defaults(self.tool)[n], 200), line, col, tool=self.tool.name))
+                value = {**value, **fixed}
+                status = "stated" if is_complete(n, value) else "incomplete"
+                return DisclosureReading(n, status, value, tuple(evidence), needs(n, value), tuple(fixed))  # type: ignore[arg-type]
             status = "stated" if is_complete(n, value) else "incomplete"
             return DisclosureReading(n, status, value, tuple(evidence), needs(n, value))  # type: ignore[arg-type]
         if n == 2 and self.tool is not None and (engine := tool_engine.engine(self.tool, self.doc.scanned)) is not None:
@@ -170,8 +180,9 @@ class _Reader:
         if self.tool is not None and n in defaults(self.tool):
             line, col = self.doc.position(self.tool.offset)
             words = defaults(self.tool)[n]
-            return DisclosureReading(n, "inferred", dict(default_values(self.tool).get(n, {})),
-                                     (Evidence(clean(words, 200), line, col, tool=self.tool.name),))  # fmt: skip
+            value = dict(default_values(self.tool).get(n, {}))
+            return DisclosureReading(n, "inferred", value, (Evidence(clean(words, 200), line, col, tool=self.tool.name),),
+                                     (), tuple(value))  # fmt: skip
         return DisclosureReading(n, "missing", {}, (), needs(n, {}))
 
     def claim(self, c: Claim) -> ClaimReading:

@@ -100,6 +100,9 @@ class DisclosureReading:
     value: dict[str, Any] = field(default_factory=dict)
     evidence: tuple[Evidence, ...] = ()
     needs: tuple[str, ...] = ()  # what "complete" still lacks (incomplete / missing)
+    # the keys of ``value`` that the named tool's documented default gives, not the card: all of an ``inferred``
+    # reading's; in a stated or incomplete one, what the tool fixes beside the card's part (tool_defaults.fixed_by_tool)
+    inferred_keys: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -113,6 +116,7 @@ class DisclosureReading:
             "value": dict(self.value),
             "evidence": [e.to_json() for e in self.evidence],
             "needs": list(self.needs),
+            **({"inferred_keys": list(self.inferred_keys)} if self.inferred_keys else {}),
         }
 
 

@@ -150,6 +150,10 @@ DISCLOSURE_READING_SCHEMA = {
         "value": {"type": "object", "description": "the normalised value read (keys per disclosure: kldcard.lint.reading.VALUE_KEYS)"},
         "evidence": {"type": "array", "items": _EVIDENCE},
         "needs": {"type": "array", "items": {"type": "string"}, "description": "what complete still lacks"},
+        "inferred_keys": {
+            "type": "array", "items": {"type": "string"},
+            "description": "the keys of value that the named tool's documented default gives, not the card (absent when none)",
+        },
     },
 }
 READING_SCHEMA = {

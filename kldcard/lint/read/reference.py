@@ -18,6 +18,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.read import comparison, reference_columns, reference_forms, reference_words
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD
+from kldcard.lint.read.tools import exllamav3
 
 I = re.IGNORECASE
 
@@ -49,6 +50,7 @@ PATTERNS += comparison.PATTERNS  # the reference by the shape of a comparison (r
 PATTERNS += reference_forms.PATTERNS  # a KL formula's reference argument, a copula, a linked edit (read.reference_forms)
 PATTERNS += reference_columns.PATTERNS  # a reference column of a KL table, the Romance reference word (read.reference_columns)
 PATTERNS += reference_words.PATTERNS  # the comparison words of the card languages: "相对 BF16", "X 대비", "respecto a" (read.reference_words)
+PATTERNS += [exllamav3.REFERENCE_OPTION]  # model_diff's model B, the reference of what it prints (read.tools.exllamav3)
 KL = re.compile(KL_MENTION, I)
 # "the original paper / post / discussion ..." is not a model
 NOT_MODEL = re.compile(r"^\s*(?:paper|post|discussion|PR|issue|article|author|repo|code|thread|idea|question|text|prompt)s?\b", I)
@@ -64,6 +66,8 @@ def veto(sentence: str, m: re.Match[str], after: str) -> bool:
         return reference_forms.vetoed(sentence, m)
     if re.made_by(m, reference_columns.PATTERNS):  # tied to its table by structure (read.reference_scope checks the table's KL)
         return False
+    if m.re is exllamav3.REFERENCE_OPTION.compiled:  # the KL tool's own option: model_diff is the program it follows
+        return not exllamav3.option_of_model_diff(m.string, m.start())
     if m.re is CODE_SPAN_REF.compiled or re.made_by(m, KL_ONLY):
         return not KL.search(sentence)
     return bool(NOT_MODEL.match(after))

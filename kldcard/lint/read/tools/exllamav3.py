@@ -10,6 +10,7 @@ where cards often replace A and B by the models' labels ("-- KL divergence (3.0b
 from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
+from kldcard.lint.read import command_lines
 
 I = re.IGNORECASE | re.ASCII
 
@@ -33,3 +34,19 @@ LABELS = re.compile(
 )
 # the printed line itself names it: no other tool prints "-- KL divergence (x, y):"
 PRINTED = re.compile(r"--\s*KL[- ]?div(?:ergence)?\s*" + _ARGS + r"(?:\s*:|,\s*per-token)", I)
+# its options for the rows and their length ("model_diff.py -ma ... -mb ... -r 50 -l 4096"; defaults 100 and 2048,
+# the stride always the length), on a line that names the script
+ROWS_OPTION = re.compile(r"^(?=[^\n]*model_diff)[^\n]*?(?<!\S)(?:-r|--rows)[ \t=]+(\d{1,6})\b", re.M)
+LENGTH_OPTION = re.compile(r"^(?=[^\n]*model_diff)[^\n]*?(?<!\S)(?:-l|--length)[ \t=]+(\d{2,6})\b", re.M)
+# its model B, the reference of the KL(A, B) it prints ("model_diff.py -ma q4 -mb /models/Foo-8B"; exllamav2's script
+# takes the same option): read where its command names the script (reference.veto)
+REFERENCE_OPTION = re.compile(r"(?<!\S)(?:-mb|--model_b)[ \t=]+[\"']?(?P<ref>[^\s`'\"-][^\s`'\"]{0,200})")
+# what ends one program's arguments: a code span's end, a pipe, a chain, a sentence
+_COMMAND_END = re.compile(r"[`;|&]|\.\s")
+
+
+def option_of_model_diff(text: str, at: int) -> bool:
+    """Whether the option at ``at`` belongs to a model_diff command: the script is named before it on its line
+    (or on the lines a backslash joins to it), with no end of command between."""
+    names = list(MODEL_DIFF.finditer(text, command_lines.span(text, at)[0], at))
+    return bool(names) and not _COMMAND_END.search(text, names[-1].end(), at)

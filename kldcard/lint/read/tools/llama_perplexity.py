@@ -49,6 +49,9 @@ IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
 # its context option, on a line that is not a serving command ("llama-server ... -c 65536 -np 1", "-c 65536
 # -ctk q8_0 -ctv q8_0 -np 1": the deployment's context, not the measurement's)
 SERVING = r"llama-server|llama-cli|\bserve\b|--port\b|--host\b|\s-np\s|--parallel\b|\s-ctk\s|--cache-type-k\b"
+# the window length the tool itself prints in its log ("kl_divergence: computing over 8 chunks, n_ctx=128, ...",
+# "perplexity: calculating perplexity over 8 chunks, n_ctx=512"): -c as the run used it
+LOG_N_CTX = re.compile(r"\b(?:calculating perplexity|computing) over (?P<chunks>\d{1,7}) chunks, n_ctx=(?P<n_ctx>\d{2,6})\b")
 CTX_OPTION = re.compile(r"^(?![^\n]*(?:" + SERVING + r"))[^\n]*?(?<!\S)(?:-c|--ctx-size)\s+(\d{2,6})\b", re.M)
 # its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
 # defaults apply even where another tool's output is pasted too
