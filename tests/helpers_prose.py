@@ -368,6 +368,12 @@ def _deep_list(n: int) -> bytes:
     return b"".join(b"  " * (i % 60) + b"- Q%d: mean KLD 0.0%d vs BF16\n" % (i, i % 97) for i in range(n))
 
 
+def _one_line_of(phrase: bytes) -> Any:
+    """A KLD claim, then ``phrase`` ``n`` times on one line: one long sentence of matches, each of which a veto reads
+    the sentence of (round 25: a veto that searched the whole sentence per match cost matches x sentence)."""
+    return lambda n: b"# Card\n\nQ4_K_M: mean KLD 0.021 vs BF16. " + phrase * n + b"\n"
+
+
 # name -> card of about ``n`` units (lines, cells or repeats); each stresses one stage of the linter.
 PATHOLOGICAL: dict[str, Any] = {
     "front-matter: '---' then newlines": lambda n: b"---" + b"\n" * (20 * n),
@@ -395,4 +401,9 @@ PATHOLOGICAL: dict[str, Any] = {
         b"Calibration with imatrix from org/set%d. Mean KLD 0.01 on set%d test.\n" % (i, i) for i in range(n)
     ),
     "MTEB-style model-index front matter": _model_index,
+    # hostile one-line cards: hardware, a text's length, a token count, a context (D2, D3, D6, D5 vetoes)
+    "one line of 'an RTX 4090, '": _one_line_of(b"an RTX 4090, "),
+    "one line of 'a 12-token probe, '": _one_line_of(b"a 12-token probe, "),
+    "one line of '512 tokens, '": _one_line_of(b"512 tokens, "),
+    "one line of 'context 4096, '": _one_line_of(b"context 4096, "),
 }

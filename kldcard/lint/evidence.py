@@ -64,6 +64,7 @@ from kldcard.lint.read import (
     tensor_shapes,
     vocabulary,
 )
+from kldcard.lint.read.sentence_terms import Sentence, SentenceTerms, has
 from kldcard.lint.reading import NAMES  # noqa: F401  (evidence.NAMES: read by callers)
 from kldcard.lint.scan import finditer, spans_with
 from kldcard.lint.tool_defaults import Tool, defaults, recognise
@@ -113,6 +114,12 @@ def _sentence(doc: Doc, m: re.Match[str]) -> str:
     return doc.text[slice(*_sentence_span(doc, m))]
 
 
+def _veto_sentence(doc: Doc, terms: SentenceTerms, m: re.Match[str]) -> Sentence:
+    """:func:`_sentence`, as a :class:`Sentence` that knows its card sentence (read.sentence_terms)."""
+    s, e = whole = doc.sentence_at(m.start())
+    return Sentence(terms, max(s, m.start() - SENTENCE_CLIP), min(e, m.end() + SENTENCE_CLIP), whole)
+
+
 # Every match of a disclosure's patterns is a candidate for the reading of some claim (the nearest
 # wins); a pattern that matches more often than this on one card adds no new evidence, only work.
 MAX_PER_PATTERN = 64
@@ -122,10 +129,13 @@ def _all(doc: Doc, patterns: list[re.Pattern[str]], veto: Any = None) -> list[re
     """The matches of the patterns whose sentence the veto does not reject (at most
     :data:`MAX_PER_PATTERN` per pattern), by position."""
     out: list[re.Match[str]] = []
+    # the veto's sentence knows its card sentence: a term the veto looks for there (sentence_terms.has) is found once
+    # per sentence, not once per match (a long line of matches read its whole clip per match)
+    terms = SentenceTerms(doc.text)
     for pattern in patterns:
         kept = 0
         for m in finditer(pattern, doc.scanned):
-            if veto is not None and veto(_sentence(doc, m), m):
+            if veto is not None and veto(_veto_sentence(doc, terms, m), m):
                 continue
             out.append(m)
             kept += 1
@@ -178,7 +188,7 @@ def _d1_all(doc: Doc) -> list[re.Match[str]]:
     # the reference named by a comparison, a label or a KL's argument; and (kldcard.lint.read.reference) by
     # its role or an assignment ("the original BF16 output distribution", "base = the f16-KV logits")
     def veto(s: str, m: re.Match[str]) -> bool:
-        return bool(HYPOTHETICAL.search(s)) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
+        return has(HYPOTHETICAL, s) or reference.veto(s, m, doc.text[m.end() : m.end() + 30])
 
     # a comparison of sizes or speeds is not the KL's reference ("27.9% of the cache size vs fp16", read.comparison)
     # ... nor the baseline of another metric's table or figure (read.reference_scope)
@@ -221,7 +231,7 @@ def _d2_all(doc: Doc) -> list[re.Match[str]]:
     def veto(s: str, m: re.Match[str]) -> bool:
         hardware = m.re is D2[2].compiled  # the hardware table (read.hardware_names)
         # a KLD tool named is the measurement's whatever else its sentence says ("runs ... with llama-perplexity")
-        quantizer = m.re is not runtime.NAMED_TOOL.compiled and bool(QUANTIZER.search(s)) and not _checked_conversion(s)
+        quantizer = m.re is not runtime.NAMED_TOOL.compiled and has(QUANTIZER, s) and not _checked_conversion(s)
         near = doc.text[max(0, m.start() - 12) : m.start()], doc.text[m.end() : m.end() + 40]
         if m.re is not runtime.NAMED_TOOL.compiled and runtime_roles.vetoed(doc.text, m):  # named for another job (kldcard.lint.read.runtime_roles)
             return True
@@ -248,15 +258,17 @@ def _d7_all(doc: Doc) -> list[re.Match[str]]:
 def collect(doc: Doc) -> dict[int, list[re.Match[str]]]:
     """Every place the body states something about each disclosure (D1–D9), by position: the
     candidates the reader (:mod:`kldcard.lint.reader`) picks from for each claim."""
-    calib_only = lambda s, _m: calibration_only(s) or bool(HYPOTHETICAL.search(s))  # noqa: E731
+    calib_only = lambda s, _m: calibration_only(s) or has(HYPOTHETICAL, s)  # noqa: E731
     # llama-perplexity scores PPL and KLD in one run over the same windows; elsewhere a perplexity's windows are its own
     both = recognise(doc.scanned) is not None
     return {
         1: _d1_all(doc),
         # hardware in a sentence about memory or serving is where the model runs, not where it was measured
         2: _d2_all(doc),
-        # a file given to a KL run's text option is its text whatever its name says (read.eval_text_uses)
-        3: _all(doc, D3, lambda s, m: not eval_text_uses.kl_run_file(doc.text, m) and (not_eval_text(doc, s, m) or eval_text.vetoed(doc.text, s, m))),
+        # a file given to a KL run's text option is its text whatever its name says (read.eval_text_uses). (eval_text.vetoed
+        # first: both only read, and its sentence-wide test, read once per sentence, settles most matches of a long line
+        # that repeats a text's description; not_eval_text reads a statement window and links around every match)
+        3: _all(doc, D3, lambda s, m: not eval_text_uses.kl_run_file(doc.text, m) and (eval_text.vetoed(doc.text, s, m) or not_eval_text(doc, s, m))),
         4: _d4_all(doc),
         # a record's field line is its own statement (read.record_fields.statement)
         5: _all(doc, D5, lambda s, m: calib_only(record_fields.statement(doc.text, context.cjk_sentence(doc.text, s, m), m), m)

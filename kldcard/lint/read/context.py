@@ -33,6 +33,7 @@ from typing import Any
 
 from kldcard.lint.read import context_labels, context_written, eval_text, record_fields, runtime_roles
 from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS, THOUSANDS, THOUSANDS_SEPARATOR, parse_int
+from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -205,7 +206,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if re.made_by(m, context_written.PATTERNS):  # its CJK forms: the clause up to a CJK full stop is the sentence
         sentence = cjk_sentence(text, sentence, m)
     cut = CUT.match(text, m.end()) if re.search(r"(?<!\d)\d{1,3}$", m.group(0)) else None
-    if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not MEASUREMENT.search(sentence):
+    if cut and _largest(m.group(0).rsplit(None, 1)[-1] + cut.group(0).replace(" ", ",")) >= LONG and not has(MEASUREMENT, sentence):
         return True  # "max context: 262,144 tokens", "Longitud de contexto | 262 144 tokens": the model's
     if runtime_roles.speed_table_row(text, m.start()) or runtime_roles.usage_section(text, m):
         return True  # a speed table's row ("| 260k, ~30k-token chunk | 106 |"), a how-to-run section's command line
@@ -213,11 +214,11 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True  # a server's command line ("vllm serve ... --max-model-len 8192"): the deployment's context
     if re.search(r"\n[ \t]*\n", m.group(0)):  # a number of the paragraph before ("49/100" then "Context: 40k")
         return True
-    if TRAINING_RUN.search(sentence) and not MEASUREMENT.search(sentence):
+    if has(TRAINING_RUN, sentence) and not has(MEASUREMENT, sentence):
         return True  # "1,200 steps of single 128-token chunks": a training run's length, not the measurement's
-    if GENERAL.search(sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run
+    if has(GENERAL, sentence):  # "Most GGUFs are scored with 512 context windows": a convention, not this run
         return True
-    if _largest(m.group(0)) >= LONG and not MEASUREMENT.search(sentence):
+    if _largest(m.group(0)) >= LONG and not has(MEASUREMENT, sentence):
         return True  # "262K context", "context 163840" said of the model or a deployment, not of a measurement
     if context_written.calibration_sentence(sentence):
         return True  # "Para la calibracion se usan ventanas de 2048 tokens": the calibration's windows
@@ -226,7 +227,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if re.made_by(m, context_written.PATTERNS) and (context_written.SERVED.search(sentence) or context_written.not_measured(text, m)):
         return True  # "3.5K 上下文下预填充 580 tok/s": the context of a speed run; "128K 上下文下的……尚未测量": not run
     clause = cjk_sentence(text, sentence, m)
-    if context_written.SPEED_CLAUSE.search(clause) and not KL_TERM.search(clause):
+    if has(context_written.SPEED_CLAUSE, clause) and not has(KL_TERM, clause):
         return True  # "with a 4k-token context; memory is the GPU memory in use", "(context 131072)、... 109.8トークン/秒": a speed run's
     if m.re is CARD_LANGUAGES.compiled and BARE_WORD.match(m.group(0)) and (context_written.SERVED.search(sentence) or SERVED_ROMANCE.search(sentence)):
         return True  # "Rendimiento de servicio (..., contexto 32.768 tokens, ...)": the bare word there is the deployment's

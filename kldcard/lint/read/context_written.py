@@ -23,6 +23,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS
+from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import KL_MENTION, alternation
 
 N = r"(" + BOUND_THOUSANDS + r"|\d{3,6}|\d{1,3}\s*[kK])"  # "2048", "2,048", "2.048", "4k"
@@ -182,7 +183,7 @@ def in_step_section(text: str, at: int, sentence: str = "") -> bool:
     """Whether ``at`` lies under a (sub)heading or in a labelled block (:func:`block_label`) about another step
     (calibration, training, deployment) that names no KL term or evaluation, in a sentence that names none either; a
     subheading that names neither is read by its parent."""
-    if KL_HEADING.search(sentence):
+    if has(KL_HEADING, sentence):
         return False
     label = block_label(text, at)
     if label is not None and (KL_HEADING.search(label) or STEP_WORDS.search(label)):
@@ -210,4 +211,4 @@ def in_step_section(text: str, at: int, sentence: str = "") -> bool:
 
 def calibration_sentence(sentence: str) -> bool:
     """Whether ``sentence`` speaks of calibration in a card language and of no measurement."""
-    return bool(CALIBRATION_WORDS.search(sentence)) and not MEASURED_WORDS.search(sentence)
+    return has(CALIBRATION_WORDS, sentence) and not has(MEASURED_WORDS, sentence)

@@ -37,6 +37,7 @@ from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
 from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_setup, eval_text_units
+from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -272,10 +273,19 @@ def used_by_run(text: str, m: re.Match[str]) -> bool:
     return USED_BY_RUN.search(text, before, m.start()) is not None and OTHER_RUN.search(text, before, m.start()) is None
 
 
-# a line that ends with a colon introduces the block right under it
-INTRO_END = re.compile(r":[ \t*_`]*$")
+# a line that ends with a colon introduces the block right under it (spaces and markup may follow it: ":**", ": `")
+INTRO_TRAIL = " \t*_`"
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|。")
 WRAPPED_LINES = 4
+
+
+def _ends_with_colon(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (no newline in it) ends with a colon and then only :data:`INTRO_TRAIL`. Read back
+    from ``end``: a match on a long line costs the line's last characters, not a search of the rest of the line."""
+    i = end
+    while i > start and text[i - 1] in INTRO_TRAIL:
+        i -= 1
+    return i > start and text[i - 1] == ":"
 
 
 def introduces_kl(text: str, m: re.Match[str]) -> bool:
@@ -286,13 +296,19 @@ def introduces_kl(text: str, m: re.Match[str]) -> bool:
     # a lead-in sentence wrapped over a few lines ends with its colon on the last of them ("Over the held-out
     # 20-prompt run\n(`script.py`) the head falls short of the gate:"), over a table whose header names the KL
     wrapped = 0
+    before: list[tuple[int, int]] = []  # the lines before the colon's: none may end a sentence
     for wrapped in range(WRAPPED_LINES):
-        if end < 0 or INTRO_END.search(text, start, end):
+        if end < 0 or _ends_with_colon(text, start, end):
             break
-        if SENTENCE_END.search(text, start, end) or text.startswith("\n", end + 1):
+        if text.startswith("\n", end + 1):
             return False
+        before.append((start, end))
         start, end = end + 1, text.find("\n", end + 1)
-    if end < 0 or not INTRO_END.search(text, start, end):
+    if end < 0 or not _ends_with_colon(text, start, end):
+        return False
+    # looked for only once a colon ends the lead-in: a search of the rest of the line per match made a long line of
+    # matches without a colon quadratic
+    if any(SENTENCE_END.search(text, s, e) for s, e in before):
         return False
     nxt = end + 1
     while text.startswith("\n", nxt):  # blank lines between the setup and its block
@@ -335,7 +351,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     evident = evident or re.made_by(m, (eval_text_forms.TEXT_FIELD,))  # "- 文本：`mixed_b`": a field labelled as the text
     # (a count of texts among the run's sizes, "4 prompts, 256-token contexts": kldcard.lint.read.eval_text_runs)
     counted = re.made_by(m, (DESCRIBED[1], eval_text_forms.COUNTED)) and eval_text_runs.among_run_sizes(sentence, m)
-    if re.made_by(m, PATTERNS) and not MEASUREMENT.search(sentence) and not evident and not introduces_kl(text, m) \
+    if re.made_by(m, PATTERNS) and not has(MEASUREMENT, sentence) and not evident and not introduces_kl(text, m) \
             and not used_by_run(text, m) and not counted \
             and not (re.made_by(m, DESCRIBED) and eval_text_setup.over_kl_table(text, m)):  # a KL table's setup paragraph
         return True
@@ -416,7 +432,7 @@ def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
         return False
     if items_picked(m.string, m):
         return False
-    if not KL_TERM.search(sentence):
+    if not has(KL_TERM, sentence):
         return True
     if PROMPTS_AFTER.match(m.string, m.end()):  # "over MMLU (5-shot) prompts": the KL's text
         return False

@@ -22,6 +22,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.read import context_written, position_counts
 from kldcard.lint.read.numbers import COMMA_THOUSANDS, parse_int
+from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -55,16 +56,16 @@ SPEED = context_written.SPEED  # one compiled pattern of the speed words (eval_t
 
 def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
     if m.re is LISTED_TOKENS.compiled:
-        if LENGTH_OF.search(text, max(0, m.start() - 24), m.start() + 1) or SPEED.search(sentence):
+        if LENGTH_OF.search(text, max(0, m.start() - 24), m.start() + 1) or has(SPEED, sentence):
             return True
-        return not KL.search(sentence) and not position_counts.kl_context(text, m)
+        return not has(KL, sentence) and not position_counts.kl_context(text, m)
     if m.re is TOP1_FRACTION.compiled:
         part, whole = _fraction(m)
         # its clause: "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL" is another check's
         clause = next((c for c in sentence.split(";") if m.group(0) in c), sentence)
         return (part > whole or whole < 4 or not KL.search(clause) or bool(DISAGREEMENT.search(m.group(0)))
                 or bool(re.search(r"(?<![\d,.])%d[- ]" % whole + ITEMS, clause)))  # "in the 48-case check ... 48/48 top-1"
-    return not KL.search(sentence)
+    return not has(KL, sentence)
 
 
 def _fraction(m: re.Match[str]) -> tuple[int, int]:

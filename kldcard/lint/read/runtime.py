@@ -28,6 +28,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from kldcard.lint.claims_patterns import KLD_TERM
 from kldcard.lint.evidence_patterns import D2, VERSION
 from kldcard.lint.read import comparison, engine_names, run_verbs
+from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.tools import dismissed
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -232,7 +233,7 @@ def veto(sentence: str, m: re.Match[str], before: str, after: str, title: bool =
     """True when the match is not a statement of the measurement's runtime (``before``/``after``: the text
     right before and after the match; ``title``: the match is on the title line, where no measurement word is
     needed)."""
-    if DEPLOYED.search(sentence) or (m.re is not NAMED_TOOL.compiled and speed_only(sentence, m)):
+    if has(DEPLOYED, sentence) or (m.re is not NAMED_TOOL.compiled and speed_only(sentence, m)):
         return True
     # a tool or engine said to be of no use, or contrasted with the card's run ("`llama-perplexity` no sirve aquí",
     # "unlike llama.cpp"); right at the name only, as "used llama.cpp instead of vLLM" names the run's engine
