@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, hardware_names, positions, run_verbs
+from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, hardware_names, numbers, positions, run_verbs
 from kldcard.lint.read.numbers import COMMA_THOUSANDS
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
@@ -36,8 +36,9 @@ REF_TOKEN = (
 )
 REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant|oracle|run|logits))?"
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
-# a count out of a total ("15/15", "24 / 100"): a score, never a model's name
-OUT_OF = r"\d{1,7}[ \t]*/[ \t]*\d{1,7}(?![\w./\-])"  # (not "4/8-bit", a mixed precision)
+# a count out of a total ("15/15", "24 / 100", read.numbers.OUT_OF): a score, never a model's name; followed by no
+# word, point or hyphen ("4/8-bit" is a mixed precision)
+OUT_OF = numbers.OUT_OF + r"(?![\w./\-])"
 D1 = [
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|agree[sd]? with|"

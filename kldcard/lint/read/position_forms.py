@@ -21,7 +21,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read import context_written, position_counts
-from kldcard.lint.read.numbers import COMMA_THOUSANDS, parse_int
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, OUT_OF, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -36,9 +36,10 @@ LISTED_TOKENS = re.compile(
 # the agreement word, then the fraction a few words on, or the fraction, then the word ("top tokens", "top-1")
 # (not "greedy": greedy tokens equal up to a divergence are a generation's, "64/70")
 TOP1 = r"(?:top[- ]?1|argmax|arg\s?max|same[- ]top|top\s+tokens?)"
-# (a fraction followed by a noun other than tokens or positions, or by "-bit", counts those: "7/8 languages", "15/16
-# layers", "7/8 idiomas", "7/8 个语种", "4/8-bit", "48/48 prompts"; only the agreement words may follow: "127/128 top tokens")
-FRACTION = (r"(?<![\d/.,])(\d{1,6})\s*/\s*(\d{1,6})(?![\d/]|[.,]\d|-?[^\S\n]*(?!(?:tokens?|positions?|posiciones|posições|top|argmax|same|"
+# (a count out of a total, read.numbers.OUT_OF; followed by a noun other than tokens or positions, or by "-bit", it
+# counts those: "7/8 languages", "15/16 layers", "7/8 idiomas", "7/8 个语种", "4/8-bit", "48/48 prompts"; only the
+# agreement words may follow: "127/128 top tokens")
+FRACTION = (OUT_OF + r"(?![.,]\d|-?[^\S\n]*(?!(?:tokens?|positions?|posiciones|posições|top|argmax|same|"
             r"match\w*|agree\w*|coincid\w*|一致)(?![^\W\d_]))[^\W\d_])")
 TOP1_FRACTION = re.compile(
     r"\b" + TOP1 + r"\b(?:[^\S\n]+[^\s\d/]{1,14}){0,3}?[^\S\n]+" + FRACTION + r"|" + FRACTION + r"[^\S\n]+(?:[a-z]+[^\S\n]+){0,1}" + TOP1 + r"\b", I
