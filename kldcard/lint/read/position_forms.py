@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context_written, position_counts
+from kldcard.lint.read import clause_stops, context_written, position_counts
 from kldcard.lint.read.numbers import COMMA_THOUSANDS, OUT_OF, parse_int
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -61,8 +61,11 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return not KL.search(sentence) and not position_counts.kl_context(text, m)
     if m.re is TOP1_FRACTION.compiled:
         part, whole = _fraction(m)
-        # its clause: "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL" is another check's
-        clause = next((c for c in sentence.split(";") if m.group(0) in c), sentence)
+        # its clause (read.clause_stops): "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL"
+        # is another check's
+        at = sentence.find(m.group(0))
+        lo, hi = clause_stops.around(sentence, at, at + len(m.group(0))) if at >= 0 else (0, len(sentence))
+        clause = sentence[lo:hi]
         return (part > whole or whole < 4 or not KL.search(clause) or bool(DISAGREEMENT.search(m.group(0)))
                 or bool(re.search(r"(?<![\d,.])%d[- ]" % whole + ITEMS, clause)))  # "in the 48-case check ... 48/48 top-1"
     return not KL.search(sentence)
