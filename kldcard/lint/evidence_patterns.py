@@ -211,12 +211,12 @@ DATASET_HINT = re.compile(
 D5_K_CONTEXT = re.compile(r"(?<![\w.,])\d{1,3}\s*[kK]\s*(?:-token\s+)?(?:context|ctx)\b", I)
 D5 = [
     re.compile(r"(?:^|[\s`(])(?:-c|--ctx-size|--context)\s+\d{2,6}\b|\bn_ctx\s*=?\s*\d{2,6}|\bctx[_ ]?(?:size)?\s*=?\s*\d{3,6}\b", I),
-    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
+    re.compile(r"\b(?:" + COMMA_THOUSANDS + r"|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
     re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
     # "windows of 2048 tokens"; "chunks of 512" with the unit left out (no other unit or word after the number)
-    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
-    re.compile(context.GENERATED_BEFORE + r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
+    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:" + COMMA_THOUSANDS + r"|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
+    re.compile(context.GENERATED_BEFORE + r"\b(?:" + COMMA_THOUSANDS + r"|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
         r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b",

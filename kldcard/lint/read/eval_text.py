@@ -37,6 +37,7 @@ from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
 from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_setup, eval_text_units
+from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
 I = re.IGNORECASE | re.ASCII
@@ -110,7 +111,7 @@ DESCRIBED = [
         # the positions or tokens counted of a text described ("15,065 assistant tokens of a chat set", "10,240
         # positions of a text not used in quantization", "10.240 posiciones de un texto que ...", "2048 tokens de prosa")
         # (not the positions of each text: "256 positions of each text" is a count per text, D6's)
-        r"(?<![\w.,])(?:\d{1,3}(?:[,.\u00a0\u202f]\d{3})+|\d+)(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
+        r"(?<![\w.,])(?:" + BOUND_THOUSANDS + r"|\d+)(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
         r"(?:of|de|from|del|do|da)\s+(?:(?:a|an|the|un|una|um|uma|el|la|o|le)\s+)?(?:(?!context|window|each|every|per|all|cada)[\w-]+\s+){0,2}?"
         r"(?:text|texts|set(?!\s+aside)|corpus|dataset|split|mix|prose|texto|conjunto|textos|texte|prosa)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
@@ -119,7 +120,7 @@ DESCRIBED = [
     ),
     # "357 blocks of public-domain text", "40 samples of chat transcripts", "8 chunks of llama.cpp docs"
     re.compile(
-        r"(?<![\w.,])\d+(?:,\d{3})*\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
+        r"(?<![\w.,])(?:" + COMMA_THOUSANDS + r"|\d+)\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
         r"(?:" + alternation(eval_text_units.MADE_OF) + r")\b",
         I,
     ),
