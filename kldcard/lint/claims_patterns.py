@@ -6,7 +6,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.markdown import HEADING, LIST_ITEM
-from kldcard.lint.read import claim_terms, eval_text_units
+from kldcard.lint.read import claim_terms, eval_text_units, other_metrics
 from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.metric_keys import METRIC_KEY
 from kldcard.lint.read.terms import KL_NAME, KL_TERM, KL_WORD, STATISTIC_WORDS, TRAINING_WORDS, alternation
@@ -53,14 +53,15 @@ KL_QUALIFIERS = ("weight-only", "per-token", "per-position", "next-token", "toke
                  "teacher-forced", "held-out")
 AFTER_GAP = re.compile(r"^[ \t*_`]*(?:nats?(?:/tok(?:en)?|[ \t]+per[ \t]+token)?[ \t*_`]*(?:of[ \t]+(?:the[ \t]+)?)?)?(?:\(?(?:mean|median|average|avg|token[- ]mean)\)?[ \t*_`]*)?"
                        r"(?:(?:" + "|".join(KL_QUALIFIERS) + r")[ \t*_`]+)?$", I)
-# Other metrics: a number right after one of these belongs to it, not to KLD. A top-k of three or more digits is the
-# vocabulary a KL was taken over ("KL vs FP16 KV at 4096 ctx / top-2000: 0.0179"), not an agreement metric (top-1,
-# top-5, top-10), unless a metric word follows it ("top-256 logit cosine 0.854", "same-top 100.00%").
+# Other metrics: a number right after one of these belongs to it, not to KLD (read.other_metrics: the one table of
+# them, its scores, top-k agreement, the run's figures, settings), or after a task suite's name (a benchmark's score).
+# Here in their English spellings, in ASCII word boundaries (I), the non-ASCII ones ("Δp", "β") outside them.
 OTHER_METRIC = re.compile(
-    r"Δp|β|\b(?:PPL|perplexity|top[- ]?\d{1,2}(?!\d)|top[- ]?\d+\s+(?:logit\s+)?(?:cosine|agreement|accuracy|overlap|match)|"
-    r"top[- ]?k|agreement|accuracy|" + eval_text_units.TASK_SUITE + r"|delta[- ]p|same[- ]top|"
-    r"size|GB|GiB|bpw|bits|t/s|score|recovery|temp(?:erature)?|min-p|minutes?|seconds?|hours?|"
-    r"beta|lr|learning rate)\b",
+    other_metrics.spellings(other_metrics.TOKEN_AGREEMENT, other_metrics.SETTINGS, ascii=False)
+    + r"|\b(?:" + other_metrics.spellings(other_metrics.SCORES, ascii=True, only=other_metrics.NAMED_BETWEEN)
+    + "|" + other_metrics.spellings(other_metrics.TOKEN_AGREEMENT, other_metrics.RUN_FIGURES, other_metrics.RUN_UNITS,
+                                    other_metrics.SETTINGS, other_metrics.GENERIC, ascii=True)
+    + "|" + eval_text_units.TASK_SUITE + r")\b",
     I,
 )
 # A task suite after a preposition of place, in the KL term's own clause, is the text the KL was taken on, not a

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, hardware_names, positions, run_verbs
+from kldcard.lint.read import context, engine_names, eval_text, eval_text_units, hardware_names, numbers, positions, run_verbs
 from kldcard.lint.read.numbers import COMMA_THOUSANDS
 from kldcard.lint.read.terms import (
     FULL_VOCABULARY,
@@ -36,8 +36,9 @@ REF_TOKEN = (
 )
 REF_NOUN = r"(?:\s+(?:model|checkpoint|weights|GGUF|baseline|original|reference|safetensors|quant|oracle|run|logits))?"
 REF_PHRASE = rf"(?P<ref>(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.\-]+\s+){{0,3}}?{REF_TOKEN}{REF_NOUN})"
-# a count out of a total ("15/15", "24 / 100"): a score, never a model's name
-OUT_OF = r"\d{1,7}[ \t]*/[ \t]*\d{1,7}(?![\w./\-])"  # (not "4/8-bit", a mixed precision)
+# a count out of a total ("15/15", "24 / 100", read.numbers.OUT_OF): a score, never a model's name; followed by no
+# word, point or hyphen ("4/8-bit" is a mixed precision)
+OUT_OF = numbers.OUT_OF + r"(?![\w./\-])"
 D1 = [
     re.compile(
         r"\b(?:vs\.?|versus|against|compared (?:to|with)|relative to|drifts? from|differs? from|deviates? from|close\w* (?:is it )?to|agree[sd]? with|"
@@ -210,12 +211,12 @@ DATASET_HINT = re.compile(
 D5_K_CONTEXT = re.compile(r"(?<![\w.,])\d{1,3}\s*[kK]\s*(?:-token\s+)?(?:context|ctx)\b", I)
 D5 = [
     re.compile(r"(?:^|[\s`(])(?:-c|--ctx-size|--context)\s+\d{2,6}\b|\bn_ctx\s*=?\s*\d{2,6}|\bctx[_ ]?(?:size)?\s*=?\s*\d{3,6}\b", I),
-    re.compile(r"\b(?:\d{1,3},\d{3}|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
+    re.compile(r"\b(?:" + COMMA_THOUSANDS + r"|\d{3,6})[- ](?:token|tok)s?\s+(?:contexts?|windows?|rows?|chunks?|sequences?|segments?)\b", I),
     re.compile(r"\b\d+\s*(?:[a-z]+\s+)?[×x]\s*\d{3,6}\s*tokens\b", I),
     re.compile(r"\bcontext(?:\s+length|\s+size|\s+window)?\s+(?:of\s+)?\d{3,6}\b|\b\d{3,6}\s+context\b", I),
     # "windows of 2048 tokens"; "chunks of 512" with the unit left out (no other unit or word after the number)
-    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:\d{1,3},\d{3}|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
-    re.compile(context.GENERATED_BEFORE + r"\b(?:\d{1,3},\d{3}|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
+    re.compile(r"\b(?:windows?|rows?|chunks?|sequences?|documents?|contexts?)\s+of\s+(?:" + COMMA_THOUSANDS + r"|\d{3,6})(?:\s+tokens\b|(?![.,]?\d)(?!\s*[A-Za-z%]))", I),
+    re.compile(context.GENERATED_BEFORE + r"\b(?:" + COMMA_THOUSANDS + r"|\d{3,6})\s+tokens\s+(?:per|each)\s+" + context.PER_UNIT + r"\b", I),  # "512 tokens per chunk", "256 tokens per passage"
     # "context_length 2048", "context2048", "--max-seq 4096", "64k context", "65K ctx"
     re.compile(
         r"\bcontext[_ ]?(?:length|len|size)?\s*[=:]?\s*\d{3,6}\b|--max-seq\S*\s*[= ]\s*\d{3,6}\b",

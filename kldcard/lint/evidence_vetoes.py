@@ -10,7 +10,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 
 from kldcard.lint.claims import KLD_TERM
 from kldcard.lint.markdown import Doc
-from kldcard.lint.read import eval_text, eval_text_uses
+from kldcard.lint.read import eval_text, eval_text_benchmarks, eval_text_cells, eval_text_uses
 from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import CONJUNCTIONS, KL_MENTION, KL_WORD
 
@@ -93,12 +93,12 @@ def not_eval_text(doc: Doc, sentence: str, m: re.Match[str]) -> bool:
         calibration_only(sentence)
         or has(HYPOTHETICAL, sentence)
         # a table row: the match's own cell or the row's label speaks of a text (not a benchmark's score column)
-        or (sentence.lstrip().startswith("|") and not eval_text.in_text_cell(doc.text, m))
+        or (sentence.lstrip().startswith("|") and not eval_text_cells.in_text_cell(doc.text, m))
         or (bool(CALIBRATION_SOURCE.search(doc.text[max(0, m.start() - 60) : m.start()]))
             and not eval_text.MEASURED_ON.search(doc.text[max(0, m.start() - 60) : m.start()]))  # "Measured on the calibration corpus: ..."
         # the text of another measurement (benchmark scores, refusals) in a sentence without KL (a perplexity
         # sentence is kept: llama-perplexity scores KLD on the text of its perplexity run)
         or (has(OTHER_MEASUREMENT, sentence) and not has(KLD_TERM, sentence) and not has(eval_text.FIDELITY, sentence))
-        or eval_text.benchmark_only(sentence, m)
+        or eval_text_benchmarks.benchmark_only(sentence, m)
         or eval_text_uses.other_text(doc.text, m)  # a perplexity's or a benchmark's text, a cited page
     )

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.read.numbers import THOUSANDS
+
 I = re.IGNORECASE
 
 _IMATRIX = r"(?:imatrix|imatrice|importance[- ]matrix|matrice d'importance|Importance-Matrix|матриц\w*\s+важности)"
@@ -59,8 +61,8 @@ PATTERNS: list[re.Pattern[str]] = [
     re.compile(
         r"\b(?:imatrix|importance matrix)\s+(?:[\w\-]+\s+){0,2}?(?:from|on|using|over)\s+[^.\n]{0,50}?"
         r"\b(?:data|dataset|corpus|text|texts|samples|chats?|conversations|prompts|mix)\b|"
-        # (a count as the card languages write it: "2,048", "2.048", "2 048"; "muestras", "amostras", "échantillons")
-        r"\b(?:GPTQ|AWQ|SmoothQuant|AutoRound|DWQ|imatrix)\b[^.\n]{0,40}?(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+)\s*"
+        # (a count as the card languages write it, read.numbers.THOUSANDS: "2,048", "2.048", "2 048"; "muestras", "amostras", "échantillons")
+        r"\b(?:GPTQ|AWQ|SmoothQuant|AutoRound|DWQ|imatrix)\b[^.\n]{0,40}?(?<![\w.,])(?:" + THOUSANDS + r"|\d+)\s*"
         r"(?:calibration\s+)?(?:samples|sequences|rows|muestras|amostras|[ée]chantillons|secuencias|sequ[êe]ncias)\b|"
         r"\bimatrix\s*(?:数据|數據|データ|데이터)",
         I,

@@ -21,6 +21,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.claims_patterns import KLD_TERM
+from kldcard.lint.read import other_metrics
 from kldcard.lint.read.numbers import KLD_VALUE, TIME_UNITS
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, POSITION_WORDS, alternation
 
@@ -69,18 +70,19 @@ SECTION_AFTER = re.compile(r"[ \t]*[节章]")
 OVERFLOW = 1e30
 KL_AFTER = re.compile(r"[\s*_`]*(?:nats?[\s*_`]*)?(?:(?:mean|median|average|avg)\s+)?" + KL_WORD, I)
 # another metric named right after a number makes it that metric's value ("KLD vs BF16 on HellaSwag 0.81 accuracy",
-# "6.21 PPL", "72.4 F1", "0,81 de precisión", "0.81准确率"): the names of the scores cards print beside a KLD, read
+# "6.21 PPL", "72.4 F1", "0,81 de precisión", "0.81准确率"): the scores cards print beside a KLD (read.other_metrics, in every card language), read
 # after KL_AFTER so that "0.0038 mean KLD" keeps its number. A name with a value of its own after it labels that
 # value, not the number before it ("KLD 0.0123 PPL 6.2104", "kld 0.0123 acc 0.812", "KL 散度 0.012 困惑度 6.21": a
 # row of metric, value pairs)
 METRIC_AFTER = re.compile(
-    r"[ \t\u00a0*_`]*(?:(?:de|of)\s+)?(?:PPL|perplexit(?:y|ies)|perplejidad|perplexit[ée]|accuracy|acc\b|F1|exact[- ]match|BLEU|"
-    r"ROUGE(?:-\w+)?|pass@\d+|win[- ]rate|precisi[óo]n|exactitud|Genauigkeit|pr[ée]cision|acur[áa]cia|准确率|正確率|精度|困惑度)"
+    r"[ \t\u00a0*_`]*(?:(?:de|of)\s+)?(?:" + other_metrics.spellings(other_metrics.SCORES, other_metrics.SCORES_ELSEWHERE) + ")"
     r"(?![\w-])(?![ \t\u00a0*_`]*[:=：]?[ \t\u00a0*_`]*[~≈]?[-+−]?\.?\d)",
     I,
 )
-# a metric other than KL named right before a number; a KL term between them keeps the number
-OTHER_LABEL = re.compile(r"\b(?:PPL|perplexity|top[- ]?\d+|same top|agreement|accuracy|acc|Δp|size|VRAM|speed)\b[^\d|]*$", I)
+# a metric other than KL named right before a number (read.other_metrics: a score, a top-k's agreement, a size or a
+# speed); a KL term between them keeps the number
+OTHER_LABEL = re.compile(r"\b(?:" + other_metrics.spellings(other_metrics.SCORES, only=other_metrics.NAMED_BEFORE) + "|"
+                         + other_metrics.spellings(other_metrics.TOKEN_AGREEMENT, other_metrics.RUN_FIGURES) + r")\b[^\d|]*$", I)
 KL_IN_LABEL = re.compile(KL_MENTION, I)  # a label that names KL keeps its number
 PLUS_MINUS = re.compile(r"±\s*$")
 NUMBER_BEFORE_PM = re.compile(r"(-?\d[\d.,]*(?:e-?\d+)?)\s*%?\s*±\s*$", I)

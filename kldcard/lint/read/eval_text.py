@@ -19,9 +19,9 @@ speak of the measurement (unless its line ends with a colon over a block that na
 :func:`introduces_kl`); a text whose clause says it is another use's (calibration, training, serving
 speed, refusal counts: "imatrix Wikitext") without a measuring word, or says it is not given ("does not
 specify the evaluation corpus", "deliberately not wikitext"); in a table row, a name whose cell and row
-label speak of no text or measurement (:func:`in_text_cell`: a benchmark's score column); a benchmark
-named without a KL term (:func:`benchmark_only`; a fidelity benchmark on the logits is the KL measurement:
-:data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
+label speak of no text or measurement (:func:`.eval_text_cells.in_text_cell`: a benchmark's score column); a
+benchmark named without a KL term (:func:`.eval_text_benchmarks.benchmark_only`; a fidelity benchmark on the logits
+is the KL measurement: :data:`FIDELITY`); a file a command writes ("> run.txt"), a run's results or a project document by its name
 ("summary.txt", "NOTES.txt"), a text tagged with another use ("`org/name` (refusals)"), a model's Hub id
 ("measured on `org/Model-8B`"), prompts described by another use ("50
 harmful-behavior prompts"). "A natural-text corpus", "the same corpus" or "over a finite text" / "on single prompts"
@@ -36,7 +36,8 @@ from typing import Any
 from kldcard.lint.claims_patterns import (
     KLD_TERM,  # the claim detector's KL term: the block is a claim
 )
-from kldcard.lint.read import comparison, eval_text_forms, eval_text_runs, eval_text_setup, eval_text_units
+from kldcard.lint.read import eval_text_forms, eval_text_runs, eval_text_setup, eval_text_units
+from kldcard.lint.read.numbers import BOUND_THOUSANDS, COMMA_THOUSANDS
 from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import KL_MENTION, KL_WORD, alternation
 
@@ -111,7 +112,7 @@ DESCRIBED = [
         # the positions or tokens counted of a text described ("15,065 assistant tokens of a chat set", "10,240
         # positions of a text not used in quantization", "10.240 posiciones de un texto que ...", "2048 tokens de prosa")
         # (not the positions of each text: "256 positions of each text" is a count per text, D6's)
-        r"(?<![\w.,])(?:\d{1,3}(?:[,.\u00a0\u202f]\d{3})+|\d+)(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
+        r"(?<![\w.,])(?:" + BOUND_THOUSANDS + r"|\d+)(?![.,]?\d)\s+(?:[\w-]+\s+)?(?:tokens|positions|posiciones|posições)\s+"
         r"(?:of|de|from|del|do|da)\s+(?:(?:a|an|the|un|una|um|uma|el|la|o|le)\s+)?(?:(?!context|window|each|every|per|all|cada)[\w-]+\s+){0,2}?"
         r"(?:text|texts|set(?!\s+aside)|corpus|dataset|split|mix|prose|texto|conjunto|textos|texte|prosa)\b|"
         # "held-out 48×1024 tok", "held-out 8192 tokens": a held-out text by its size
@@ -120,7 +121,7 @@ DESCRIBED = [
     ),
     # "357 blocks of public-domain text", "40 samples of chat transcripts", "8 chunks of llama.cpp docs"
     re.compile(
-        r"(?<![\w.,])\d+(?:,\d{3})*\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
+        r"(?<![\w.,])(?:" + COMMA_THOUSANDS + r"|\d+)\s+(?:blocks|chunks|windows|passages|samples|rows|segments|pages)\s+of\s+(?:[\w.\-]+\s+){0,3}?"
         r"(?:" + alternation(eval_text_units.MADE_OF) + r")\b",
         I,
     ),
@@ -175,6 +176,8 @@ PARTITIVE = re.compile(r"(?<![\d.,])\d+\s+(?:(?:out\s+)?of\s+(?:the\s+)?|sobre\s
 # a benchmark of the logits' fidelity is the KL measurement ("a fidelity benchmark against the BF16 logits")
 FIDELITY = re.compile(r"\blogits?\b|\bfidelity\b|fidelidad|fidélité|fidelidade|忠実度|保真度", I)
 # "measured on the calibration corpus": the card says the calibration text is the evaluation text
+# the KL term as the D3 readers find it (vetoed here; eval_text_cells, eval_text_benchmarks, eval_text_uses, context)
+KL_TERM = re.compile(KL_MENTION, I)
 MEASURED_ON = re.compile(r"\b(?:measured|scored|evaluated|computed)\s+(?:on|over|against|using)\b", I)
 # a corpus that says by itself it is an evaluation text ("the 36-sequence quality corpus": a counted one)
 SELF_EVIDENT = re.compile(r"\b(?:evaluation|eval|test|held-out|validation|fidelity|quality|KLD?)\b", I)
@@ -362,78 +365,3 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return True
     return bool(NEGATION.search(text[lo : m.start()]))
 
-
-# a table cell that speaks of a text or a measurement on it ("PPL (WikiText-2, ctx=512)", "| corpus | x.txt |", "| 22 prompts,
-# 3,550 positions |")
-CELL_WORDS = re.compile(
-    r"(?<![A-Za-z_])(?:KLD|KL|PPL)(?![A-Za-z_])|perplexity|\beval|\btext|\bcorpus|\bdata(?:set)?\b|\bprompts?\b|\bsplit\b|"
-    r"\bwindows?\b|\bchunks?\b|\bctx\b|\bcontext\b|\btokens\b|\bpositions\b|文本|语料|テキスト|コーパス|texto|texte",
-    I,
-)
-
-
-def in_text_cell(text: str, m: re.Match[str]) -> bool:
-    """For a match in a table row: its own cell or the row's label cell speaks of a text or of a
-    measurement on one. A benchmark's name heading its own score column ("| GSM8K (%) |") is not the
-    text a KLD in another column was scored on."""
-    if m.re is eval_text_forms.TEXTS_COLUMN.compiled:  # the header's own column of texts
-        return True
-    lo = text.rfind("\n", 0, m.start()) + 1
-    hi = text.find("\n", m.end())
-    row = text[lo : len(text) if hi < 0 else hi]
-    at = m.start() - lo
-    cells = row.split("|")
-    first = next((c for c in cells if c.strip()), "")
-    k = row.rfind("|", 0, at) + 1
-    j = row.find("|", at)
-    own = row[k : len(row) if j < 0 else j]
-    if own.strip() == first.strip() and kl_table_row(text, lo):
-        return True  # the row's label in a table whose header names the KL: "| WikiText-2 — median | 0.203 |"
-    return bool(CELL_WORDS.search(own.replace(m.group(0), " ", 1)) or CELL_WORDS.search(first.replace(m.group(0), " ", 1)))
-
-
-def kl_table_row(text: str, line_start: int) -> bool:
-    """Whether the row starting at ``line_start`` is a body row of a Markdown table whose header row names a KL term
-    (every line between the header and the row is the same table's)."""
-    header = comparison.table_header(text, line_start)
-    if not header or not KL_TERM.search(header):
-        return False
-    start = text.rfind(header, 0, line_start)
-    lines = text[start:line_start].splitlines()
-    return start >= 0 and all(line.lstrip().startswith("|") for line in lines[1:])
-
-
-# task suites that evidence_patterns.D3 names: a score on them is a benchmark, a KLD on their prompts is rare
-BENCHMARK = re.compile(r"^" + eval_text_units.TASK_SUITE + r"$", I)
-KL_TERM = re.compile(KL_MENTION, I)
-
-
-# a suite's score by its protocol: "5-shot MMLU", "0-shot GSM8K", "MMLU (5-shot)"
-SHOTS = re.compile(r"\b\d+-shot\s*$", I)
-SHOTS_AFTER = re.compile(r"\s*\(?\d+-shot\b", I)
-PROMPTS_AFTER = re.compile(r"\s*(?:\(\d+-shot\)\s*)?(?:prompts?|questions?|contexts?|problems?|items?)\b", I)
-# the suite's items picked by number ("MATH-500, probs 60-69"): the text scored, with or without a KL term beside it
-ITEMS_AFTER = re.compile(eval_text_units.ITEMS_PICKED, I)
-# ... unless the suite's score follows them ("GSM8K, problems 1-200: 81.5% accuracy"): the benchmark's result again
-SCORE_AFTER = re.compile(r"[^.;\n]{0,40}?(?:\d(?:[.,]\d+)?\s*%|\baccuracy\b|\bacc\b|\bpass@\d|\bexact[- ]match\b|\bF1\b)", I)
-
-
-def items_picked(text: str, m: re.Match[str]) -> bool:
-    """The suite at ``m`` is followed by the items picked from it and not by its score: the suite's items are the text
-    scored ("MATH-500, probs 60-69"), not a benchmark result ("GSM8K, problems 1-200: 81.5% accuracy")."""
-    items = ITEMS_AFTER.match(text, m.end())
-    return items is not None and not SCORE_AFTER.match(text, items.end())
-
-
-def benchmark_only(sentence: str, m: re.Match[str]) -> bool:
-    """A task suite's name in a sentence without a KL term (its scores, not the KLD's text), or as an N-shot
-    benchmark beside one ("beat the others on 5-shot MMLU and KL Divergence")."""
-    if not BENCHMARK.match(m.group(0)):
-        return False
-    if items_picked(m.string, m):
-        return False
-    if not has(KL_TERM, sentence):
-        return True
-    if PROMPTS_AFTER.match(m.string, m.end()):  # "over MMLU (5-shot) prompts": the KL's text
-        return False
-    return bool(SHOTS.search(m.string, max(0, m.start() - 12), m.start()) or SHOTS_AFTER.match(m.string, m.end(), m.end() + 12))

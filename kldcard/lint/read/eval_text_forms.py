@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, THOUSANDS
+
 I = re.IGNORECASE
 
 PATTERNS: list[re.Pattern[str]] = [
@@ -75,10 +77,10 @@ PATTERNS: list[re.Pattern[str]] = [
 ]
 TEXTS_COLUMN, VERSIONED_PANEL, DESCRIBED_ROMANCE, FROM_FILE, TEXT_FIELD = PATTERNS
 
-# a whole count (as the card languages write it: "256", "2.048", "2 048") of text units; not samples or sequences,
+# a whole count (as the card languages write it: "256", "2.048", "2 048": read.numbers.THOUSANDS) of text units; not samples or sequences,
 # which count a calibration's or a batch's rows as often as a text
 COUNTED = re.compile(
-    r"(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+)(?![.,]\d)\s+(?:[^\W\d_][\w-]*\s+){0,2}?"
+    r"(?<![\w.,])(?:" + THOUSANDS + r"|\d+)(?![.,]\d)\s+(?:[^\W\d_][\w-]*\s+){0,2}?"
     r"(?:sesiones|sess[õo]es|fragmentos|fragments|art[íi]culos|artigos|invites|"
     r"consignes|textos|textes|documentos|conversaciones|conversas|di[áa]logos|dialogues|p[áa]rrafos|par[áa]grafos|paragraphes)\b",
     I,
@@ -87,11 +89,11 @@ COUNTED = re.compile(
 # a text by its length: a count of tokens or bytes joined by a hyphen, up to three words, then a noun of one text (a
 # grid of them, "3x2048-token"; the count whole, after no letter: "同じ256-token fixture" is read, "v2-token" is not)
 SIZED = re.compile(
-    r"(?<![A-Za-z0-9.,_\-])(?:\d{1,3}\s?[x\u00d7]\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\s?[kK])?-(?:token|tok|byte)\s+"
+    r"(?<![A-Za-z0-9.,_\-])(?:\d{1,3}\s?[x\u00d7]\s?)?(?:" + COMMA_THOUSANDS + r"|\d+)(?:\s?[kK])?-(?:token|tok|byte)\s+"
     r"(?:[\w`'.\-]{1,40}\s+){0,3}?(?:prompts?|probes?|fixtures?|slices?|sequence|traces?|passages?|excerpts?|continuation)(?![A-Za-z])"
     r"(?!\s+(?:length|len|limit|size)s?\b)",  # "a 4096-token sequence length" is a setting (D5's), not a text
     I,
 )
 
 # a count of text units in Japanese: the count, then the loan-word unit (cases, prompts, samples) with no counter word
-COUNTED_JA = re.compile(r"(?<![A-Za-z0-9.,_])(?:\d{1,3}(?:,\d{3})+|\d+)\s?(?:ケース|プロンプト|サンプル)")
+COUNTED_JA = re.compile(r"(?<![A-Za-z0-9.,_])(?:" + COMMA_THOUSANDS + r"|\d+)\s?(?:ケース|プロンプト|サンプル)")

@@ -5,7 +5,7 @@ measurement. Cards also write the texts as one item of the run's settings, besid
 scored or how long each context was, with no measuring word in the sentence: "the probe ran on DistilGPT2 with 4
 prompts, 256-token contexts and all 6 layers" (holdout13/f enoch_kv_cache), a list item "Decode: four fixed prompts, 400
 forced output tokens, temperature 0" (holdout13/a glm53_flash_exl3 tabbyapi lane), a KL table's header cell "forced-c1,
-22 hidden prompts, 3,550 positions" (holdout14/a gemma4nv; :data:`kldcard.lint.read.eval_text.CELL_WORDS` reads a cell
+22 hidden prompts, 3,550 positions" (holdout14/a gemma4nv; :data:`kldcard.lint.read.eval_text_cells.CELL_WORDS` reads a cell
 that counts positions as one about the measurement). A count of tokens, positions or a context length in the same
 sentence makes the count of texts the scored text's. Not in a sentence about speed or memory ("8 prompts, 512 tokens
 each, 41 tok/s": the prompts of a speed run), nor about calibrating or training ("Para calibrar se usaron 157

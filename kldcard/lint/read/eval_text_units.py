@@ -42,7 +42,7 @@ CJK_UNITS: dict[str, tuple[str, ...]] = {
 
 # Task suites (benchmarks) by name, as regular-expression text: a KLD on a suite's prompts names its text
 # (evidence_patterns.D3, "KLD on GSM8K prompts", "math500 / mbppplus cells"), a score on it is a benchmark's
-# (eval_text.benchmark_only, eval_text_uses.benchmark_score: "GSM8K 96.5%"). One list for both readings.
+# (eval_text_benchmarks.benchmark_only, eval_text_uses.benchmark_score: "GSM8K 96.5%"). One list for both readings.
 # (each with a sample a card writes, which the spelling matches whole: tests/test_lint_read_eval_text.py)
 TASK_SUITE_SAMPLES: tuple[tuple[str, str], ...] = (
     ("MT-Bench", "MT-Bench"),

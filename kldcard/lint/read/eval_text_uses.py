@@ -23,7 +23,7 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 from kldcard.lint.read.hardware_names import HARDWARE
-from kldcard.lint.read import command_lines, eval_text
+from kldcard.lint.read import command_lines, eval_text, eval_text_benchmarks
 
 I = re.IGNORECASE
 
@@ -74,8 +74,8 @@ def perplexity_text(text: str, m: re.Match[str]) -> bool:
 def benchmark_score(text: str, m: re.Match[str]) -> bool:
     """The match is a task suite named in a clause without a KL term (a score, not the KLD's prompts)."""
     lo, hi = eval_text.clause(text, m.start(), m.end())
-    picked = eval_text.items_picked(text, m)  # "MATH-500, probs 60-69": its items are the text scored
-    return bool(eval_text.BENCHMARK.match(m.group(0).strip())) and not picked and not eval_text.KL_TERM.search(text, lo, hi)
+    picked = eval_text_benchmarks.items_picked(text, m)  # "MATH-500, probs 60-69": its items are the text scored
+    return bool(eval_text_benchmarks.BENCHMARK.match(m.group(0).strip())) and not picked and not eval_text.KL_TERM.search(text, lo, hi)
 
 
 def cited_page(text: str, m: re.Match[str]) -> bool:

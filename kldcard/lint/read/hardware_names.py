@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
+
 
 @dataclass(frozen=True)
 class Accelerator:
@@ -97,3 +99,13 @@ TABLE: tuple[Accelerator, ...] = (
 
 # the names as one pattern: a word start, or a count glued before the name ("8xH200")
 HARDWARE = r"(?:(?<![A-Za-z0-9_])|(?<=\d[xX]))(?:" + "|".join(a.spelling for a in TABLE) + ")"
+
+# the context a spelling above may begin with, before the machine's name: an article or "one" ("the 5060 Ti", "an
+# A4500"), a count ("2x T4"). It stays in the match, since Python's look-behinds take one width only and these are of
+# several, and is no part of the name: the reader of the name drops it (:func:`machine_name`)
+CONTEXT = re.compile(r"^(?:the|an?|one|our|my|single|[1-9]\d?\s*[x×])\s*", re.IGNORECASE | re.ASCII)
+
+
+def machine_name(spelled: str) -> str:
+    """The machine's name in a match of :data:`HARDWARE`: white space folded, the context before the name dropped."""
+    return CONTEXT.sub("", " ".join(spelled.split()))

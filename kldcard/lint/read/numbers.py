@@ -172,3 +172,9 @@ COMMA_THOUSANDS = r"\d{1,3}(?:,\d{3})+"
 #   stand between two numbers): a context length or a window count ("2.048", "2 048" with a no-break space).
 BOUND_THOUSANDS = r"\d{1,3}(?:[,.\u202f\u00a0]\d{3})+"
 # (context_labels.LENGTH takes none: a "," there separates a list's items.)
+
+
+# A count out of a total ("15/15", "24 / 100", "136/141"): the part and the whole (groups 1 and 2 where it is written),
+# on one line, not glued to another number, decimal or fraction ("1/2/3", "0.5/1"). Its readers say what may follow it:
+# position_forms.FRACTION (a top-1 agreement, no count of another noun), evidence_patterns.OUT_OF (a score, no name).
+OUT_OF = r"(?<![\d/.,])(\d{1,7})[^\S\n]*/[^\S\n]*(\d{1,7})(?![\d/])"

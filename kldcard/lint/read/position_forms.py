@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
-from kldcard.lint.read import context_written, position_counts
-from kldcard.lint.read.numbers import COMMA_THOUSANDS, parse_int
+from kldcard.lint.read import clause_stops, context_written, position_counts
+from kldcard.lint.read.numbers import COMMA_THOUSANDS, OUT_OF, parse_int
 from kldcard.lint.read.sentence_terms import has
 from kldcard.lint.read.terms import KL_MENTION
 
@@ -37,9 +37,10 @@ LISTED_TOKENS = re.compile(
 # the agreement word, then the fraction a few words on, or the fraction, then the word ("top tokens", "top-1")
 # (not "greedy": greedy tokens equal up to a divergence are a generation's, "64/70")
 TOP1 = r"(?:top[- ]?1|argmax|arg\s?max|same[- ]top|top\s+tokens?)"
-# (a fraction followed by a noun other than tokens or positions, or by "-bit", counts those: "7/8 languages", "15/16
-# layers", "7/8 idiomas", "7/8 个语种", "4/8-bit", "48/48 prompts"; only the agreement words may follow: "127/128 top tokens")
-FRACTION = (r"(?<![\d/.,])(\d{1,6})\s*/\s*(\d{1,6})(?![\d/]|[.,]\d|-?[^\S\n]*(?!(?:tokens?|positions?|posiciones|posições|top|argmax|same|"
+# (a count out of a total, read.numbers.OUT_OF; followed by a noun other than tokens or positions, or by "-bit", it
+# counts those: "7/8 languages", "15/16 layers", "7/8 idiomas", "7/8 个语种", "4/8-bit", "48/48 prompts"; only the
+# agreement words may follow: "127/128 top tokens")
+FRACTION = (OUT_OF + r"(?![.,]\d|-?[^\S\n]*(?!(?:tokens?|positions?|posiciones|posições|top|argmax|same|"
             r"match\w*|agree\w*|coincid\w*|一致)(?![^\W\d_]))[^\W\d_])")
 TOP1_FRACTION = re.compile(
     r"\b" + TOP1 + r"\b(?:[^\S\n]+[^\s\d/]{1,14}){0,3}?[^\S\n]+" + FRACTION + r"|" + FRACTION + r"[^\S\n]+(?:[a-z]+[^\S\n]+){0,1}" + TOP1 + r"\b", I
@@ -61,8 +62,11 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         return not has(KL, sentence) and not position_counts.kl_context(text, m)
     if m.re is TOP1_FRACTION.compiled:
         part, whole = _fraction(m)
-        # its clause: "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL" is another check's
-        clause = next((c for c in sentence.split(";") if m.group(0) in c), sentence)
+        # its clause (read.clause_stops): "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL"
+        # is another check's
+        at = sentence.find(m.group(0))
+        lo, hi = clause_stops.around(sentence, at, at + len(m.group(0))) if at >= 0 else (0, len(sentence))
+        clause = sentence[lo:hi]
         return (part > whole or whole < 4 or not KL.search(clause) or bool(DISAGREEMENT.search(m.group(0)))
                 or bool(re.search(r"(?<![\d,.])%d[- ]" % whole + ITEMS, clause)))  # "in the 48-case check ... 48/48 top-1"
     return not has(KL, sentence)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
+from kldcard.lint.read import clause_stops
 from kldcard.lint.read.terms import KL_MENTION
 
 I = re.IGNORECASE
@@ -36,9 +37,9 @@ AIM = re.compile(
     I,
 )
 KL = re.compile(KL_MENTION + r"|perplexit|\bmedid|\bmeasur|\bmesur", I)
-# the last sentence end or ";" before the name (a stop with a space after it: not "llama.cpp" or "0.9"; a blank line):
-# the module's clause, longer than runtime_roles.CLAUSE_START's (a colon and a single line break go on)
-CLAUSE_END = re.compile(r"(?:[.!?;](?=\s)|\n\n)(?=(?:(?![.!?;]\s|\n\n).)*$)", re.S)
+# the last sentence end or ";" before the name (read.clause_stops: a stop with a space after it, not "llama.cpp" or
+# "0.9"; a blank line): the module's clause, longer than runtime_roles.CLAUSE_START's (a colon and a line break go on)
+CLAUSE_END = clause_stops.LAST
 SERVING_CAPTION = re.compile(
     r"^\s*\*\*[^*\n]*\b(?:rendimiento|servicio|serving|throughput|velocidad|vitesse|speed|latenc\w+|tok(?:ens)?/s)\b[^*\n]*\*\*", I
 )
@@ -89,7 +90,7 @@ def requirement_item(text: str, m: re.Match[str]) -> bool:
     cut = CLAUSE_END.search(head)
     line_end = text.find("\n", m.end(), m.end() + 200)  # bounded: the tail is read up to 200 characters
     tail = text[m.end() : line_end if line_end >= 0 else m.end() + 200]
-    stop = re.search(r"[.!?;](?=\s|$)", tail)
+    stop = clause_stops.NEXT.search(tail + "\n")  # (the tail's end is the line's: a stop there ends the clause too)
     clause = (head[cut.end() :] if cut else head) + m.group(0) + (tail[: stop.start()] if stop else tail)
     return not KL.search(clause) and not MEASURED_HERE.search(clause)
 

@@ -12,7 +12,7 @@ from kldcard import lazy_re as re  # patterns compile on first use: one-card lin
 from typing import Any
 
 from kldcard.lint.evidence_patterns import D4_NONE
-from kldcard.lint.read.hardware_names import HARDWARE
+from kldcard.lint.read.hardware_names import HARDWARE, machine_name
 from kldcard.lint.read import calibration as calibration_forms
 from kldcard.lint.read import calibration_data
 from kldcard.lint.read import context as context_forms
@@ -38,8 +38,6 @@ DTYPES = {  # as written (folded) -> canonical
 DTYPE = re.compile(r"(?<![\w.])(" + "|".join(sorted(DTYPES, key=len, reverse=True)) + r")(?![\w])", I)
 UNQUANTIZED = re.compile(r"(?<![\w.])(bf16|bfloat16|fp16|f16|float16|fp32|f32|float32)(?![\w])", I)
 BPW = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*bpw\b", I)
-# an article or a count some hardware spellings begin with ("an RTX 4090", "the 5060 Ti", "2x T4"): not the machine's name
-ARTICLE = re.compile(r"^(?:the|an?|one|our|my|single|[1-9]\d?\s*[x×])\s*", I)
 # "org/name" as the Hub spells repo ids (not "t/s", "KL/KLD", "PPL(Q)/PPL(base)"); or a Hub URL
 REPO = re.compile(
     r"(?:https?://)?(?:huggingface\.co/|hf\.co/)?(?<![\w.\-/])((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]{1,95}/(?=[\w.\-]*[A-Za-z])[\w.\-]{2,95})(?![\w\-/(])",
@@ -176,7 +174,7 @@ def runtime(span: str, around: str) -> dict[str, Any]:
             out["version"] = _first_group(v)
     h = re.search(HARDWARE, around, I)
     if h is not None:  # the machine's name, without the article or count a spelling may begin with ("an RTX 4090")
-        out["device"] = ARTICLE.sub("", " ".join(h.group(0).split()))
+        out["device"] = machine_name(h.group(0))
     b = BACKEND.search(around)
     if b is not None:
         out["backend"] = BACKENDS[b.group(1).lower()]

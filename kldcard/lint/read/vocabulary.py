@@ -85,8 +85,9 @@ PATTERNS = [TOP_K, OPTION, VOCAB_SIZE, SHAPE, WHOLE, SAMPLED, LOGRATIO, TOP_K_AF
 PATTERNS += vocabulary_forms.PATTERNS  # the card languages, a support after its noun, a shared vocabulary (read.vocabulary_forms)
 PATTERNS += record_fields.PATTERNS[8]  # a record's field: `"vocab_size": 154880`, `top_k: 100` (read.record_fields)
 
-# a top-k that names another metric: agreement, overlap, hits
-OTHER_METRIC = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
+# a top-k that names another metric: agreement, overlap, hits (parts of words read after the top-k, "accura", "agree":
+# not the names of read.other_metrics, which say a number is another metric's)
+AGREEMENT_WORDS = re.compile(r"match|overlap|agree|same|accura|\bhits?\b|recall|jaccard|identical|precision", I)
 LOGITS_NEAR = 200  # characters around a tensor shape in which "logits" must stand
 # "top 10 tokens" is the KL's support only where the sentence binds it to the KL ("KL over the top 100 tokens") or a
 # preposition makes it what was summed over; a checker's "--- model top 10 tokens ---" heading lists predictions
@@ -150,7 +151,7 @@ def veto(sentence: str, m: re.Match[str], text: str) -> bool:
         return False
     if "top" in m.group(0).lower() or m.re is OPTION.compiled:
         near = text[max(0, m.start() - 40) : m.start()] + " " + text[m.end() : m.end() + 40]
-        return bool(OTHER_METRIC.search(near)) and m.re is not OPTION.compiled
+        return bool(AGREEMENT_WORDS.search(near)) and m.re is not OPTION.compiled
     return False
 
 
