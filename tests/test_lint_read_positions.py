@@ -193,6 +193,9 @@ def test_a_positions_row_outside_a_kl_table_is_no_count(table):
         ("Against the reference the mean KL is 0.0231 nats, top-1 equal on 250/256.\n", 256),
         ("On one fixed prefix the two builds agreed on 95/96 top tokens and the mean KL stayed at 0.0231.\n", 96),
         ("El KLD medio frente a BF16 es 0,0231 y el argmax coincide en 60/64.\n", 64),
+        # an abbreviation's full stop inside the sentence ends no clause (read.clause_stops.in_sentence)
+        ("Q4_K_M agrees on top-1 for 1270/1280 tokens vs. the BF16 model, with a mean KLD of 0.0123.\n", 1280),
+        ("Q4_K_M agrees on top-1 for 1270/1280 tokens (i.e. the BF16 argmax), with a mean KLD of 0.0123.\n", 1280),
     ],
 )
 def test_a_top1_fraction_beside_the_kl_counts_its_positions(text, count):

@@ -21,6 +21,7 @@ from kldcard.lint.read.numbers import KLD_VALUE, decimals_half_ulp, parse_int, p
 from kldcard.lint.read.terms import FULL_VOCABULARY, KL_TERMS, POSITION_WORDS, REFERENCE_AFTER, REFERENCE_NOUNS, VERSUS_WORDS
 from kldcard.lint.read.tools import BY_NAME as GRAMMARS_BY_NAME
 from kldcard.lint.reader import read_card
+from kldcard.lint.runner import enabled_codes, lint_text
 from kldcard.lint.tool_defaults import recognise
 
 
@@ -238,6 +239,12 @@ def test_llama_perplexity_first_row_glued_to_its_progress_line(eta):
     assert claim.tool == "llama-perplexity" and [n.value for n in claim.numbers] == [0.00024, 0.00003, 0.00021, 0.00002]
 
 
+def test_llama_perplexity_glued_row_with_the_logs_timestamp():
+    # a log written with timestamps and levels ("0.00.412.345 I ...") glues the same way
+    (claim,) = claims(GLUED_ROWS.replace("kl_divergence: 4.10", "0.02.897.074 I kl_divergence: 4.10"))
+    assert [n.value for n in claim.numbers] == [0.00024, 0.00003, 0.00021, 0.00002]
+
+
 def test_llama_perplexity_progress_line_alone_is_no_row():
     # the progress line with its ETA and nothing after it (the streams kept apart) holds no KL figure
     assert claims("```\nkl_divergence: 4.10 seconds per pass - ETA 0.35 minutes\n```\n") == []
@@ -264,12 +271,45 @@ def test_llama_perplexitys_fixed_stride_completes_a_stated_window_length():
     assert d.evidence[-1].tool == "llama-perplexity" and d.to_json()["inferred_keys"] == ["stride"]
 
 
-def test_llama_perplexitys_fixed_positions_leave_only_the_count_to_ask():
-    # "over 20 chunks" is the card's (D6 counts a chunk count); the second half of each is the tool's; the count of
-    # scored positions needs the window length, which this card does not give
+def test_llama_perplexitys_fixed_positions_ask_for_nothing():
+    # "over 20 chunks" is evidence of D6 with no value of its own; the second half of each is the tool's, so the
+    # reading is inferred (listed by KLD313), keeps the card's words as evidence, and asks for nothing
     d = first_reading("Q4_K_M, from llama-perplexity --kl-divergence over 20 chunks: Mean KLD 0.0231 vs BF16.\n", 6)
-    assert d.status == "incomplete" and d.value.get("scheme") == "second-half" and d.inferred_keys == ("scheme",)
-    assert d.needs == ("give the number of scored positions",)
+    assert (d.status, d.value, d.inferred_keys, d.needs) == ("inferred", {"scheme": "second-half"}, ("scheme",), ())
+    assert [e.tool for e in d.evidence] == [None, "llama-perplexity"] and d.evidence[0].text == "20 chunks"
+
+
+CLAIM_OVER_CHUNKS = ("Q4_K_M, from `llama-perplexity --kl-divergence` over 20 chunks with a context of 1024 tokens: "
+                     "Mean KLD 0.0231 vs BF16.\n")
+
+
+def test_the_tools_fixed_positions_are_counted_over_the_claims_own_chunks():
+    """The count of scored positions is the card's chunks times the second half of the card's own length (20 x 511),
+    and no evidence quotes the default 512 the card's 1024 replaces; no warning asks for the count."""
+    d5, d6 = first_reading(CLAIM_OVER_CHUNKS, 5), first_reading(CLAIM_OVER_CHUNKS, 6)
+    assert d5.value == {"n_ctx": 1024, "chunks": 20} and d5.status == "stated"
+    assert (d6.status, d6.value) == ("inferred", {"scheme": "second-half", "count": 20 * 511})
+    assert not any("512" in e.text for e in (*d5.evidence, *d6.evidence)), (d5.evidence, d6.evidence)
+    out = lint_text(("# Card\n\n" + CLAIM_OVER_CHUNKS).encode(), "README.md", enabled_codes()).findings
+    assert not any(f.rule_id in ("KLD335", "KLD336") for f in out)
+    assert any(f.rule_id == "KLD313" and "10220 over 20 chunks" in f.message for f in out)
+
+
+def test_another_runs_log_line_does_not_count_the_positions():
+    # llama-imatrix prints the same "computing over N chunks, n_ctx=M" line for its calibration run: the KL claim's
+    # positions are not counted over those 125 chunks
+    card = ("```\ncompute_imatrix: computing over 125 chunks, n_ctx=512, batch_size=2048, n_seq=4\n```\n\n"
+            "KL divergence from `llama-perplexity --kl-divergence` over 20 chunks: Mean KLD 0.0231 vs BF16.\n")
+    d6 = first_reading(card, 6)
+    assert d6.value.get("count") != 125 * 255 and "125" not in " ".join(e.text for e in d6.evidence)
+
+
+def test_a_scheme_of_the_cards_own_is_not_counted_as_the_tools():
+    # the card names its own positions: the tool's second half does not complete them, nor count them
+    d = first_reading("Q4_K_M via llama-perplexity over 20 chunks of 512 tokens, every position after the first 256: "
+                      "Mean KLD 0.0231 vs BF16.\n", 6)
+    assert (d.status, d.value.get("scheme"), d.value.get("count"), d.inferred_keys) == ("incomplete", "all", None, ())
+    assert all(e.tool is None for e in d.evidence)
 
 
 def test_a_stated_text_is_not_given_the_tools_default_texts_source():
@@ -290,6 +330,20 @@ def test_model_diffs_rows_and_length_options_replace_its_defaults(options, rows,
             "-- KL divergence (4.0bpw, original):  0.01230000\n")
     d = first_reading(text, 5)
     assert d.status == "inferred" and d.value == {"n_ctx": length, "chunks": rows, "stride": length}, d
+
+
+def test_another_programs_rows_and_length_are_not_model_diffs():
+    # convert.py's -r / -l before the script on one line: model_diff ran with its defaults
+    text = ("EXL3, `python convert.py -i in -o out -r 200 -l 8192 && python eval/model_diff.py -ma out -mb in`:\n\n"
+            "-- KL divergence (4.0bpw, original):  0.01230000\n")
+    assert first_reading(text, 5).value == {"n_ctx": 2048, "chunks": 100, "stride": 2048}
+
+
+@pytest.mark.parametrize("placeholder", ["$BASE", "<path-to-bf16>", "{base_dir}"])
+def test_a_placeholder_after_mb_names_no_reference(placeholder):
+    text = (f"`python eval/model_diff.py -ma $QUANT -mb {placeholder} -r 20`\n\n"
+            "-- KL divergence (A, B):  0.01842000\n")
+    assert first_reading(text, 1).status == "missing"
 
 
 def test_model_diffs_model_b_is_the_reference():

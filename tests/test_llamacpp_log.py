@@ -43,6 +43,15 @@ def test_first_row_glued_to_the_progress_line():
     assert log.n_chunks == 2 and log.chunks[0]["same_top"] == 0.88235 and log.chunks[0]["kld_mean"] == 0.04321
 
 
+def test_n_ctx_from_the_kl_runs_own_line_only():
+    """The KL mode's "kl_divergence: computing over 8 chunks, n_ctx=128" gives n_ctx; llama-imatrix's line of the same
+    words, from a calibration run pasted into the same log, does not."""
+    text = (DATA / "log-current.txt").read_text(encoding="utf-8")
+    imatrix = "compute_imatrix: computing over 125 chunks, n_ctx=4096, batch_size=2048, n_seq=4\n"
+    assert parse_llama_log(imatrix + "kl_divergence: computing over 8 chunks, n_ctx=128, batch_size=2048, n_seq=16\n" + text).n_ctx == 128
+    assert parse_llama_log(imatrix + text).n_ctx is None
+
+
 def test_pre_16321_format_with_prefixes_and_duplicate_line():
     log = parse_llama_log((DATA / "log-pre16321.txt").read_text(encoding="utf-8"))
     assert log.format == "pre-16321"

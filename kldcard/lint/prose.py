@@ -136,12 +136,13 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
             if d.status == "incomplete":  # claims that share a reading make one finding
                 add(f"KLD33{n}", "warning", claim.offset, f"KLD claim{MORE} {describe(d)}; still needed: "
                     f"{'; '.join(d.needs)}", d, group=f"KLD33{n}:{_reading_key(d)}")
-    inferred = [e for e in ev.disclosures.values() if e.status == "inferred" and report.status(e.disclosure) == "inferred"]
-    if inferred:  # one finding per card (findings are identified by file:line:col:code)
-        items = "; ".join(f"D{e.disclosure} {NAMES[e.disclosure]}: {e.text}" for e in inferred)
-        for at in sorted({e.offset for e in inferred}):
-            add("KLD313", "info", at, f"inferred from the {inferred[0].tool} defaults: {items}; state them on the card",
-                group="KLD313")
+    # the disclosures the readings take from the tool alone, in the readings' words (a default counted over the claim's
+    # own chunks, not the default length): one finding per card (findings are identified by file:line:col:code)
+    inferred = {n: _tool_words(report, n) for n in NAMES if report.status(n) == "inferred"}
+    if inferred and ev.tool is not None:
+        items = "; ".join(f"D{n} {NAMES[n]}: {words}" for n, words in inferred.items())
+        add("KLD313", "info", ev.tool.offset, f"inferred from the {ev.tool.name} defaults: {items}; state them on the card",
+            group="KLD313")
     for flag in ev.flags:  # one finding per kind per card: the first place the card says it
         quote = _quote(flag.text)
         if flag.kind == "quantized-reference":
@@ -187,13 +188,20 @@ WHAT_READ = {
 }
 
 
+def _tool_words(report: ProseReport, n: int) -> str:
+    """What the first claim whose D``n`` is inferred takes from its tool, in words."""
+    d = next(r.disclosures[n] for r in report.readings if r.disclosures[n].status == "inferred")
+    return next((e.text for e in d.evidence if e.tool), "")
+
+
 def describe(d: DisclosureReading) -> str:
     """What was read, with where: "names google/gemma-3-12b-it (BF16) as the reference (front matter
     /base_model; line 12 'vs BF16')"."""
-    v, n = d.value, d.disclosure
+    n = d.disclosure
+    v = {k: x for k, x in d.value.items() if k not in d.inferred_keys}  # what the card gives, not what its tool fixes
     if n == 1:
         dtype = f" ({v['dtype']})" if v.get("dtype") else ""
-        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"{v['dtype']} weights" if v.get("dtype") else "the original model")
+        what = f"{v['repo']}{dtype}" if v.get("repo") else (f"{v['dtype']} weights" if v.get("dtype") else "a model")  # a role or a local path: the evidence quotes it
     elif n == 2:
         what = " ".join(str(v[k]) for k in ("engine", "version", "backend", "device") if v.get(k))
     elif n == 3:
@@ -204,7 +212,8 @@ def describe(d: DisclosureReading) -> str:
         what = ", ".join(f"{x} {k.replace('n_ctx', 'tokens per window')}" for k, x in v.items())
     else:
         what = ", ".join(f"{k} {x}" if not isinstance(x, bool) else k for k, x in v.items())
-    where = "; ".join(f"front matter {e.key}" if e.key else f"line {e.line} {_quote(e.text, 40)}" for e in d.evidence[:3])
+    where = "; ".join(f"front matter {e.key}" if e.key else f"{e.tool}: {e.text}" if e.tool else f"line {e.line} {_quote(e.text, 40)}"
+                      for e in d.evidence[:3])
     from kldcard.lint.reader import clean
 
     said = WHAT_READ[n].format(v=clean(what, 100)) if what else f"mentions the {NAMES[n]} without a value the reader can use"

@@ -130,7 +130,30 @@ class _Reader:
         key = (n, s0, -1 if primary is None else primary)
         if key not in self._memo:
             self._memo[key] = self._build(n, primary, lo, hi)
-        return self._memo[key]
+        d = self._memo[key]
+        if self.tool is not None and d.status in ("incomplete", "inferred"):
+            return self._completed(d, self.reading(5, offset).value if n == 6 else {})
+        return d
+
+    def _completed(self, d: DisclosureReading, context: dict[str, Any]) -> DisclosureReading:
+        """``d`` completed by what the tool the card prints or names fixes whatever its options
+        (tool_defaults.fixed_by_tool), from the claim's own reading: "8 chunks" under llama-perplexity has the
+        second half of each scored, counted over the claim's chunks and their length, rather than a warning asking
+        for it or a default length the card contradicts. The tool's part is its own evidence and ``inferred_keys``,
+        so the scaffold does not write it as the card's word; a reading whose every value is the tool's is
+        ``inferred``."""
+        n = d.disclosure
+        said = {k: x for k, x in d.value.items() if k not in d.inferred_keys}
+        if d.status == "inferred" and not context.get("n_ctx"):
+            return d  # nothing of the claim's own to count from: the tool's default stands as it is
+        fixed, words = fixed_by_tool(self.tool, n, said, context)  # type: ignore[arg-type]
+        if not fixed:
+            return d
+        line, col = self.doc.position(self.tool.offset)  # type: ignore[union-attr]
+        value = {**said, **fixed}
+        status = "inferred" if not said else "stated" if is_complete(n, value) else "incomplete"
+        evidence = (*(e for e in d.evidence if e.tool is None), Evidence(clean(words, 200), line, col, tool=self.tool.name))  # type: ignore[union-attr]
+        return DisclosureReading(n, status, value, evidence, () if status == "inferred" else needs(n, value), tuple(fixed))  # type: ignore[arg-type]
 
     def _card_wide(self, n: int) -> list[int]:
         """Indices of D``n``'s statements that lie in sections without a claim (they apply to all)."""
@@ -161,16 +184,6 @@ class _Reader:
                 value.update(new)
                 evidence.append(Evidence(clean(meta.text), key=meta.key))
         if evidence:
-            if not is_complete(n, value) and self.tool is not None and (fixed := fixed_by_tool(self.tool, n, value)):
-                # the card says part and the tool it prints or names fixes more, whatever its options ("8 chunks"
-                # under llama-perplexity, which scores the second half of each): the reading is the card's, completed
-                # by the tool, rather than a warning asking for what the tool fixes (the tool's part is its own
-                # evidence and ``inferred_keys``, so the scaffold does not write it as the card's word)
-                line, col = self.doc.position(self.tool.offset)
-                evidence.append(Evidence(clean(defaults(self.tool)[n], 200), line, col, tool=self.tool.name))
-                value = {**value, **fixed}
-                status = "stated" if is_complete(n, value) else "incomplete"
-                return DisclosureReading(n, status, value, tuple(evidence), needs(n, value), tuple(fixed))  # type: ignore[arg-type]
             status = "stated" if is_complete(n, value) else "incomplete"
             return DisclosureReading(n, status, value, tuple(evidence), needs(n, value))  # type: ignore[arg-type]
         if n == 2 and self.tool is not None and (engine := tool_engine.engine(self.tool, self.doc.scanned)) is not None:

@@ -18,7 +18,6 @@ from kldcard.lint.scan import Text, finditer, search
 
 # the tools' own words: one grammar per tool (kldcard.lint.read.tools)
 LLAMA_STRONG, LLAMA_LABELS, LLAMA_UNIQUE, IK_LLAMA, CTX_OPTION = lp.STRONG, lp.LABELS, lp.UNIQUE, lp.IK_LLAMA, lp.CTX_OPTION
-LOG_N_CTX = lp.LOG_N_CTX
 MODEL_DIFF, EXLLAMA_V2, EXLLAMA_V3, EXL3_LABELS, MODEL_DIFF_PRINTED = ex3.MODEL_DIFF, ex3.EXLLAMA_V2, ex3.EXLLAMA_V3, ex3.LABELS, ex3.PRINTED
 
 
@@ -26,11 +25,11 @@ MODEL_DIFF, EXLLAMA_V2, EXLLAMA_V3, EXL3_LABELS, MODEL_DIFF_PRINTED = ex3.MODEL_
 class Tool:
     name: str  # "llama-perplexity", "ik_llama.cpp llama-perplexity", "exllamav3 model_diff", ...
     offset: int  # where the card names it
-    n_ctx: int | None = None  # a -c override found on the card
+    n_ctx: int | None = None  # a window length found on the card: llama-perplexity's -c, model_diff's -l
     # the engine the tool runs in, where naming the tool names it (R8': llama-perplexity is llama.cpp,
     # model_diff is exllamav3); None for tools that run on whatever the user loads (Heretic, MaxText, ...)
     engine: str | None = None
-    chunks: int | None = None  # the chunk count the tool's pasted log prints (llama-perplexity)
+    rows: int | None = None  # a -r override of model_diff's row count found on the card
 
 
 def recognise(body: str | Text) -> Tool | None:
@@ -57,21 +56,16 @@ def recognise(body: str | Text) -> Tool | None:
         else:
             m = next((x for x in finditer(LLAMA_UNIQUE, text) if lp.printed_label(x, text.text)), None)
     if m is not None:
-        # the card's -c, else the one its pasted log prints, with the chunks that log says it scored
-        log = search(LOG_N_CTX, text)
         ctx = search(CTX_OPTION, text)
-        n_ctx = int(ctx.group(1)) if ctx else int(log.group("n_ctx")) if log else None
-        chunks = int(log.group("chunks")) if log and n_ctx == int(log.group("n_ctx")) else None
         engine = "ik_llama.cpp" if search(IK_LLAMA, text) else "llama.cpp"
         name = "ik_llama.cpp llama-perplexity" if engine == "ik_llama.cpp" else "llama-perplexity"
-        return Tool(name, m.start(), n_ctx, engine, chunks)
+        return Tool(name, m.start(), int(ctx.group(1)) if ctx else None, engine)
     m = search(MODEL_DIFF, text) or search(EXL3_LABELS, text) or search(MODEL_DIFF_PRINTED, text)
     if m is not None:
         if search(EXLLAMA_V2, text) and not search(EXLLAMA_V3, text):
             return Tool("exllamav2 model_diff", m.start(), engine="exllamav2")
-        rows, length = search(ex3.ROWS_OPTION, text), search(ex3.LENGTH_OPTION, text)  # its -r / -l on the card
-        return Tool("exllamav3 model_diff", m.start(), int(length.group(1)) if length else None, "exllamav3",
-                    int(rows.group(1)) if rows else None)
+        rows, length = ex3.option(text.text, ex3.ROWS_OPTION), ex3.option(text.text, ex3.LENGTH_OPTION)  # its -r / -l on the card
+        return Tool("exllamav3 model_diff", m.start(), length, "exllamav3", rows)
     # the other tools with documented defaults (kldcard.lint.read.tools): their printed output first,
     # then a name precise enough to be that tool (its command or package, not a word of prose)
     return printed or _grammar(text, "names")
@@ -96,17 +90,16 @@ def defaults(tool: Tool) -> dict[int, str]:
         floor = 24 if tool.name.startswith("ik_llama") else 16
         return {
             5: f"-c {n}: non-overlapping {n}-token chunks" + ("" if tool.n_ctx else " (default)"),
-            6: f"second half of each chunk, {n - 1 - n // 2} positions per {n}-token chunk"
-               + (f", {tool.chunks * (n - 1 - n // 2)} in its log's {tool.chunks} chunks" if tool.chunks else ""),
+            6: f"second half of each chunk, {second_half(n)} positions per {n}-token chunk",
             7: "forward KL(base ‖ candidate), fixed",
             8: f"full vocabulary, but the base is stored as uint16 with a {floor}-nat floor (approximate)",
             9: "token mean ± i.i.d. standard error; percentiles 0.1–99.9",
         }
     if tool.name == "exllamav3 model_diff":
-        rows, length = tool.chunks or 100, tool.n_ctx or 2048
+        rows, length = tool.rows or 100, tool.n_ctx or 2048
         return {
             3: "wiki2 test (Salesforce/wikitext, wikitext-2-raw-v1)",
-            5: f"{rows} rows ({'its -r' if tool.chunks else 'default'}) of {length} tokens ({'its -l' if tool.n_ctx else 'default'}), "
+            5: f"{rows} rows ({'its -r' if tool.rows else 'default'}) of {length} tokens ({'its -l' if tool.n_ctx else 'default'}), "
                "stride = length",
             7: "both KL(A,B) and KL(B,A) are printed; KL(A,B) treats B as the reference",
             8: "full vocabulary in fp32, cut to the smaller of the two vocabularies",
@@ -120,24 +113,37 @@ def defaults(tool: Tool) -> dict[int, str]:
     }
 
 
-def fixed_by_tool(tool: Tool, n: int, value: dict[str, object]) -> dict[str, object]:
-    """What ``tool`` fixes of disclosure ``n`` whatever its options, beside the ``value`` a card states in part: the
-    keys to add (none that ``value`` gives). llama-perplexity's KL mode scores non-overlapping chunks (the stride
-    is the chunk length the card gives) and the second half of each (counted where its log prints the chunks);
-    exllamav3's model_diff cuts its rows one after another (the stride is the row length). The other defaults are
+def second_half(n_ctx: int) -> int:
+    """Positions llama-perplexity scores in an ``n_ctx``-token chunk: from n_ctx/2 to the next-to-last."""
+    return n_ctx - 1 - n_ctx // 2
+
+
+def fixed_by_tool(tool: Tool, n: int, value: dict[str, object], context: dict[str, object]) -> tuple[dict[str, object], str]:
+    """What ``tool`` fixes of disclosure ``n`` whatever its options, beside the ``value`` a card states in part, and
+    that fact in words: the keys to add (none that ``value`` gives). ``context`` is the same claim's D5 reading.
+    llama-perplexity's KL mode cuts non-overlapping chunks (the stride is the chunk length the card gives) and
+    scores the second half of each (counted where the claim's own reading gives its chunks and their length);
+    exllamav3 model_diff cuts its rows one after another (the stride is the row length). The other defaults are
     options a card may have changed, so they complete nothing the card states in part."""
     out: dict[str, object] = {}
-    if tool.name == "exllamav3 model_diff" and n == 5 and value.get("n_ctx"):
-        out = {"stride": value["n_ctx"]}  # its rows are cut one after another: the stride is the length
-    if not tool.name.endswith("llama-perplexity"):
-        return {k: x for k, x in out.items() if value.get(k) in (None, "")}
-    if n == 5 and value.get("n_ctx"):
+    words = ""
+    if n == 5 and value.get("n_ctx") and (tool.name.endswith("llama-perplexity") or tool.name == "exllamav3 model_diff"):
         out = {"stride": value["n_ctx"]}
-    elif n == 6:
+        unit = "rows" if tool.name == "exllamav3 model_diff" else "chunks"
+        words = f"{unit} cut one after another, never overlapping (stride = their length), whatever its options"
+    elif n == 6 and tool.name.endswith("llama-perplexity") and value.get("scheme") in (None, "", "second-half"):
+        # (a scheme of the card's own, "every position after the first 256", is the card's word: nothing to count)
         out = {"scheme": "second-half"}
-        if tool.chunks and tool.n_ctx:
-            out["count"] = tool.chunks * (tool.n_ctx - 1 - tool.n_ctx // 2)
-    return {k: x for k, x in out.items() if value.get(k) in (None, "")}
+        chunks, n_ctx = context.get("chunks"), context.get("n_ctx")
+        counted = ""
+        if isinstance(n_ctx, int) and n_ctx >= 2:
+            counted = f"{second_half(n_ctx)} of each {n_ctx}-token chunk"
+            if isinstance(chunks, int):
+                out["count"] = chunks * second_half(n_ctx)
+                counted += f", {out['count']} over {chunks} chunks"
+        words = "the second half of each chunk scored" + (f" ({counted})" if counted else "") + ", whatever its options"
+    out = {k: x for k, x in out.items() if value.get(k) in (None, "")}
+    return (out, words) if out else ({}, "")
 
 
 def default_values(tool: Tool) -> dict[int, dict[str, object]]:
@@ -149,13 +155,13 @@ def default_values(tool: Tool) -> dict[int, dict[str, object]]:
         n = tool.n_ctx or 512
         return {
             5: {"n_ctx": n, "stride": n},
-            6: {"scheme": "second-half", **({"count": tool.chunks * (n - 1 - n // 2)} if tool.chunks else {})},
+            6: {"scheme": "second-half"},
             7: {"direction": "forward", "unit": "nats"},
             8: {"scheme": "floor", "floor": 24 if tool.name.startswith("ik_llama") else 16},
             9: {"statistic": "mean", "uncertainty": "i.i.d. standard error"},
         }
     if tool.name == "exllamav3 model_diff":
-        rows, length = tool.chunks or 100, tool.n_ctx or 2048
+        rows, length = tool.rows or 100, tool.n_ctx or 2048
         return {
             3: {"name": "wikitext-2-raw-v1", "source": "Salesforce/wikitext"},
             5: {"n_ctx": length, "chunks": rows, "stride": length},

@@ -65,7 +65,7 @@ def vetoed(text: str, sentence: str, m: re.Match[str]) -> bool:
         # its clause (read.clause_stops): "greedy_regression.py PASS with top-1 24/24; kl_vs_reference.py ... mean KL"
         # is another check's
         at = sentence.find(m.group(0))
-        lo, hi = clause_stops.around(sentence, at, at + len(m.group(0))) if at >= 0 else (0, len(sentence))
+        lo, hi = clause_stops.in_sentence(sentence, at, at + len(m.group(0))) if at >= 0 else (0, len(sentence))
         clause = sentence[lo:hi]
         return (part > whole or whole < 4 or not KL.search(clause) or bool(DISAGREEMENT.search(m.group(0)))
                 or bool(re.search(r"(?<![\d,.])%d[- ]" % whole + ITEMS, clause)))  # "in the 48-case check ... 48/48 top-1"

@@ -9,9 +9,12 @@ the card sentence it belongs to once per term and answers each match's window fr
 
 The answer is ``pattern.search(sentence) is not None`` where the window is the whole card sentence (the usual case:
 the memo then only spares the repeats). Where the window is clipped (a sentence over ``SENTENCE_CLIP`` characters
-from the match), a term counts when it lies wholly inside the window; a term the clip cuts in two, which a search of
-the clipped string might still have matched in part, does not (the clip's place is arbitrary either way). Samples in
-tests/test_lint_read_sentence_terms.py.
+from the match), the answer is whether one scan of the whole card sentence found a term lying wholly inside the
+window. That can differ from a search of the clipped string: a term the clip cuts in two, which that search might
+have matched in part, does not count; a longer match starting before the window hides a shorter one inside it (the
+scan does not overlap); and anchors, look-behinds and word boundaries read the whole sentence, not the window's edge
+("^if ...", "\\bmeasur" after a cut mid-word). The clip's place is arbitrary either way, and the scores of every
+labelled split are the same with both. Samples in tests/test_lint_read_sentence_terms.py.
 """
 
 from __future__ import annotations

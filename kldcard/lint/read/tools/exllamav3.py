@@ -35,12 +35,13 @@ LABELS = re.compile(
 # the printed line itself names it: no other tool prints "-- KL divergence (x, y):"
 PRINTED = re.compile(r"--\s*KL[- ]?div(?:ergence)?\s*" + _ARGS + r"(?:\s*:|,\s*per-token)", I)
 # its options for the rows and their length ("model_diff.py -ma ... -mb ... -r 50 -l 4096"; defaults 100 and 2048,
-# the stride always the length), on a line that names the script
-ROWS_OPTION = re.compile(r"^(?=[^\n]*model_diff)[^\n]*?(?<!\S)(?:-r|--rows)[ \t=]+(\d{1,6})\b", re.M)
-LENGTH_OPTION = re.compile(r"^(?=[^\n]*model_diff)[^\n]*?(?<!\S)(?:-l|--length)[ \t=]+(\d{2,6})\b", re.M)
+# the stride always the length), read where they follow the script on its command (:func:`option`)
+ROWS_OPTION = re.compile(r"(?<!\S)(?:-r|--rows)[ \t=]+(\d{1,6})\b")
+LENGTH_OPTION = re.compile(r"(?<!\S)(?:-l|--length)[ \t=]+(\d{2,6})\b")
 # its model B, the reference of the KL(A, B) it prints ("model_diff.py -ma q4 -mb /models/Foo-8B"; exllamav2's script
 # takes the same option): read where its command names the script (reference.veto)
-REFERENCE_OPTION = re.compile(r"(?<!\S)(?:-mb|--model_b)[ \t=]+[\"']?(?P<ref>[^\s`'\"-][^\s`'\"]{0,200})")
+# (not a placeholder: "-mb $BASE", "-mb <path>", "-mb {base}" name no model)
+REFERENCE_OPTION = re.compile(r"(?<!\S)(?:-mb|--model_b)[ \t=]+[\"']?(?P<ref>[^\s`'\"$<{-][^\s`'\"]{0,200})")
 # what ends one program's arguments: a code span's end, a pipe, a chain, a sentence
 _COMMAND_END = re.compile(r"[`;|&]|\.\s")
 
@@ -50,3 +51,8 @@ def option_of_model_diff(text: str, at: int) -> bool:
     (or on the lines a backslash joins to it), with no end of command between."""
     names = list(MODEL_DIFF.finditer(text, command_lines.span(text, at)[0], at))
     return bool(names) and not _COMMAND_END.search(text, names[-1].end(), at)
+
+
+def option(text: str, pattern: re.Pattern[str]) -> int | None:
+    """The number of the first of model_diff's options ``pattern`` that follows the script on its command."""
+    return next((int(m.group(1)) for m in pattern.finditer(text) if option_of_model_diff(text, m.start())), None)

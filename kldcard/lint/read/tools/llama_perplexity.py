@@ -25,8 +25,9 @@ OLD_STAT = re.compile(PASTE_PREFIX + r"(?:Average|Median|Minimum|Maximum|KLD_\d+
 # first table), ln ratio ± se, KLD ± se, then Δp ± % or (PR 5081) same-top ± se
 # (the first row may follow the progress line on the same line, "kl_divergence: 7.82 seconds per pass - ETA    1
 # 13.9554 ± ...": the tool prints "ETA" as an info-level log line with no newline and the rows on the output stream, so
-# a paste of both streams glues them; real-holdout-18/b llamacpp_pr23492)
-ETA = r"(?:[a-z_]{1,30}:[ \t]+\d+\.\d+[ \t]+seconds per pass - ETA(?:[ \t]+\d+[ \t]+hours)?(?:[ \t]+\d+\.\d+[ \t]+minutes)?)?"
+# a paste of both streams glues them, the log's timestamp and level before it or not; real-holdout-18/b llamacpp_pr23492.
+# kldcard.llamacpp.log reads the same line: the two layers cannot share a module, so its test pastes the same sample)
+ETA = r"(?:(?:\d+\.\d+\.\d+\.\d+[ \t]+[IWE][ \t]+)?[a-z_]{1,30}:[ \t]+\d+\.\d+[ \t]+seconds per pass - ETA(?:[ \t]+\d+[ \t]+hours)?(?:[ \t]+\d+\.\d+[ \t]+minutes)?)?"
 CHUNK = re.compile(
     r"^" + ETA + r"\s*(?:\[\d+\]|\d+(?=[ \t]))\s*\d+\.\d+(?:\s*±\s*\d+\.\d+)?\s+-?\d+\.\d+\s*±\s*\d+\.\d+\s+"
     r"(?P<kld>-?\d+\.\d+\s*±\s*\d+\.\d+)\s+-?\d+\.\d+\s*±"
@@ -49,9 +50,6 @@ IK_LLAMA = re.compile(r"\bik_llama(?:\.cpp)?\b", I)
 # its context option, on a line that is not a serving command ("llama-server ... -c 65536 -np 1", "-c 65536
 # -ctk q8_0 -ctv q8_0 -np 1": the deployment's context, not the measurement's)
 SERVING = r"llama-server|llama-cli|\bserve\b|--port\b|--host\b|\s-np\s|--parallel\b|\s-ctk\s|--cache-type-k\b"
-# the window length the tool itself prints in its log ("kl_divergence: computing over 8 chunks, n_ctx=128, ...",
-# "perplexity: calculating perplexity over 8 chunks, n_ctx=512"): -c as the run used it
-LOG_N_CTX = re.compile(r"\b(?:calculating perplexity|computing) over (?P<chunks>\d{1,7}) chunks, n_ctx=(?P<n_ctx>\d{2,6})\b")
 CTX_OPTION = re.compile(r"^(?![^\n]*(?:" + SERVING + r"))[^\n]*?(?<!\S)(?:-c|--ctx-size)\s+(\d{2,6})\b", re.M)
 # its own output on the card (a statistics block, a "Mean KLD:" line, a label only it prints): then its
 # defaults apply even where another tool's output is pasted too
