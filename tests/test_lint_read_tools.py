@@ -271,11 +271,12 @@ def test_llama_perplexitys_fixed_stride_completes_a_stated_window_length():
     assert d.evidence[-1].tool == "llama-perplexity" and d.to_json()["inferred_keys"] == ["stride"]
 
 
-def test_llama_perplexitys_fixed_positions_ask_for_nothing():
-    # "over 20 chunks" is evidence of D6 with no value of its own; the second half of each is the tool's, so the
-    # reading is inferred (listed by KLD313), keeps the card's words as evidence, and asks for nothing
+def test_llama_perplexitys_fixed_positions_leave_only_the_count_to_ask():
+    # "over 20 chunks" is the card's (D6 counts a chunk count); the second half of each is the tool's; the count needs
+    # the chunks' length, which the card does not give (the tool's default 512 is not the card's word)
     d = first_reading("Q4_K_M, from llama-perplexity --kl-divergence over 20 chunks: Mean KLD 0.0231 vs BF16.\n", 6)
-    assert (d.status, d.value, d.inferred_keys, d.needs) == ("inferred", {"scheme": "second-half"}, ("scheme",), ())
+    assert (d.status, d.value, d.inferred_keys) == ("incomplete", {"scheme": "second-half"}, ("scheme",))
+    assert d.needs == ("give the number of scored positions",)
     assert [e.tool for e in d.evidence] == [None, "llama-perplexity"] and d.evidence[0].text == "20 chunks"
 
 
@@ -288,7 +289,7 @@ def test_the_tools_fixed_positions_are_counted_over_the_claims_own_chunks():
     and no evidence quotes the default 512 the card's 1024 replaces; no warning asks for the count."""
     d5, d6 = first_reading(CLAIM_OVER_CHUNKS, 5), first_reading(CLAIM_OVER_CHUNKS, 6)
     assert d5.value == {"n_ctx": 1024, "chunks": 20} and d5.status == "stated"
-    assert (d6.status, d6.value) == ("inferred", {"scheme": "second-half", "count": 20 * 511})
+    assert (d6.status, d6.value, d6.inferred_keys) == ("stated", {"scheme": "second-half", "count": 20 * 511}, ("scheme", "count"))
     assert not any("512" in e.text for e in (*d5.evidence, *d6.evidence)), (d5.evidence, d6.evidence)
     out = lint_text(("# Card\n\n" + CLAIM_OVER_CHUNKS).encode(), "README.md", enabled_codes()).findings
     assert not any(f.rule_id in ("KLD335", "KLD336") for f in out)

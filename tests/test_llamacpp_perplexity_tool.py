@@ -187,7 +187,7 @@ def test_the_linter_reads_the_real_output_pasted_into_a_card(lp, streams, tmp_pa
         assert d[5].status == "stated" and d[5].value.get("n_ctx") == N_CTX and d[5].value.get("chunks") == 4
         # what the tool fixes (the second half of each chunk) counted over the log's own chunks and length, the tool's
         # part named as such
-        assert d[6].status == "inferred" and d[6].value == {"scheme": "second-half", "count": 4 * (N_CTX // 2 - 1)}
+        assert d[6].status == "stated" and d[6].value == {"scheme": "second-half", "count": 4 * (N_CTX // 2 - 1)}
         assert set(d[6].inferred_keys) == {"scheme", "count"} and d[6].evidence[-1].tool == "llama-perplexity"
         assert parse_llama_log(proc.stdout).n_ctx == N_CTX  # and kldcard's own log parser reads it too
     else:  # the block alone does not say -c: the tool's default 512 is inferred, not read

@@ -136,9 +136,9 @@ def check_prose(card: Card, block: Any | None = None, enabled: set[str] | None =
             if d.status == "incomplete":  # claims that share a reading make one finding
                 add(f"KLD33{n}", "warning", claim.offset, f"KLD claim{MORE} {describe(d)}; still needed: "
                     f"{'; '.join(d.needs)}", d, group=f"KLD33{n}:{_reading_key(d)}")
-    # the disclosures the readings take from the tool alone, in the readings' words (a default counted over the claim's
-    # own chunks, not the default length): one finding per card (findings are identified by file:line:col:code)
-    inferred = {n: _tool_words(report, n) for n in NAMES if report.status(n) == "inferred"}
+    # what the readings take from the tool, alone or beside the card's own part, in the readings' words (counted over
+    # the claim's own chunks, not the default length): one finding per card (findings are identified by file:line:col:code)
+    inferred = {n: words for n in NAMES if (words := _tool_words(report, n))}
     if inferred and ev.tool is not None:
         items = "; ".join(f"D{n} {NAMES[n]}: {words}" for n, words in inferred.items())
         add("KLD313", "info", ev.tool.offset, f"inferred from the {ev.tool.name} defaults: {items}; state them on the card",
@@ -189,9 +189,15 @@ WHAT_READ = {
 
 
 def _tool_words(report: ProseReport, n: int) -> str:
-    """What the first claim whose D``n`` is inferred takes from its tool, in words."""
-    d = next(r.disclosures[n] for r in report.readings if r.disclosures[n].status == "inferred")
-    return next((e.text for e in d.evidence if e.tool), "")
+    """What the card's D``n`` takes from its tool, in words ("" when nothing): the first inferred reading's where no
+    claim states it, else the first reading the tool completed (tool_defaults.fixed_by_tool: "8 chunks" under
+    llama-perplexity is the card's, the second half of each the tool's)."""
+    status = report.status(n)
+    for r in report.readings:
+        d = r.disclosures[n]
+        if (status == "inferred" and d.status == "inferred") or (status != "inferred" and d.inferred_keys and d.status == status):
+            return next((e.text for e in d.evidence if e.tool), "")
+    return ""
 
 
 def describe(d: DisclosureReading) -> str:

@@ -132,7 +132,8 @@ class _Reader:
             self._memo[key] = self._build(n, primary, lo, hi)
         d = self._memo[key]
         if self.tool is not None and d.status in ("incomplete", "inferred"):
-            return self._completed(d, self.reading(5, offset).value if n == 6 else {})
+            d5 = self.reading(5, offset) if n == 6 else None  # the claim's own length and chunks, not the tool's default
+            return self._completed(d, {k: x for k, x in d5.value.items() if k not in d5.inferred_keys} if d5 else {})
         return d
 
     def _completed(self, d: DisclosureReading, context: dict[str, Any]) -> DisclosureReading:
@@ -140,8 +141,9 @@ class _Reader:
         (tool_defaults.fixed_by_tool), from the claim's own reading: "8 chunks" under llama-perplexity has the
         second half of each scored, counted over the claim's chunks and their length, rather than a warning asking
         for it or a default length the card contradicts. The tool's part is its own evidence and ``inferred_keys``,
-        so the scaffold does not write it as the card's word; a reading whose every value is the tool's is
-        ``inferred``."""
+        so the scaffold does not write it as the card's word. A reading with the card's own evidence keeps its status
+        by completeness (a chunk count is D6's evidence, labels/CONVENTIONS), one without is ``inferred``; KLD313
+        lists the tool's part either way."""
         n = d.disclosure
         said = {k: x for k, x in d.value.items() if k not in d.inferred_keys}
         if d.status == "inferred" and not context.get("n_ctx"):
@@ -151,8 +153,9 @@ class _Reader:
             return d
         line, col = self.doc.position(self.tool.offset)  # type: ignore[union-attr]
         value = {**said, **fixed}
-        status = "inferred" if not said else "stated" if is_complete(n, value) else "incomplete"
-        evidence = (*(e for e in d.evidence if e.tool is None), Evidence(clean(words, 200), line, col, tool=self.tool.name))  # type: ignore[union-attr]
+        own = tuple(e for e in d.evidence if e.tool is None)
+        status = "inferred" if not own else "stated" if is_complete(n, value) else "incomplete"
+        evidence = (*own, Evidence(clean(words, 200), line, col, tool=self.tool.name))  # type: ignore[union-attr]
         return DisclosureReading(n, status, value, evidence, () if status == "inferred" else needs(n, value), tuple(fixed))  # type: ignore[arg-type]
 
     def _card_wide(self, n: int) -> list[int]:
