@@ -204,7 +204,7 @@ def describe(d: DisclosureReading) -> str:
     """What was read, with where: "names google/gemma-3-12b-it (BF16) as the reference (front matter
     /base_model; line 12 'vs BF16')"."""
     n = d.disclosure
-    v = {k: x for k, x in d.value.items() if k not in d.inferred_keys}  # what the card gives, not what its tool fixes
+    v = d.said  # what the card gives, not what its tool fixes
     if n == 1:
         dtype = f" ({v['dtype']})" if v.get("dtype") else ""
         what = f"{v['repo']}{dtype}" if v.get("repo") else (f"{v['dtype']} weights" if v.get("dtype") else "a model")  # a role or a local path: the evidence quotes it

@@ -133,7 +133,7 @@ class _Reader:
         d = self._memo[key]
         if self.tool is not None and d.status in ("incomplete", "inferred"):
             d5 = self.reading(5, offset) if n == 6 else None  # the claim's own length and chunks, not the tool's default
-            return self._completed(d, {k: x for k, x in d5.value.items() if k not in d5.inferred_keys} if d5 else {})
+            return self._completed(d, d5.said if d5 else {})
         return d
 
     def _completed(self, d: DisclosureReading, context: dict[str, Any]) -> DisclosureReading:
@@ -145,7 +145,7 @@ class _Reader:
         by completeness (a chunk count is D6's evidence, labels/CONVENTIONS), one without is ``inferred``; KLD313
         lists the tool's part either way."""
         n = d.disclosure
-        said = {k: x for k, x in d.value.items() if k not in d.inferred_keys}
+        said = d.said
         if d.status == "inferred" and not context.get("n_ctx"):
             return d  # nothing of the claim's own to count from: the tool's default stands as it is
         fixed, words = fixed_by_tool(self.tool, n, said, context)  # type: ignore[arg-type]

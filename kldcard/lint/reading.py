@@ -108,6 +108,11 @@ class DisclosureReading:
     def name(self) -> str:
         return DISCLOSURES[self.disclosure]
 
+    @property
+    def said(self) -> dict[str, Any]:
+        """The values the card itself gives: ``value`` less what its tool's default gives (``inferred_keys``)."""
+        return {k: x for k, x in self.value.items() if k not in self.inferred_keys}
+
     def to_json(self) -> dict[str, Any]:
         return {
             "disclosure": f"D{self.disclosure}",

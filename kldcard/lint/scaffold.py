@@ -70,7 +70,7 @@ def _placeholder(tp: Any, name: str) -> Any:
 
 def _said(d: DisclosureReading) -> dict[str, Any]:
     """The values a reading *states* (a tool default is not the card's word)."""
-    return {k: x for k, x in d.value.items() if k not in d.inferred_keys} if d.status in ("stated", "incomplete") else {}
+    return d.said if d.status in ("stated", "incomplete") else {}
 
 
 def _set(block: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:

@@ -64,7 +64,7 @@ _CHUNK = re.compile(
 _CHUNK_OLD = re.compile(rf"^\s*(\d+)\s+{_NUM}\s+{_NUM}{_PM}{_NUM}\s+{_NUM}{_PM}{_NUM}\s+{_NUM}{_PM}{_NUM}\s*$")
 # the log's own line: "calculating perplexity over 8 chunks, n_ctx=512" (perplexity mode), "kl_divergence: computing over
 # 8 chunks, n_ctx=512" (KL mode; llama-imatrix's "compute_imatrix: computing over ..." is its calibration run's)
-_N_CTX = re.compile(r"(?:calculating perplexity|kl_divergence: computing) over (\d+) chunks, n_ctx=(\d+)")  # not llama-imatrix's
+_N_CTX = re.compile(r"(?:calculating perplexity|kl_divergence: computing) over (\d+) chunks, n_ctx=(\d+)")
 # (and the progress line the first row may be glued to: the tool prints "kl_divergence: 4.10 seconds per pass - ETA"
 # as an info log line without its newline and the rows on its output stream, so a log of both streams can join them)
 _LOG_PREFIX = re.compile(

@@ -14,17 +14,10 @@ from __future__ import annotations
 from kldcard import lazy_re as re  # patterns compile on first use: one-card lint start-up (kldcard/lazy_re.py)
 
 STOP = r"[.!?;](?=\s)|\n\n"
-# the first stop after a position
+# the first stop after a position (a clause's end)
 NEXT = re.compile(STOP)
 # the last stop of a text: its last clause starts at this match's end
 LAST = re.compile(r"(?:" + STOP + r")(?=(?:(?!" + STOP + r").)*$)", re.S)
-
-
-def around(text: str, start: int, end: int) -> tuple[int, int]:
-    """Offsets of the clause of ``text`` that holds ``text[start:end]`` (a stop inside that span is kept)."""
-    cut = LAST.search(text, 0, start)
-    stop = NEXT.search(text, end)
-    return (cut.end() if cut else 0), (stop.start() if stop else len(text))
 
 
 def in_sentence(sentence: str, start: int, end: int) -> tuple[int, int]:
